@@ -1,0 +1,45 @@
+/**
+ * CORS for browser clients. The preflight is answered before anything else (before Origin checks and auth),
+ * and every reply exposes the headers a browser client must read (`WWW-Authenticate` for the OAuth challenge).
+ */
+
+import { H_LAST_EVENT_ID, H_METHOD, H_NAME, H_PARAM_PREFIX, H_PROTOCOL_VERSION, H_SESSION_ID } from '../protocol/headers.js';
+
+const ALLOWED_HEADERS = new Set([
+  H_PROTOCOL_VERSION, H_METHOD, H_NAME, H_SESSION_ID, H_LAST_EVENT_ID, 'authorization', 'content-type', 'accept',
+  'x-vercel-protection-bypass',
+]);
+const ALLOW_HEADERS = [...ALLOWED_HEADERS].join(', ');
+const EXPOSE_HEADERS = ['www-authenticate', H_SESSION_ID, H_PROTOCOL_VERSION].join(', ');
+const ALLOW_METHODS = 'GET, POST, DELETE, OPTIONS';
+
+/** Answers an OPTIONS preflight; undefined for every other request. */
+export function answerPreflight(request: Request, isAllowedOrigin: (origin: string) => boolean): Response | undefined {
+  if (request.method !== 'OPTIONS') return undefined;
+  const headers = new Headers({ vary: 'Origin, Access-Control-Request-Headers', 'access-control-max-age': '86400' });
+  const origin = request.headers.get('origin');
+  if (origin !== null && isAllowedOrigin(origin)) {
+    headers.set('access-control-allow-origin', origin);
+    headers.set('access-control-allow-methods', ALLOW_METHODS);
+    headers.set('access-control-allow-headers', allowHeaders(request.headers.get('access-control-request-headers')));
+    headers.set('access-control-expose-headers', EXPOSE_HEADERS);
+  }
+  return new Response(null, { status: 204, headers });
+}
+
+/** `Mcp-Param-*` names are dynamic, so requested ones are reflected; everything else comes from the list. */
+function allowHeaders(requested: string | null): string {
+  if (!requested) return ALLOW_HEADERS;
+  const extra = requested.split(',').map((h) => h.trim().toLowerCase()).filter((h) => h.startsWith(H_PARAM_PREFIX));
+  return extra.length ? `${ALLOW_HEADERS}, ${extra.join(', ')}` : ALLOW_HEADERS;
+}
+
+/** Adds CORS headers to a reply for an allowed browser origin. */
+export function withCors(request: Request, response: Response, isAllowedOrigin: (origin: string) => boolean): Response {
+  const origin = request.headers.get('origin');
+  if (origin === null || !isAllowedOrigin(origin)) return response;
+  response.headers.set('access-control-allow-origin', origin);
+  response.headers.set('access-control-expose-headers', EXPOSE_HEADERS);
+  response.headers.append('vary', 'Origin');
+  return response;
+}

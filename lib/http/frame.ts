@@ -1,0 +1,43 @@
+/**
+ * Frames a call's reply: one JSON object when the call finishes without sending anything first, otherwise an
+ * SSE stream opened at the first notification or server request, with the reply as its last event.
+ */
+
+import type { JsonRpcResponse } from '../protocol/jsonrpc.js';
+import type { Outbound } from '../server/context.js';
+import { accepted, jsonReply } from './replies.js';
+import { SseStream, type EventLog } from './sse.js';
+
+export interface FrameOptions {
+  run(outbound: Outbound): Promise<JsonRpcResponse | undefined>;
+  statusOf(reply: JsonRpcResponse): number;
+  /** Set for 2025-11-25 calls: events get ids and are logged for resumption. */
+  log?: EventLog;
+  onClientGone(): void;
+}
+
+export function frameCall(options: FrameOptions): Promise<Response> {
+  return new Promise<Response>((resolve, reject) => {
+    let sse: SseStream | undefined;
+    const open = (): SseStream => {
+      if (!sse) {
+        sse = new SseStream({ log: options.log, onClientGone: options.onClientGone });
+        sse.prime();
+        resolve(sse.response);
+      }
+      return sse;
+    };
+    const outbound: Outbound = {
+      write: (message) => open().send(message),
+      closeStream: () => open().detach(),
+    };
+    options.run(outbound).then(async (reply) => {
+      if (sse) {
+        if (reply) sse.send(reply);
+        await sse.finish();
+      } else {
+        resolve(reply ? jsonReply(reply, options.statusOf(reply)) : accepted());
+      }
+    }, reject);
+  });
+}

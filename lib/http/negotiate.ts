@@ -1,0 +1,31 @@
+/**
+ * Content negotiation of a POST: the client must accept both JSON and SSE (transports §Sending Messages),
+ * and must send JSON. The spec names no status; we answer as the SDKs do (406, 415).
+ */
+
+import { refuse } from './replies.js';
+
+function mediaTypes(header: string | null): string[] {
+  return (header ?? '').split(',').map((part) => part.split(';')[0]!.trim().toLowerCase()).filter(Boolean);
+}
+
+function accepts(types: string[], wanted: string): boolean {
+  const [major] = wanted.split('/');
+  return types.some((t) => t === wanted || t === '*/*' || t === `${major}/*`);
+}
+
+export function acceptsEventStream(request: Request): boolean {
+  return accepts(mediaTypes(request.headers.get('accept')), 'text/event-stream');
+}
+
+export function checkAccept(request: Request): Response | undefined {
+  const types = mediaTypes(request.headers.get('accept'));
+  if (accepts(types, 'application/json') && accepts(types, 'text/event-stream')) return undefined;
+  return refuse(406, 'Not Acceptable: the Accept header must list application/json and text/event-stream.');
+}
+
+export function checkContentType(request: Request): Response | undefined {
+  const [type] = mediaTypes(request.headers.get('content-type'));
+  if (type === 'application/json') return undefined;
+  return refuse(415, 'Unsupported Media Type: the body must be application/json.');
+}

@@ -1,0 +1,54 @@
+/**
+ * GET + Last-Event-ID: the rest of a 2025-11-25 call stream the server closed early (SEP-1699 polling).
+ * This is the only GET served with a stream; it replays what the log holds after the given id and follows it
+ * until the call's reply has been delivered. Stream ids are random, so an id is also the right to resume.
+ */
+
+import { H_LAST_EVENT_ID } from '../protocol/headers.js';
+import type { Store } from '../store/types.js';
+import { acceptsEventStream } from './negotiate.js';
+import { methodNotAllowed, refuse } from './replies.js';
+import { EVENT_LOG_TTL_MS, SSE_HEADERS, eventId, eventLogKey, type LoggedEvent } from './sse.js';
+
+const EVENT_ID = /^([A-Za-z0-9-]{16,64})_(\d{1,9})$/;
+const encoder = new TextEncoder();
+/** Re-read the log at least this often; a comment goes out whenever nothing new arrived. */
+const POLL_MS = 1_000;
+
+export function resumeStream(request: Request, store: Store): Response {
+  const lastEventId = request.headers.get(H_LAST_EVENT_ID);
+  if (lastEventId === null) return methodNotAllowed();
+  if (!acceptsEventStream(request)) return refuse(406, 'Not Acceptable: resuming needs Accept: text/event-stream.');
+  const match = EVENT_ID.exec(lastEventId.trim());
+  if (!match) return refuse(400, 'Bad Request: unknown Last-Event-ID.');
+  const streamId = match[1]!;
+  let next = Number(match[2]);
+  const gone = new AbortController();
+
+  const body = new ReadableStream<Uint8Array>({
+    async start(controller) {
+      const key = eventLogKey(streamId);
+      const deadline = Date.now() + EVENT_LOG_TTL_MS;
+      try {
+        while (!gone.signal.aborted && Date.now() < deadline) {
+          const events = await store.range<LoggedEvent>(key, next);
+          for (const event of events) {
+            if (event.done) return controller.close();
+            next += 1;
+            const data = JSON.stringify(event.message);
+            controller.enqueue(encoder.encode(`event: message\nid: ${eventId(streamId, next)}\ndata: ${data}\n\n`));
+          }
+          const written = await store.waitForWrite(key, { signal: gone.signal, timeoutMs: POLL_MS });
+          if (!written) controller.enqueue(encoder.encode(': keep-alive\n\n'));
+        }
+        controller.close();
+      } catch {
+        /* the client went away or the store failed: the client may resume again from its last id */
+      }
+    },
+    cancel() {
+      gone.abort();
+    },
+  });
+  return new Response(body, { status: 200, headers: SSE_HEADERS });
+}

@@ -1,0 +1,77 @@
+/**
+ * Runs a classified POST through the dispatcher and frames the reply. Legacy: a single message gets a single
+ * reply (never a one-element array), a batch gets an array, messages without replies get 202.
+ * Modern: one request, cancelled when the client closes its response stream.
+ */
+
+import type { Classified } from '../protocol/classify.js';
+import { httpStatusFor } from '../protocol/errors.js';
+import { H_PARAM_PREFIX } from '../protocol/headers.js';
+import type { JsonRpcResponse } from '../protocol/jsonrpc.js';
+import { allowsSsePolling } from '../protocol/revisions.js';
+import type { CallContext, Principal } from '../server/context.js';
+import type { Dispatch } from '../server/dispatch.js';
+import type { Store } from '../store/types.js';
+import { frameCall } from './frame.js';
+import { accepted, jsonReply } from './replies.js';
+
+export interface ServeDeps {
+  dispatch: Dispatch;
+  store: Store;
+}
+
+type Ok<K> = Extract<Classified, { kind: K }>;
+
+export async function serveLegacy(request: Request, classified: Ok<'legacy'>, deps: ServeDeps, principal?: Principal) {
+  const base = {
+    era: 'legacy' as const,
+    protocolVersion: classified.version,
+    principal,
+    clientCapabilities: {},
+    store: deps.store,
+  };
+  if (classified.batch) {
+    const replies = await Promise.all(
+      classified.messages.map((m) => deps.dispatch(m, { ...base, signal: request.signal })),
+    );
+    const answered = replies.filter((r): r is JsonRpcResponse => r !== undefined);
+    return answered.length ? jsonReply(answered) : accepted();
+  }
+  const polling = allowsSsePolling(classified.version);
+  // Legacy clients cancel explicitly; a dropped connection is not a cancellation (2025-11-25 transports).
+  const running = new AbortController();
+  return frameCall({
+    run: (outbound) => deps.dispatch(classified.messages[0], { ...base, signal: running.signal, outbound }),
+    statusOf: (reply) => ('error' in reply ? httpStatusFor('legacy', reply.error.code) : 200),
+    log: polling ? { store: deps.store, streamId: crypto.randomUUID() } : undefined,
+    onClientGone: () => undefined,
+  });
+}
+
+export async function serveModern(request: Request, classified: Ok<'modern'>, deps: ServeDeps, principal?: Principal) {
+  if (!('id' in classified.message)) return accepted();
+  const gone = new AbortController();
+  const call: Omit<CallContext, 'outbound'> = {
+    era: 'modern',
+    protocolVersion: classified.meta.protocolVersion,
+    principal,
+    clientCapabilities: classified.meta.clientCapabilities,
+    logLevel: classified.meta.logLevel,
+    signal: AbortSignal.any([request.signal, gone.signal]),
+    store: deps.store,
+    paramHeaders: paramHeaders(request.headers),
+  };
+  return frameCall({
+    run: (outbound) => deps.dispatch(classified.message, { ...call, outbound }),
+    statusOf: (reply) => ('error' in reply ? httpStatusFor('modern', reply.error.code) : 200),
+    onClientGone: () => gone.abort(new Error('The client closed the response stream.')),
+  });
+}
+
+function paramHeaders(headers: Headers): Record<string, string> | undefined {
+  let found: Record<string, string> | undefined;
+  headers.forEach((value, name) => {
+    if (name.startsWith(H_PARAM_PREFIX)) (found ??= {})[name.slice(H_PARAM_PREFIX.length)] = value;
+  });
+  return found;
+}

@@ -1,0 +1,109 @@
+/**
+ * One SSE response stream for one call. `X-Accel-Buffering: no` and keep-alive comments keep proxies from
+ * holding or dropping it (2026-07-28 transports). With an event log (2025-11-25 SSE polling, SEP-1699) every
+ * event gets an id and is kept in the store, so a client whose stream closed resumes with GET + Last-Event-ID.
+ */
+
+import type { JsonRpcMessage } from '../protocol/jsonrpc.js';
+import type { Store } from '../store/types.js';
+
+export const SSE_HEADERS: Readonly<Record<string, string>> = {
+  'content-type': 'text/event-stream',
+  'cache-control': 'no-cache, no-transform',
+  'x-accel-buffering': 'no',
+};
+
+export const KEEP_ALIVE_MS = 15_000;
+/** How long a client may take to come back for the rest of a stream. */
+export const EVENT_LOG_TTL_MS = 10 * 60_000;
+/** The reconnection delay we ask of clients in the priming event. */
+export const RETRY_MS = 500;
+
+const encoder = new TextEncoder();
+
+export interface EventLog {
+  store: Store;
+  streamId: string;
+}
+
+export const eventLogKey = (streamId: string) => `sse:${streamId}`;
+export const eventId = (streamId: string, seq: number) => `${streamId}_${seq}`;
+
+/** A log entry; `done` marks the end of the call's events. */
+export interface LoggedEvent {
+  message?: JsonRpcMessage;
+  done?: true;
+}
+
+export class SseStream {
+  readonly response: Response;
+  #controller!: ReadableStreamDefaultController<Uint8Array>;
+  #open = true;
+  #keepAlive: ReturnType<typeof setInterval>;
+  #seq = 0;
+  #logged: Promise<unknown> = Promise.resolve();
+  readonly #log?: EventLog;
+
+  constructor(options: { log?: EventLog; onClientGone?: () => void; headers?: Record<string, string> }) {
+    this.#log = options.log;
+    const stream = new ReadableStream<Uint8Array>({
+      start: (controller) => {
+        this.#controller = controller;
+      },
+      cancel: () => {
+        this.#stop();
+        options.onClientGone?.();
+      },
+    });
+    this.#keepAlive = setInterval(() => this.#write(': keep-alive\n\n'), KEEP_ALIVE_MS);
+    this.response = new Response(stream, { status: 200, headers: { ...SSE_HEADERS, ...options.headers } });
+  }
+
+  /** The priming event: an id and empty data, with the reconnection delay (SEP-1699). */
+  prime(): void {
+    if (this.#log) this.#write(`id: ${eventId(this.#log.streamId, 0)}\nretry: ${RETRY_MS}\ndata: \n\n`);
+  }
+
+  send(message: JsonRpcMessage): void {
+    const data = JSON.stringify(message);
+    if (!this.#log) return this.#write(`event: message\ndata: ${data}\n\n`);
+    const seq = ++this.#seq;
+    this.#append({ message });
+    this.#write(`event: message\nid: ${eventId(this.#log.streamId, seq)}\ndata: ${data}\n\n`);
+  }
+
+  /** Closes the client's stream; logged events go on being recorded for resumption. */
+  detach(): void {
+    if (!this.#open) return;
+    this.#stop();
+    this.#controller.close();
+  }
+
+  /** Ends the call's events: marks the log complete and closes the stream. */
+  async finish(): Promise<void> {
+    if (this.#log) this.#append({ done: true });
+    await this.#logged;
+    this.detach();
+  }
+
+  #append(event: LoggedEvent): void {
+    const { store, streamId } = this.#log!;
+    this.#logged = this.#logged
+      .then(() => store.append(eventLogKey(streamId), event, EVENT_LOG_TTL_MS))
+      .catch((error) => console.error('[agent-mcp] SSE event log write failed:', error));
+  }
+
+  #write(text: string): void {
+    if (!this.#open) return;
+    try {
+      this.#controller.enqueue(encoder.encode(text));
+    } catch {
+      this.#stop();
+    }
+  }
+
+  #stop(): void {
+    this.#open = false;
+    clearInterval(this.#keepAlive);
+  }
+}

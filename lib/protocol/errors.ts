@@ -1,0 +1,73 @@
+/**
+ * JSON-RPC error codes MCP uses, the error value every layer returns, and the HTTP status of each
+ * error that is decided before a method runs. (2026-07-28 basic/index §Error Codes; schema.ts.)
+ */
+
+export const PARSE_ERROR = -32700;
+export const INVALID_REQUEST = -32600;
+export const METHOD_NOT_FOUND = -32601;
+export const INVALID_PARAMS = -32602;
+export const INTERNAL_ERROR = -32603;
+/** Implementation-defined range; the SDKs use it for transport-level refusals (406, 415, 405, 413). */
+export const TRANSPORT_ERROR = -32000;
+/** Legacy wire only; 2026-07-28 servers report a missing resource with -32602 instead (SEP-2164). */
+export const RESOURCE_NOT_FOUND_LEGACY = -32002;
+export const HEADER_MISMATCH = -32020;
+export const MISSING_REQUIRED_CLIENT_CAPABILITY = -32021;
+export const UNSUPPORTED_PROTOCOL_VERSION = -32022;
+
+/** A JSON-RPC error object as it goes on the wire. */
+export interface RpcError {
+  code: number;
+  message: string;
+  data?: unknown;
+}
+
+/** An error value; `status` is set when the error decides the HTTP status of the whole reply. */
+export interface WireError extends RpcError {
+  status?: number;
+}
+
+export function rpcError(code: number, message: string, data?: unknown): RpcError {
+  return data === undefined ? { code, message } : { code, message, data };
+}
+
+/** Thrown by method handlers to answer with a JSON-RPC error; anything else thrown becomes -32603. */
+export class McpError extends Error {
+  readonly code: number;
+  readonly data: unknown;
+  constructor(code: number, message: string, data?: unknown) {
+    super(message);
+    this.name = 'McpError';
+    this.code = code;
+    this.data = data;
+  }
+  toJSON(): RpcError {
+    return rpcError(this.code, this.message, this.data);
+  }
+}
+
+/**
+ * HTTP status of a modern-wire error answered as the single reply to a request
+ * (2026-07-28 transports/streamable-http: header mismatch, version, capability and `_meta` errors are 400,
+ * an unknown method is 404). Errors from inside a method (bad tool name, bad cursor) stay in-band on 200.
+ */
+export const MODERN_ERROR_STATUS: Readonly<Record<number, number>> = {
+  [PARSE_ERROR]: 400,
+  [INVALID_REQUEST]: 400,
+  [METHOD_NOT_FOUND]: 404,
+  [HEADER_MISMATCH]: 400,
+  [MISSING_REQUIRED_CLIENT_CAPABILITY]: 400,
+  [UNSUPPORTED_PROTOCOL_VERSION]: 400,
+};
+
+/** Legacy wire: only malformed messages change the status; method errors ride on 200 as the SDKs do. */
+export const LEGACY_ERROR_STATUS: Readonly<Record<number, number>> = {
+  [PARSE_ERROR]: 400,
+  [INVALID_REQUEST]: 400,
+};
+
+/** The HTTP status of a single JSON reply carrying this error code. */
+export function httpStatusFor(era: 'legacy' | 'modern', code: number): number {
+  return (era === 'modern' ? MODERN_ERROR_STATUS : LEGACY_ERROR_STATUS)[code] ?? 200;
+}

@@ -1,0 +1,111 @@
+/**
+ * The per-request context handed to every method and tool: who is calling, which era, what the client can
+ * do, and the ways back to it (progress, logs, server-to-client requests). Built fresh for each request;
+ * nothing here lives at module scope.
+ */
+
+import { McpError, INVALID_PARAMS } from '../protocol/errors.js';
+import { isObject, notificationMessage, type JsonRpcMessage, type RequestId } from '../protocol/jsonrpc.js';
+import { isLogLevel, logLevelPasses, type Era, type LogLevel } from '../protocol/methods.js';
+import type { Store } from '../store/types.js';
+import { requestClient } from './client-requests.js';
+
+/** A verified caller: from a bearer token, or from in-process props treated the same way. */
+export interface Principal {
+  subject: string;
+  clientId?: string;
+  scopes: string[];
+}
+
+/** Where messages for the client go while a request runs (an SSE stream, an in-process pipe). */
+export interface Outbound {
+  write(message: JsonRpcMessage): void;
+  /** Ends the client's stream early while the call goes on (legacy SSE polling, SEP-1699); optional. */
+  closeStream?(): void;
+}
+
+/** What a transport knows about one call; the dispatcher adds the rest. */
+export interface CallContext {
+  era: Era;
+  protocolVersion: string;
+  principal?: Principal;
+  clientCapabilities: Record<string, unknown>;
+  /** Modern wire: the per-request `_meta` log level; legacy: the level in force (none means default). */
+  logLevel?: string;
+  signal: AbortSignal;
+  outbound?: Outbound;
+  store: Store;
+  /** `Mcp-Param-*` headers by lower-cased parameter name (modern wire, for x-mcp-header checks). */
+  paramHeaders?: Record<string, string>;
+}
+
+export interface RequestContext extends CallContext {
+  requestId: RequestId;
+  method: string;
+  /** Reports progress when the client sent a progress token; a no-op otherwise. */
+  progress(progress: number, total?: number, message?: string): void;
+  /** Sends a log notification when the client asked for logs at this level. */
+  log(level: LogLevel, data: unknown, logger?: string): void;
+  /** True when the client declared the capability (modern `_meta`, or assumed on the legacy wire). */
+  supports(capability: string): boolean;
+  /** Legacy wire: asks the client (sampling, elicitation, roots) and waits for its answer. */
+  requestClient(method: string, params: Record<string, unknown>, timeoutMs?: number): Promise<Record<string, unknown>>;
+  /** Modern wire (MRTR): the client's answers to our earlier `inputRequests`, by key. */
+  inputResponses: Record<string, unknown>;
+  /** Modern wire (MRTR): the verified application state we asked the client to carry. */
+  requestState?: unknown;
+}
+
+/** Legacy clients get logs at `info` and above unless a level is known; see README "Logging". */
+const LEGACY_DEFAULT_LOG_LEVEL: LogLevel = 'info';
+
+export function createRequestContext(
+  call: CallContext,
+  requestId: RequestId,
+  method: string,
+  params: Record<string, unknown>,
+  extra: { inputResponses?: Record<string, unknown>; requestState?: unknown } = {},
+): RequestContext {
+  const meta = isObject(params._meta) ? params._meta : {};
+  const progressToken = meta.progressToken;
+  const threshold = call.era === 'modern' ? call.logLevel : (call.logLevel ?? LEGACY_DEFAULT_LOG_LEVEL);
+  let lastProgress = -Infinity;
+
+  return {
+    ...call,
+    requestId,
+    method,
+    inputResponses: extra.inputResponses ?? {},
+    requestState: extra.requestState,
+    progress(progress, total, message) {
+      if (progressToken === undefined || !call.outbound || call.signal.aborted) return;
+      // Progress MUST increase (basic/utilities/progress); a stale or equal value is dropped, not sent.
+      if (!(progress > lastProgress)) return;
+      lastProgress = progress;
+      call.outbound.write(notificationMessage('notifications/progress', {
+        progressToken,
+        progress,
+        ...(total !== undefined ? { total } : {}),
+        ...(message !== undefined ? { message } : {}),
+      }));
+    },
+    log(level, data, logger) {
+      if (!call.outbound || call.signal.aborted || !isLogLevel(threshold)) return;
+      if (!logLevelPasses(level, threshold)) return;
+      call.outbound.write(notificationMessage('notifications/message', {
+        level,
+        data,
+        ...(logger !== undefined ? { logger } : {}),
+      }));
+    },
+    supports(capability) {
+      return call.era === 'legacy' || isObject(call.clientCapabilities[capability]);
+    },
+    requestClient(clientMethod, clientParams, timeoutMs) {
+      if (call.era !== 'legacy' || !call.outbound) {
+        throw new McpError(INVALID_PARAMS, `${clientMethod} cannot be sent on this transport.`);
+      }
+      return requestClient(call, clientMethod, clientParams, timeoutMs);
+    },
+  };
+}

@@ -1,0 +1,157 @@
+/**
+ * The in-memory dispatcher: (message, call context) → reply. It knows nothing of HTTP; the same function
+ * serves the HTTP endpoint, the in-process client transport and tests. Per-era method tables decide what
+ * exists; errors are values; anything unexpected becomes -32603 without detail.
+ */
+
+import {
+  INTERNAL_ERROR, INVALID_PARAMS, INVALID_REQUEST, METHOD_NOT_FOUND, McpError, rpcError, type RpcError,
+} from '../protocol/errors.js';
+import {
+  errorMessage, isNotification, isObject, isRequest, isResponse, readId, resultMessage,
+  type JsonRpcNotification, type JsonRpcRequest, type JsonRpcResponse, type RequestId,
+} from '../protocol/jsonrpc.js';
+import { META_SERVER_INFO } from '../protocol/meta.js';
+import { MRTR_METHODS, isLogLevel, servesMethod } from '../protocol/methods.js';
+import { deliverClientResponse } from './client-requests.js';
+import { createRequestContext, type CallContext, type RequestContext } from './context.js';
+import { isInputRequired } from './registry.js';
+import type { Server } from './server.js';
+import { discover, initialize, ping, setLogLevel } from './methods/lifecycle.js';
+import { callTool, listTools } from './methods/tools.js';
+import { listResourceTemplates, listResources, readResource, subscribe } from './methods/resources.js';
+import { getPrompt, listPrompts } from './methods/prompts.js';
+import { complete } from './methods/completion.js';
+
+type Handler = (server: Server, params: Record<string, unknown>, ctx: RequestContext) => unknown;
+
+const HANDLERS: Readonly<Record<string, Handler>> = {
+  initialize,
+  'server/discover': discover,
+  ping,
+  'logging/setLevel': setLogLevel,
+  'tools/list': listTools,
+  'tools/call': callTool,
+  'resources/list': listResources,
+  'resources/templates/list': listResourceTemplates,
+  'resources/read': readResource,
+  'resources/subscribe': subscribe,
+  'resources/unsubscribe': subscribe,
+  'prompts/list': listPrompts,
+  'prompts/get': getPrompt,
+  'completion/complete': complete,
+};
+
+const CANCEL_TTL_MS = 30_000;
+const LONGEST_CALL_MS = 15 * 60_000;
+
+export type Dispatch = (message: unknown, call: CallContext) => Promise<JsonRpcResponse | undefined>;
+
+export function createDispatcher(server: Server): Dispatch {
+  return async function dispatch(message, call) {
+    if (isResponse(message)) return void (await deliverClientResponse(call.store, message));
+    if (isNotification(message)) return void (await handleNotification(message, call));
+    if (!isRequest(message)) {
+      return errorMessage(readId(message), rpcError(INVALID_REQUEST, 'Not a valid JSON-RPC 2.0 request.'));
+    }
+    const handler = servesMethod(call.era, message.method) ? HANDLERS[message.method] : undefined;
+    if (!handler) {
+      return errorMessage(message.id, rpcError(METHOD_NOT_FOUND, `Method not found: ${message.method}`));
+    }
+    try {
+      const result = await runRequest(server, handler, message, call);
+      return resultMessage(message.id, result);
+    } catch (error) {
+      return errorMessage(message.id, toRpcError(error, message.method));
+    }
+  };
+}
+
+async function runRequest(
+  server: Server,
+  handler: Handler,
+  message: JsonRpcRequest,
+  call: CallContext,
+): Promise<Record<string, unknown>> {
+  const params = message.params ?? {};
+  if (call.era === 'modern' && call.logLevel !== undefined && !isLogLevel(call.logLevel)) {
+    throw new McpError(INVALID_PARAMS, `Invalid log level: ${call.logLevel}.`);
+  }
+  const principal = call.principal?.subject ?? '';
+  const binding = { principal, method: message.method, params };
+  let round: { inputResponses?: Record<string, unknown>; requestState?: unknown } = {};
+  if (call.era === 'modern' && MRTR_METHODS.has(message.method)) {
+    round = await readRound(server, binding, params);
+  }
+
+  const watch = call.era === 'legacy' && message.method === 'tools/call' ? watchCancellation(call, message.id) : undefined;
+  try {
+    const ctx = createRequestContext(watch ? { ...call, signal: watch.signal } : call, message.id, message.method, params, round);
+    const result = await handler(server, params, ctx);
+    if (isInputRequired(result)) {
+      if (call.era !== 'modern') throw new Error(`${message.method} asked for input on the legacy wire.`);
+      return {
+        resultType: 'input_required',
+        ...(result.inputRequests ? { inputRequests: result.inputRequests } : {}),
+        requestState: await server.signer.sign(binding, result.state),
+        _meta: { [META_SERVER_INFO]: server.info },
+      };
+    }
+    return call.era === 'modern' ? completeModern(server, result as Record<string, unknown>) : (result as Record<string, unknown>);
+  } finally {
+    watch?.stop();
+  }
+}
+
+/** Every modern result names its type and the server (2026-07-28 schema: Result, ResultMetaObject). */
+function completeModern(server: Server, result: Record<string, unknown>): Record<string, unknown> {
+  const meta = isObject(result._meta) ? result._meta : {};
+  return { ...result, resultType: result.resultType ?? 'complete', _meta: { ...meta, [META_SERVER_INFO]: server.info } };
+}
+
+async function readRound(
+  server: Server,
+  binding: { principal: string; method: string; params: Record<string, unknown> },
+  params: Record<string, unknown>,
+) {
+  const inputResponses = isObject(params.inputResponses) ? params.inputResponses : {};
+  if (params.requestState === undefined) return { inputResponses };
+  const verified = await server.signer.verify(binding, params.requestState);
+  if (!verified) {
+    throw new McpError(INVALID_PARAMS, 'requestState is invalid, expired, or was issued for another request.');
+  }
+  return { inputResponses, requestState: verified.state };
+}
+
+const cancelKey = (call: CallContext, id: RequestId) => `cancel:${call.principal?.subject ?? ''}:${JSON.stringify(id)}`;
+
+/**
+ * Legacy `notifications/cancelled` arrives on another POST, perhaps at another instance; it is filed in the
+ * store and the running call watches for it. Ids are only unique per client, so the key includes the principal.
+ */
+async function handleNotification(message: JsonRpcNotification, call: CallContext): Promise<void> {
+  if (message.method !== 'notifications/cancelled' || call.era !== 'legacy') return;
+  const requestId = message.params?.requestId;
+  if (typeof requestId !== 'string' && typeof requestId !== 'number') return;
+  await call.store.set(cancelKey(call, requestId), { reason: message.params?.reason ?? null }, CANCEL_TTL_MS);
+}
+
+function watchCancellation(call: CallContext, id: RequestId) {
+  const done = new AbortController();
+  const cancelled = new AbortController();
+  const key = cancelKey(call, id);
+  void (async () => {
+    await call.store.delete(key);
+    while (!done.signal.aborted) {
+      if (await call.store.get(key)) return cancelled.abort(new Error('Cancelled by the client.'));
+      await call.store.waitForWrite(key, { signal: done.signal, timeoutMs: LONGEST_CALL_MS });
+    }
+  })().catch(() => undefined);
+  return { signal: AbortSignal.any([call.signal, cancelled.signal]), stop: () => done.abort() };
+}
+
+function toRpcError(error: unknown, method: string): RpcError {
+  if (error instanceof McpError) return error.toJSON();
+  console.error(`[agent-mcp] ${method} failed:`, error);
+  return rpcError(INTERNAL_ERROR, 'Internal error.');
+}

@@ -1,0 +1,28 @@
+/** prompts/list and prompts/get; a missing required argument is -32602. */
+
+import { INVALID_PARAMS, McpError } from '../../protocol/errors.js';
+import { isObject } from '../../protocol/jsonrpc.js';
+import type { RequestContext } from '../context.js';
+import { paginate } from '../pagination.js';
+import type { Server } from '../server.js';
+import { cacheHints } from './lifecycle.js';
+
+export function listPrompts(server: Server, params: Record<string, unknown>, ctx: RequestContext) {
+  const all = [...server.registry.prompts.values()].map(({ get: _get, complete: _complete, ...listing }) => listing);
+  const { page, nextCursor } = paginate(all, params.cursor, server.pageSize);
+  return { prompts: page, ...(nextCursor ? { nextCursor } : {}), ...cacheHints(server.listTtlMs, ctx) };
+}
+
+export async function getPrompt(server: Server, params: Record<string, unknown>, ctx: RequestContext) {
+  const prompt = typeof params.name === 'string' ? server.registry.prompts.get(params.name) : undefined;
+  if (!prompt) throw new McpError(INVALID_PARAMS, `Unknown prompt: ${String(params.name)}.`);
+  const args = params.arguments ?? {};
+  if (!isObject(args) || !Object.values(args).every((v) => typeof v === 'string')) {
+    throw new McpError(INVALID_PARAMS, 'params.arguments must map names to strings.');
+  }
+  const missing = (prompt.arguments ?? []).filter((a) => a.required && args[a.name] === undefined);
+  if (missing.length > 0) {
+    throw new McpError(INVALID_PARAMS, `Missing required arguments: ${missing.map((a) => a.name).join(', ')}.`);
+  }
+  return prompt.get(args as Record<string, string>, ctx);
+}

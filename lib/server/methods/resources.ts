@@ -1,0 +1,57 @@
+/**
+ * resources/list, resources/templates/list, resources/read and the legacy subscribe pair.
+ * A missing resource is -32002 on the legacy wire and -32602 with `data.uri` on the modern one (SEP-2164).
+ */
+
+import { INVALID_PARAMS, McpError, RESOURCE_NOT_FOUND_LEGACY } from '../../protocol/errors.js';
+import type { RequestContext } from '../context.js';
+import { paginate } from '../pagination.js';
+import { matchTemplate, type ResourceContent } from '../registry.js';
+import type { Server } from '../server.js';
+import { cacheHints } from './lifecycle.js';
+
+function listing<T extends object>(item: T & { read?: unknown; complete?: unknown }) {
+  const { read: _read, complete: _complete, ...rest } = item;
+  return rest;
+}
+
+export function listResources(server: Server, params: Record<string, unknown>, ctx: RequestContext) {
+  const all = [...server.registry.resources.values()].map(listing);
+  const { page, nextCursor } = paginate(all, params.cursor, server.pageSize);
+  return { resources: page, ...(nextCursor ? { nextCursor } : {}), ...cacheHints(server.listTtlMs, ctx) };
+}
+
+export function listResourceTemplates(server: Server, params: Record<string, unknown>, ctx: RequestContext) {
+  const all = server.registry.templates.map((t) => listing(t.definition));
+  const { page, nextCursor } = paginate(all, params.cursor, server.pageSize);
+  return { resourceTemplates: page, ...(nextCursor ? { nextCursor } : {}), ...cacheHints(server.listTtlMs, ctx) };
+}
+
+export async function readResource(server: Server, params: Record<string, unknown>, ctx: RequestContext) {
+  const uri = params.uri;
+  if (typeof uri !== 'string') throw new McpError(INVALID_PARAMS, 'params.uri must be a string.');
+  const contents = await findContents(server, uri, ctx);
+  if (!contents || contents.length === 0) throw notFound(uri, ctx);
+  return { contents, ...cacheHints(server.readTtlMs, ctx) };
+}
+
+async function findContents(server: Server, uri: string, ctx: RequestContext): Promise<ResourceContent[] | undefined> {
+  const resource = server.registry.resources.get(uri);
+  if (resource) return resource.read(ctx);
+  for (const template of server.registry.templates) {
+    const variables = matchTemplate(template, uri);
+    if (variables) return template.definition.read(uri, variables, ctx);
+  }
+  return undefined;
+}
+
+function notFound(uri: string, ctx: RequestContext): McpError {
+  const code = ctx.era === 'modern' ? INVALID_PARAMS : RESOURCE_NOT_FOUND_LEGACY;
+  return new McpError(code, `Resource not found: ${uri}`, { uri });
+}
+
+/** Accepted so clients that subscribe keep working; a stateless server sends no later updates. */
+export function subscribe(_server: Server, params: Record<string, unknown>) {
+  if (typeof params.uri !== 'string') throw new McpError(INVALID_PARAMS, 'params.uri must be a string.');
+  return {};
+}

@@ -1,0 +1,82 @@
+/** tools/list and tools/call: validation failures are tool results (SEP-1303); unknown tools are -32602. */
+
+import { decodeHeaderValue, H_PARAM_PREFIX } from '../../protocol/headers.js';
+import {
+  HEADER_MISMATCH, INVALID_PARAMS, MISSING_REQUIRED_CLIENT_CAPABILITY, McpError,
+} from '../../protocol/errors.js';
+import { isObject } from '../../protocol/jsonrpc.js';
+import type { RequestContext } from '../context.js';
+import { paginate } from '../pagination.js';
+import { type CompiledTool, type InputRequired, type ToolResult } from '../registry.js';
+import type { Server } from '../server.js';
+import { cacheHints } from './lifecycle.js';
+
+export function listTools(server: Server, params: Record<string, unknown>, ctx: RequestContext) {
+  const all = [...server.registry.tools.values()].map((tool) => tool.listing);
+  const { page, nextCursor } = paginate(all, params.cursor, server.pageSize);
+  return { tools: page, ...(nextCursor ? { nextCursor } : {}), ...cacheHints(server.listTtlMs, ctx) };
+}
+
+export async function callTool(
+  server: Server,
+  params: Record<string, unknown>,
+  ctx: RequestContext,
+): Promise<ToolResult | InputRequired> {
+  const tool = typeof params.name === 'string' ? server.registry.tools.get(params.name) : undefined;
+  if (!tool) throw new McpError(INVALID_PARAMS, `Unknown tool: ${String(params.name)}.`);
+  const args = params.arguments === undefined ? {} : params.arguments;
+  if (!isObject(args)) throw new McpError(INVALID_PARAMS, 'params.arguments must be an object.');
+
+  if (ctx.era === 'modern') {
+    checkRequiredCapabilities(tool, ctx);
+    checkHeaderParams(tool, args, ctx);
+  }
+  const input = tool.definition.input;
+  let parsed: unknown = args;
+  if (input !== undefined && !('jsonSchema' in input)) {
+    const result = input.safeParse(args);
+    if (!result.success) return invalidArguments(tool.definition.name, result.error.issues);
+    parsed = result.data;
+  }
+  const outcome = await tool.definition.run(parsed, ctx);
+  return outcome;
+}
+
+function invalidArguments(name: string, issues: Array<{ path: PropertyKey[]; message: string }>): ToolResult {
+  const detail = issues.map((i) => `${i.path.map(String).join('.') || '(arguments)'}: ${i.message}`).join('; ');
+  return { content: [{ type: 'text', text: `Invalid arguments for tool ${name}: ${detail}` }], isError: true };
+}
+
+function checkRequiredCapabilities(tool: CompiledTool, ctx: RequestContext): void {
+  const required = tool.definition.requiredClientCapabilities;
+  if (!required) return;
+  const missing = Object.fromEntries(Object.entries(required).filter(([name]) => !ctx.supports(name)));
+  if (Object.keys(missing).length === 0) return;
+  throw new McpError(MISSING_REQUIRED_CLIENT_CAPABILITY,
+    `Tool ${tool.definition.name} requires client capabilities: ${Object.keys(missing).join(', ')}.`,
+    { requiredCapabilities: missing });
+}
+
+/**
+ * Arguments annotated with `x-mcp-header` are mirrored by clients into `Mcp-Param-{Name}`; the server must
+ * reject a missing or different header with 400/-32020 (2026-07-28 server/tools §x-mcp-header).
+ */
+function checkHeaderParams(tool: CompiledTool, args: Record<string, unknown>, ctx: RequestContext): void {
+  for (const { argument, header } of tool.headerParams) {
+    const value = args[argument];
+    const raw = ctx.paramHeaders?.[header];
+    if (value === undefined || value === null) {
+      if (raw !== undefined) mismatch(header, 'is present but the argument is not');
+      continue;
+    }
+    if (raw === undefined) mismatch(header, 'is required');
+    const decoded = decodeHeaderValue(raw!.trim());
+    const same = typeof value === 'number' ? decoded !== undefined && decoded !== '' && Number(decoded) === value
+      : decoded === String(value);
+    if (!same) mismatch(header, `does not match argument ${argument}`);
+  }
+}
+
+function mismatch(header: string, why: string): never {
+  throw new McpError(HEADER_MISMATCH, `Header ${H_PARAM_PREFIX}${header} ${why}.`);
+}

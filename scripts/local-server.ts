@@ -1,0 +1,84 @@
+/**
+ * The local server: the api/ functions behind the routes vercel.json declares, and public/ as static files,
+ * on srvx (a maintained Node adapter for Web handlers). Used by `npm start`, the conformance fixture server
+ * and the tests, so all of them exercise the same routing a deployment has.
+ */
+
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { serve } from 'srvx';
+import { staticMiddleware } from 'srvx/static';
+
+export type FetchHandler = (request: Request) => Promise<Response> | Response;
+
+interface Rewrite {
+  source: string;
+  destination: string;
+}
+
+const ROOT = fileURLToPath(new URL('..', import.meta.url));
+
+/** Compiles a vercel.json `source` (path-to-regexp subset: `:name` and `:name*`) to an anchored pattern. */
+function compileSource(source: string): RegExp {
+  const pattern = source
+    .replace(/[.+?^${}()|[\]\\]/g, '\\$&')
+    .replace(/\/:(\w+)\*/g, '(?:/.*)?')
+    .replace(/:(\w+)/g, '[^/]+');
+  return new RegExp(`^${pattern}$`);
+}
+
+function readRewrites(): Array<{ pattern: RegExp; destination: string }> {
+  const config = JSON.parse(readFileSync(`${ROOT}/vercel.json`, 'utf8')) as { rewrites?: Rewrite[] };
+  return (config.rewrites ?? []).map((r) => ({ pattern: compileSource(r.source), destination: r.destination }));
+}
+
+/** Loads `api/<name>.ts` default exports lazily, as Vercel loads one function per route. */
+async function loadFunction(name: string): Promise<FetchHandler | undefined> {
+  if (!/^[\w-]+$/.test(name)) return undefined;
+  try {
+    const module = (await import(`${ROOT}/api/${name}.ts`)) as { default?: { fetch: FetchHandler } };
+    return module.default?.fetch.bind(module.default);
+  } catch (error) {
+    if ((error as { code?: string }).code === 'ERR_MODULE_NOT_FOUND') return undefined;
+    throw error;
+  }
+}
+
+export interface LocalServerOptions {
+  port?: number;
+  hostname?: string;
+  /** Handlers that replace an api function, keyed by its path (e.g. `/api/mcp`). */
+  functions?: Record<string, FetchHandler>;
+  silent?: boolean;
+}
+
+export async function startLocalServer(options: LocalServerOptions = {}) {
+  const rewrites = readRewrites();
+  const functions = new Map<string, FetchHandler>(Object.entries(options.functions ?? {}));
+
+  async function route(request: Request): Promise<Response | undefined> {
+    const { pathname } = new URL(request.url);
+    const target = rewrites.find((r) => r.pattern.test(pathname))?.destination ?? pathname;
+    const path = target.split('?')[0]!;
+    if (!path.startsWith('/api/')) return undefined;
+    let fn = functions.get(path);
+    if (!fn) {
+      fn = await loadFunction(path.slice('/api/'.length));
+      if (fn) functions.set(path, fn);
+    }
+    return fn?.(request);
+  }
+
+  const server = serve({
+    port: options.port ?? 3000,
+    hostname: options.hostname ?? 'localhost',
+    silent: options.silent ?? true,
+    middleware: [staticMiddleware({ dir: `${ROOT}/public` })],
+    async fetch(request) {
+      return (await route(request)) ?? new Response('Not Found', { status: 404 });
+    },
+  });
+  await server.ready();
+  const url = new URL(server.url!);
+  return { url: `http://localhost:${url.port}`, close: () => server.close(true) };
+}
