@@ -1,9 +1,19 @@
-/** The default server of a deployment: identity, the agent tools, and the embedded store. */
+/**
+ * An application: the dispatcher over a registry, the store it shares state through, and the origin policy
+ * of its HTTP endpoint. The deployment's default app is built from the environment; tests and the conformance
+ * server build their own from the same parts.
+ */
 
 import { chatWithAgentTool } from './agent/chat-tool.js';
-import type { Config } from './config.js';
+import { readConfig, type Config } from './config.js';
+import type { OriginPolicy } from './http/origin.js';
+import { createDispatcher, type Dispatch } from './server/dispatch.js';
+import { InProcessTransport } from './server/in-process.js';
+import type { Principal } from './server/context.js';
 import { createRegistry, type RegistryDefinition } from './server/registry.js';
-import type { ServerInfo } from './server/server.js';
+import { createServer, type ServerInfo, type ServerOptions } from './server/server.js';
+import { MemoryStore } from './store/memory.js';
+import type { Store } from './store/types.js';
 
 export const SERVER_INFO: ServerInfo = {
   name: 'agent-mcp',
@@ -15,10 +25,47 @@ export const SERVER_INFO: ServerInfo = {
 export const INSTRUCTIONS =
   'This server puts AI agents on MCP. Call chat_with_agent to send a message to an agent and get its reply.';
 
-export function defaultRegistryDefinition(_config: Config): RegistryDefinition {
-  return { tools: [chatWithAgentTool()] };
+export interface App {
+  dispatch: Dispatch;
+  store: Store;
+  origin: OriginPolicy;
+  /** A client transport on this app with no network hop; `principal` counts as a verified token. */
+  connectInProcess(principal?: Principal): InProcessTransport;
 }
 
-export function defaultRegistry(config: Config) {
-  return createRegistry(defaultRegistryDefinition(config));
+export interface AppOptions extends Omit<ServerOptions, 'registry' | 'info'> {
+  definitions: RegistryDefinition[];
+  info?: ServerInfo;
+  store?: Store;
+  origin: OriginPolicy;
+}
+
+export function createApp(options: AppOptions): App {
+  const server = createServer({ ...options, info: options.info ?? SERVER_INFO, registry: createRegistry(...options.definitions) });
+  const dispatch = createDispatcher(server);
+  const store = options.store ?? new MemoryStore();
+  return {
+    dispatch,
+    store,
+    origin: options.origin,
+    connectInProcess: (principal) => new InProcessTransport({ dispatch, store, principal }),
+  };
+}
+
+export function defaultDefinitions(_config: Config): RegistryDefinition[] {
+  return [{ tools: [chatWithAgentTool()] }];
+}
+
+/** The deployment's app from the environment (README "Environment"). */
+export function createDefaultApp(env?: Record<string, string | undefined>): App {
+  const config = readConfig(env);
+  if (config.stateSecretIsEphemeral && !config.local) {
+    console.warn('[agent-mcp] MCP_STATE_SECRET is not set: MRTR requestState only verifies on this instance.');
+  }
+  return createApp({
+    definitions: defaultDefinitions(config),
+    instructions: INSTRUCTIONS,
+    stateSecret: config.stateSecret,
+    origin: { local: config.local, publicOrigin: config.publicUrl, allowedOrigins: new Set(config.allowedOrigins) },
+  });
 }

@@ -29,6 +29,7 @@ export async function serveLegacy(request: Request, classified: Ok<'legacy'>, de
     principal,
     clientCapabilities: {},
     store: deps.store,
+    cancelByNotification: true,
   };
   if (classified.batch) {
     const replies = await Promise.all(

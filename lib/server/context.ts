@@ -35,6 +35,8 @@ export interface CallContext {
   signal: AbortSignal;
   outbound?: Outbound;
   store: Store;
+  /** True when `notifications/cancelled` can reach this call (legacy HTTP, in-process); modern HTTP cancels by closing the stream. */
+  cancelByNotification?: boolean;
   /** `Mcp-Param-*` headers by lower-cased parameter name (modern wire, for x-mcp-header checks). */
   paramHeaders?: Record<string, string>;
 }

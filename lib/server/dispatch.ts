@@ -84,7 +84,7 @@ async function runRequest(
     round = await readRound(server, binding, params);
   }
 
-  const watch = call.era === 'legacy' && message.method === 'tools/call' ? watchCancellation(call, message.id) : undefined;
+  const watch = call.cancelByNotification && message.method === 'tools/call' ? watchCancellation(call, message.id) : undefined;
   try {
     const ctx = createRequestContext(watch ? { ...call, signal: watch.signal } : call, message.id, message.method, params, round);
     const result = await handler(server, params, ctx);
@@ -130,7 +130,7 @@ const cancelKey = (call: CallContext, id: RequestId) => `cancel:${call.principal
  * store and the running call watches for it. Ids are only unique per client, so the key includes the principal.
  */
 async function handleNotification(message: JsonRpcNotification, call: CallContext): Promise<void> {
-  if (message.method !== 'notifications/cancelled' || call.era !== 'legacy') return;
+  if (message.method !== 'notifications/cancelled' || !call.cancelByNotification) return;
   const requestId = message.params?.requestId;
   if (typeof requestId !== 'string' && typeof requestId !== 'number') return;
   await call.store.set(cancelKey(call, requestId), { reason: message.params?.reason ?? null }, CANCEL_TTL_MS);

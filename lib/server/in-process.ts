@@ -1,0 +1,90 @@
+/**
+ * An in-process client transport: the official SDK client (or any code speaking JSON-RPC) talks to the
+ * dispatcher with no network hop. It has the shape of the SDK's `Transport` without depending on the SDK.
+ * `principal` plays the part of a verified bearer token; the era is classified by the same function the
+ * HTTP endpoint uses, with headers that mirror the body as a conforming HTTP client would send them.
+ */
+
+import { classifyBody, type HeaderSource } from '../protocol/classify.js';
+import { H_METHOD, H_NAME, H_PROTOCOL_VERSION, NAME_FIELD_BY_METHOD } from '../protocol/headers.js';
+import { errorMessage, isObject, type JsonRpcMessage } from '../protocol/jsonrpc.js';
+import { META_PROTOCOL_VERSION } from '../protocol/meta.js';
+import { ASSUMED_LEGACY_VERSION } from '../protocol/revisions.js';
+import type { Store } from '../store/types.js';
+import type { CallContext, Principal } from './context.js';
+import type { Dispatch } from './dispatch.js';
+
+export interface InProcessOptions {
+  dispatch: Dispatch;
+  store: Store;
+  /** Treated exactly like the principal of a verified token. */
+  principal?: Principal;
+}
+
+/** Headers a conforming client would send with this body. */
+function mirroredHeaders(body: Record<string, unknown>, legacyVersion: string): HeaderSource {
+  const params = isObject(body.params) ? body.params : {};
+  const claim = isObject(params._meta) ? params._meta[META_PROTOCOL_VERSION] : undefined;
+  const nameField = typeof body.method === 'string' ? NAME_FIELD_BY_METHOD[body.method] : undefined;
+  const values: Record<string, unknown> = {
+    [H_PROTOCOL_VERSION]: claim ?? legacyVersion,
+    [H_METHOD]: body.method,
+    [H_NAME]: nameField ? params[nameField] : undefined,
+  };
+  return { get: (name) => (typeof values[name] === 'string' ? (values[name] as string) : null) };
+}
+
+export class InProcessTransport {
+  onmessage?: (message: JsonRpcMessage) => void;
+  onclose?: () => void;
+  onerror?: (error: Error) => void;
+  sessionId?: string;
+  #version = ASSUMED_LEGACY_VERSION;
+  #closed = new AbortController();
+  readonly #options: InProcessOptions;
+
+  constructor(options: InProcessOptions) {
+    this.#options = options;
+  }
+
+  async start(): Promise<void> {}
+
+  setProtocolVersion(version: string): void {
+    this.#version = version;
+  }
+
+  async send(message: JsonRpcMessage): Promise<void> {
+    if (this.#closed.signal.aborted) throw new Error('The in-process transport is closed.');
+    const classified = classifyBody(message, mirroredHeaders(message as unknown as Record<string, unknown>, this.#version));
+    if (classified.kind === 'reject') return this.#deliver(errorMessage(classified.id, classified.error));
+    const call: CallContext = {
+      era: classified.kind,
+      protocolVersion: classified.kind === 'modern' ? classified.meta.protocolVersion : classified.version,
+      principal: this.#options.principal,
+      clientCapabilities: classified.kind === 'modern' ? classified.meta.clientCapabilities : {},
+      logLevel: classified.kind === 'modern' ? classified.meta.logLevel : undefined,
+      signal: this.#closed.signal,
+      store: this.#options.store,
+      cancelByNotification: true,
+      outbound: { write: (m) => this.#deliver(m) },
+    };
+    const messages = classified.kind === 'modern' ? [classified.message] : classified.messages;
+    for (const m of messages) {
+      void this.#options.dispatch(m, call).then(
+        (reply) => reply && this.#deliver(reply),
+        (error: Error) => this.onerror?.(error),
+      );
+    }
+  }
+
+  async close(): Promise<void> {
+    if (this.#closed.signal.aborted) return;
+    this.#closed.abort();
+    this.onclose?.();
+  }
+
+  #deliver(message: JsonRpcMessage): void {
+    if (this.#closed.signal.aborted) return;
+    queueMicrotask(() => this.onmessage?.(message));
+  }
+}
