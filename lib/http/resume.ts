@@ -5,6 +5,7 @@
  */
 
 import { H_LAST_EVENT_ID } from '../protocol/headers.js';
+import type { Principal } from '../server/context.js';
 import type { Store } from '../store/types.js';
 import { acceptsEventStream } from './negotiate.js';
 import { methodNotAllowed, refuse } from './replies.js';
@@ -15,14 +16,18 @@ const encoder = new TextEncoder();
 /** Re-read the log at least this often; a comment goes out whenever nothing new arrived. */
 const POLL_MS = 1_000;
 
-export function resumeStream(request: Request, store: Store): Response {
+export async function resumeStream(request: Request, store: Store, principal?: Principal): Promise<Response> {
   const lastEventId = request.headers.get(H_LAST_EVENT_ID);
   if (lastEventId === null) return methodNotAllowed();
   if (!acceptsEventStream(request)) return refuse(406, 'Not Acceptable: resuming needs Accept: text/event-stream.');
   const match = EVENT_ID.exec(lastEventId.trim());
   if (!match) return refuse(400, 'Bad Request: unknown Last-Event-ID.');
   const streamId = match[1]!;
-  let next = Number(match[2]);
+  let last = Number(match[2]);
+  const [opening] = await store.range<LoggedEvent>(eventLogKey(streamId), 0);
+  if (opening?.owner === undefined || opening.owner !== (principal?.subject ?? '')) {
+    return refuse(404, 'Not Found: no stream to resume for this Last-Event-ID.');
+  }
   const gone = new AbortController();
 
   const body = new ReadableStream<Uint8Array>({
@@ -31,12 +36,12 @@ export function resumeStream(request: Request, store: Store): Response {
       const deadline = Date.now() + EVENT_LOG_TTL_MS;
       try {
         while (!gone.signal.aborted && Date.now() < deadline) {
-          const events = await store.range<LoggedEvent>(key, next);
+          const events = await store.range<LoggedEvent>(key, last + 1);
           for (const event of events) {
             if (event.done) return controller.close();
-            next += 1;
+            last += 1;
             const data = JSON.stringify(event.message);
-            controller.enqueue(encoder.encode(`event: message\nid: ${eventId(streamId, next)}\ndata: ${data}\n\n`));
+            controller.enqueue(encoder.encode(`event: message\nid: ${eventId(streamId, last)}\ndata: ${data}\n\n`));
           }
           const written = await store.waitForWrite(key, { signal: gone.signal, timeoutMs: POLL_MS });
           if (!written) controller.enqueue(encoder.encode(': keep-alive\n\n'));

@@ -44,7 +44,7 @@ export async function serveLegacy(request: Request, classified: Ok<'legacy'>, de
   return frameCall({
     run: (outbound) => deps.dispatch(classified.messages[0], { ...base, signal: running.signal, outbound }),
     statusOf: (reply) => ('error' in reply ? httpStatusFor('legacy', reply.error.code) : 200),
-    log: polling ? { store: deps.store, streamId: crypto.randomUUID() } : undefined,
+    log: polling ? { store: deps.store, streamId: crypto.randomUUID(), owner: principal?.subject ?? '' } : undefined,
     onClientGone: () => undefined,
   });
 }

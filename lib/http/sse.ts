@@ -24,13 +24,19 @@ const encoder = new TextEncoder();
 export interface EventLog {
   store: Store;
   streamId: string;
+  /** Who may resume the stream (the principal's subject; '' when anonymous). */
+  owner: string;
 }
 
 export const eventLogKey = (streamId: string) => `sse:${streamId}`;
 export const eventId = (streamId: string, seq: number) => `${streamId}_${seq}`;
 
-/** A log entry; `done` marks the end of the call's events. */
+/**
+ * A log entry. Entry 0 opens the log (and names its owner); entry i carries the event with id `<stream>_i`;
+ * `done` marks the end of the call's events.
+ */
 export interface LoggedEvent {
+  owner?: string;
   message?: JsonRpcMessage;
   done?: true;
 }
@@ -61,7 +67,9 @@ export class SseStream {
 
   /** The priming event: an id and empty data, with the reconnection delay (SEP-1699). */
   prime(): void {
-    if (this.#log) this.#write(`id: ${eventId(this.#log.streamId, 0)}\nretry: ${RETRY_MS}\ndata: \n\n`);
+    if (!this.#log) return;
+    this.#append({ owner: this.#log.owner });
+    this.#write(`id: ${eventId(this.#log.streamId, 0)}\nretry: ${RETRY_MS}\ndata: \n\n`);
   }
 
   send(message: JsonRpcMessage): void {

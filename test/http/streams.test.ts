@@ -1,0 +1,114 @@
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { startTestServer, type TestServer } from '../support/server.js';
+import { post, postModern, readSse } from '../support/rpc.js';
+
+let server: TestServer;
+beforeAll(async () => {
+  server = await startTestServer();
+});
+afterAll(() => server.close());
+
+const call = (name: string, args: Record<string, unknown> = {}, meta?: Record<string, unknown>, id: number | string = 1) => ({
+  jsonrpc: '2.0', id, method: 'tools/call', params: { name, arguments: args, ...(meta ? { _meta: meta } : {}) },
+});
+
+describe('reply framing', () => {
+  test('a call that sends nothing first is answered with one JSON object', async () => {
+    const response = await post(server.mcpUrl, call('test_simple_text'), { 'mcp-protocol-version': '2025-11-25' });
+    expect(response.headers.get('content-type')).toBe('application/json');
+  });
+
+  test('a call that reports progress streams SSE with X-Accel-Buffering: no, the reply last', async () => {
+    const response = await post(server.mcpUrl, call('test_tool_with_progress', {}, { progressToken: 'tok' }), { 'mcp-protocol-version': '2025-06-18' });
+    expect(response.headers.get('content-type')).toBe('text/event-stream');
+    expect(response.headers.get('x-accel-buffering')).toBe('no');
+    const messages = await readSse(response).rest();
+    const progress = messages.filter((m) => m.method === 'notifications/progress').map((m) => m.params);
+    expect(progress).toEqual([
+      expect.objectContaining({ progressToken: 'tok', progress: 0, total: 100 }),
+      expect.objectContaining({ progressToken: 'tok', progress: 50, total: 100 }),
+      expect.objectContaining({ progressToken: 'tok', progress: 100, total: 100 }),
+    ]);
+    expect(messages.at(-1)).toMatchObject({ id: 1, result: { content: [{ type: 'text' }] } });
+  });
+
+  test('progress tokens work on the modern wire too, without event ids', async () => {
+    const response = await postModern(server.mcpUrl, 2, 'tools/call', { name: 'test_tool_with_progress', arguments: {} }, { meta: { progressToken: 7 } });
+    const stream = readSse(response);
+    const first = await stream.next();
+    expect(first?.id).toBeUndefined();
+    expect(JSON.parse(first!.data)).toMatchObject({ method: 'notifications/progress', params: { progressToken: 7, progress: 0 } });
+    const rest = await stream.rest();
+    expect(rest.at(-1)).toMatchObject({ id: 2, result: { resultType: 'complete' } });
+  });
+
+  test('without a logLevel in _meta no log notification is sent on the modern wire', async () => {
+    const quiet = await (await postModern(server.mcpUrl, 3, 'tools/call', { name: 'test_logging_tool' })).json();
+    expect(quiet).toMatchObject({ id: 3, result: { resultType: 'complete' } });
+    const loud = await postModern(server.mcpUrl, 4, 'tools/call', { name: 'test_logging_tool' }, { meta: { 'io.modelcontextprotocol/logLevel': 'debug' } });
+    const messages = await readSse(loud).rest();
+    expect(messages[0]).toMatchObject({ method: 'notifications/message', params: { level: 'info' } });
+  });
+});
+
+describe('2025-11-25 SSE polling (SEP-1699)', () => {
+  test('a stream opens with a priming event: an id, a retry and empty data', async () => {
+    const response = await post(server.mcpUrl, call('test_tool_with_progress', {}, { progressToken: 'p' }), { 'mcp-protocol-version': '2025-11-25' });
+    const stream = readSse(response);
+    const priming = await stream.next();
+    expect(priming).toMatchObject({ id: expect.stringMatching(/_0$/), retry: expect.any(Number), data: '' });
+    const next = await stream.next();
+    expect(next?.id).toMatch(/_1$/);
+    await stream.rest();
+  });
+
+  test('a stream the server closes early is resumed with GET and Last-Event-ID, and ends with the reply', async () => {
+    const response = await post(server.mcpUrl, call('test_reconnection', {}, undefined, 'r1'), { 'mcp-protocol-version': '2025-11-25' });
+    const first = readSse(response);
+    const priming = await first.next();
+    expect(await first.next()).toBeUndefined();
+
+    const resumed = await fetch(server.mcpUrl, { headers: { accept: 'text/event-stream', 'last-event-id': priming!.id! } });
+    expect(resumed.status).toBe(200);
+    const events = [];
+    const stream = readSse(resumed);
+    for (let e = await stream.next(); e; e = await stream.next()) events.push(e);
+    expect(events).toHaveLength(1);
+    expect(events[0]!.id).toMatch(/_1$/);
+    expect(JSON.parse(events[0]!.data)).toMatchObject({ id: 'r1', result: { content: [{ text: expect.stringContaining('Reconnection') }] } });
+  });
+
+  test('resuming an unknown stream is 404 and a malformed id is 400', async () => {
+    const unknown = await fetch(server.mcpUrl, { headers: { accept: 'text/event-stream', 'last-event-id': `${crypto.randomUUID()}_0` } });
+    expect(unknown.status).toBe(404);
+    const malformed = await fetch(server.mcpUrl, { headers: { accept: 'text/event-stream', 'last-event-id': 'nope' } });
+    expect(malformed.status).toBe(400);
+  });
+});
+
+describe('server-to-client requests without sessions', () => {
+  test('an elicitation goes out on the call stream and the answer POSTed separately completes the call', async () => {
+    const response = await post(server.mcpUrl, call('test_elicitation', { message: 'Who are you?' }, undefined, 'e1'), { 'mcp-protocol-version': '2025-06-18' });
+    const stream = readSse(response);
+    const request = JSON.parse((await stream.next())!.data);
+    expect(request).toMatchObject({ method: 'elicitation/create', params: { message: 'Who are you?' } });
+    expect(request.id).toMatch(/^mcp-srv-[0-9a-f-]{36}$/);
+
+    const answer = await post(server.mcpUrl, {
+      jsonrpc: '2.0', id: request.id, result: { action: 'accept', content: { username: 'ada', email: 'ada@example.com' } },
+    }, { 'mcp-protocol-version': '2025-06-18' });
+    expect(answer.status).toBe(202);
+    const [reply] = await stream.rest();
+    expect(reply).toMatchObject({ id: 'e1', result: { content: [{ text: expect.stringContaining('ada@example.com') }] } });
+  });
+
+  test('an error answer from the client becomes the call\'s JSON-RPC error', async () => {
+    const response = await post(server.mcpUrl, call('test_sampling', { prompt: 'hi' }, undefined, 's1'), { 'mcp-protocol-version': '2025-06-18' });
+    const stream = readSse(response);
+    const request = JSON.parse((await stream.next())!.data);
+    expect(request.method).toBe('sampling/createMessage');
+    await post(server.mcpUrl, { jsonrpc: '2.0', id: request.id, error: { code: -1, message: 'User rejected sampling' } }, { 'mcp-protocol-version': '2025-06-18' });
+    const [reply] = await stream.rest();
+    expect(reply).toMatchObject({ id: 's1', error: { code: -1, message: 'User rejected sampling' } });
+  });
+});
