@@ -1,0 +1,9 @@
+import { defineConfig } from 'vitest/config';
+
+/** Tests of the `vercel build` output; `npm test` runs them after `npm run build`. */
+export default defineConfig({
+  test: {
+    include: ['test/artifact/**/*.test.ts'],
+    testTimeout: 20_000,
+  },
+});
