@@ -38,6 +38,11 @@ export function frameCall(options: FrameOptions): Promise<Response> {
       } else {
         resolve(reply ? jsonReply(reply, options.statusOf(reply)) : accepted());
       }
-    }, reject);
+    }, async (error: unknown) => {
+      if (!sse) return reject(error);
+      // The stream is already the reply: end it rather than leave the client waiting on it.
+      console.error('[agent-mcp] a streamed call failed:', error);
+      await sse.finish();
+    });
   });
 }
