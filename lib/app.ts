@@ -4,8 +4,8 @@
  * server build their own from the same parts.
  */
 
-import { chatWithAgentTool } from './agent/chat-tool.js';
-import { readConfig, type Config } from './config.js';
+import { agentDefinitions } from './agent/index.js';
+import { readConfig } from './config.js';
 import type { OriginPolicy } from './http/origin.js';
 import { createDispatcher, type Dispatch } from './server/dispatch.js';
 import { InProcessTransport } from './server/in-process.js';
@@ -52,8 +52,9 @@ export function createApp(options: AppOptions): App {
   };
 }
 
-export function defaultDefinitions(_config: Config): RegistryDefinition[] {
-  return [{ tools: [chatWithAgentTool()] }];
+/** What the deployment serves: the agents configured in the environment (README "Agents"). */
+export function defaultDefinitions(env: Record<string, string | undefined> = process.env): RegistryDefinition[] {
+  return [agentDefinitions(env)];
 }
 
 /** The deployment's app from the environment (README "Environment"). */
@@ -63,7 +64,7 @@ export function createDefaultApp(env?: Record<string, string | undefined>): App 
     console.warn('[agent-mcp] MCP_STATE_SECRET is not set: MRTR requestState only verifies on this instance.');
   }
   return createApp({
-    definitions: defaultDefinitions(config),
+    definitions: defaultDefinitions(env ?? process.env),
     instructions: INSTRUCTIONS,
     stateSecret: config.stateSecret,
     origin: { local: config.local, publicOrigin: config.publicUrl, allowedOrigins: new Set(config.allowedOrigins) },

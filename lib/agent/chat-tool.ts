@@ -1,46 +1,108 @@
-/** The `chat_with_agent` tool: one message to an agent, the reply back as text and structured content. */
+/**
+ * The `chat_with_agent` tool: one message to an agent, its reply back as text and structured content.
+ * The reply streams as progress notifications when the client asked for progress; identical retries join
+ * the first call; turns of one session run in order; every failure is an isError result.
+ */
 
 import * as z from 'zod';
-import type { ToolDefinition } from '../server/registry.js';
-import { DEMO_AGENT_ID, demoAgent, type InProcessAgent } from './demo.js';
+import type { RequestContext } from '../server/context.js';
+import type { ToolDefinition, ToolResult } from '../server/registry.js';
+import { keyOf, loadHistory, saveTurn, type SessionKey } from './conversation.js';
+import { runOnce } from './once.js';
+import { createProgressReporter } from './progress.js';
+import { inSessionOrder } from './session-queue.js';
+import { AgentError, type Agent } from './types.js';
 
 const input = z.object({
-  agent_id: z.string().min(1).optional().describe('Which agent to talk to; may be omitted when only one agent is configured.'),
-  message: z.string().min(1).describe('The message for the agent, in natural language.'),
-  session_id: z.string().min(1).max(200).optional().describe('Continue an earlier conversation by passing the session_id it returned.'),
+  agent_id: z.string().min(1).optional().describe('The id of the agent to talk to (see the agent:// resources). May be omitted when the server has one agent.'),
+  message: z.string().min(1).max(100_000).describe('Your message to the agent, in natural language.'),
+  session_id: z.string().min(1).max(200).optional().describe('Continue an earlier conversation: pass the session_id a previous reply returned. Omit to start a new one.'),
 });
 
 const output = z.object({
-  agent_id: z.string(),
-  session_id: z.string(),
-  reply: z.string(),
+  agent_id: z.string().describe('The agent that answered.'),
+  session_id: z.string().describe('Pass this back as session_id to continue the conversation.'),
+  reply: z.string().describe("The agent's reply."),
 });
 
-export function chatWithAgentTool(agents: Record<string, InProcessAgent> = { [DEMO_AGENT_ID]: demoAgent }): ToolDefinition<typeof input> {
-  const ids = Object.keys(agents);
+const CLAIM_MARGIN_MS = 30_000;
+
+function toolError(text: string): ToolResult {
+  return { content: [{ type: 'text', text }], isError: true };
+}
+
+export interface ChatToolOptions {
+  agents: Agent[];
+  /** Longest an agent may take (AGENT_TIMEOUT_MS); bounds how long retries and queued turns wait. */
+  timeoutMs: number;
+}
+
+export function chatWithAgentTool({ agents, timeoutMs }: ChatToolOptions): ToolDefinition<typeof input> {
+  const byId = new Map(agents.map((a) => [a.profile.id, a]));
+  const list = agents.map((a) => `${a.profile.id} (${a.profile.name}: ${a.profile.description})`).join('; ');
   return {
     name: 'chat_with_agent',
     title: 'Chat with an agent',
     description:
-      `Send a message to an AI agent (${ids.join(', ')}) and get its reply. Use it to delegate a task or question ` +
-      'to that agent; pass the returned session_id to continue the same conversation.',
+      `Send a message to an AI agent and get its reply. Use this to delegate a task or question to one of these agents: ${list}. ` +
+      'Each reply includes a session_id; pass it back to continue the same conversation, or omit it to start fresh.',
     input,
     output,
-    annotations: { readOnlyHint: false, openWorldHint: true },
+    annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true },
     async run(args, ctx) {
-      const agentId = args.agent_id ?? (ids.length === 1 ? ids[0]! : undefined);
-      const agent = agentId === undefined ? undefined : agents[agentId];
+      const agentId = args.agent_id ?? (agents.length === 1 ? agents[0]!.profile.id : undefined);
+      const agent = agentId === undefined ? undefined : byId.get(agentId);
       if (!agent) {
-        return { content: [{ type: 'text', text: `Unknown agent ${String(args.agent_id)}; known agents: ${ids.join(', ')}.` }], isError: true };
+        const why = args.agent_id === undefined ? 'agent_id is required when the server has several agents' : `unknown agent "${args.agent_id}"`;
+        return toolError(`Cannot chat: ${why}. Known agents: ${[...byId.keys()].join(', ')}.`);
       }
-      const sessionId = args.session_id ?? crypto.randomUUID();
-      let reply = '';
-      for await (const chunk of agent({ message: args.message, sessionId, signal: ctx.signal })) {
-        reply += chunk;
-        ctx.progress(reply.length, undefined, reply);
+      const principal = ctx.principal?.subject ?? '';
+      const session: SessionKey = { principal, agentId: agent.profile.id, sessionId: args.session_id ?? crypto.randomUUID() };
+      const progress = createProgressReporter(ctx);
+      try {
+        return await runOnce({
+          store: ctx.store,
+          key: keyOf('chat', principal, agent.profile.id, args.session_id ?? '', args.message),
+          claimTtlMs: timeoutMs + CLAIM_MARGIN_MS,
+          signal: ctx.signal,
+          succeeded: (result) => !result.isError,
+          onJoin: () => progress.note('An identical call is already running; waiting for its reply.'),
+        }, () => inSessionOrder(ctx.store, keyOf('session', principal, agent.profile.id, session.sessionId), {
+          signal: ctx.signal,
+          maxWaitMs: timeoutMs + CLAIM_MARGIN_MS,
+          onWait: (ahead) => progress.note(`Waiting for ${ahead} earlier message(s) in this session.`),
+        }, () => converse(agent, session, args.message, ctx, progress)));
+      } finally {
+        progress.stop();
       }
-      const structured = { agent_id: agentId!, session_id: sessionId, reply };
-      return { content: [{ type: 'text', text: reply }], structuredContent: structured };
     },
   };
+}
+
+async function converse(
+  agent: Agent,
+  session: SessionKey,
+  message: string,
+  ctx: RequestContext,
+  progress: ReturnType<typeof createProgressReporter>,
+): Promise<ToolResult> {
+  try {
+    const history = agent.keepsHistory ? await loadHistory(ctx.store, session) : [];
+    progress.note(`Asking ${agent.profile.name}…`);
+    let reply = '';
+    for await (const chunk of agent.reply({ message, sessionId: session.sessionId, history, signal: ctx.signal })) {
+      reply += chunk;
+      progress.text(chunk);
+    }
+    if (ctx.signal.aborted) return toolError(`Agent ${agent.profile.id}: the call was cancelled.`);
+    if (!reply.trim()) return toolError(`Agent ${agent.profile.id} returned an empty reply.`);
+    progress.flush();
+    if (agent.keepsHistory) await saveTurn(ctx.store, session, history, message, reply);
+    const structured = { agent_id: agent.profile.id, session_id: session.sessionId, reply };
+    return { content: [{ type: 'text', text: reply }], structuredContent: structured };
+  } catch (error) {
+    if (error instanceof AgentError) return toolError(error.message);
+    console.error(`[agent-mcp] agent ${agent.profile.id} failed:`, error);
+    return toolError(`Agent ${agent.profile.id} failed unexpectedly.`);
+  }
 }

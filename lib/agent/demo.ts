@@ -1,22 +1,19 @@
 /**
- * The demo agent: an in-process agent that needs no network, so `npm start` works offline. It is labelled as
- * a demo wherever it speaks. It also shows the shape of an in-process agent: a function yielding text chunks.
+ * The demo agent: an in-process agent that needs no network, so `npm start` works offline. It says it is a
+ * demo wherever it speaks. It is also the example of an in-process agent: a function yielding text chunks.
  */
 
-export interface AgentTurn {
-  message: string;
-  sessionId?: string;
-  signal: AbortSignal;
-}
+import type { InProcessAgent } from './types.js';
 
-export type InProcessAgent = (turn: AgentTurn) => AsyncIterable<string>;
+export const DEMO_AGENT = {
+  id: 'demo',
+  name: 'Demo agent',
+  description: 'An offline demo agent that echoes your message. Set AGENT_URL to put your own agent here.',
+};
 
-export const DEMO_AGENT_ID = 'demo';
-
-export const demoAgent: InProcessAgent = async function* demo({ message, signal }) {
-  const words = `[demo agent] You said: "${message}". I am the offline demo agent of agent-mcp; set AGENT_URL to put your own agent here.`.split(' ');
-  for (const [i, word] of words.entries()) {
-    if (signal.aborted) return;
-    yield i === 0 ? word : ` ${word}`;
-  }
+export const demoAgent: InProcessAgent = async function* demo({ message, history }) {
+  const turn = Math.floor(history.length / 2) + 1;
+  const words = `[demo agent] Turn ${turn}. You said: "${message}". I am the offline demo agent of agent-mcp; set AGENT_URL to put your own agent here.`
+    .split(' ');
+  for (const [i, word] of words.entries()) yield i === 0 ? word : ` ${word}`;
 };

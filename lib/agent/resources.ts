@@ -1,0 +1,18 @@
+/** Agents as resources (`agent://{id}`): a profile clients can read to discover who they can talk to. */
+
+import type { ResourceDefinition } from '../server/registry.js';
+import type { Agent } from './types.js';
+
+export function agentResources(agents: Agent[]): ResourceDefinition[] {
+  return agents.map(({ profile }) => {
+    const uri = `agent://${profile.id}`;
+    return {
+      uri,
+      name: profile.id,
+      title: profile.name,
+      description: profile.description,
+      mimeType: 'application/json',
+      read: () => [{ uri, mimeType: 'application/json', text: JSON.stringify(profile) }],
+    };
+  });
+}

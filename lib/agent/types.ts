@@ -1,0 +1,48 @@
+/**
+ * Agents as the chat tool sees them: a profile (what clients may know) and a way to stream a reply.
+ * Upstream adapters (openai, platform) and in-process agents all fit this one shape.
+ */
+
+export type AgentKind = 'openai' | 'platform' | 'in-process';
+
+export interface ChatMessage {
+  role: 'system' | 'user' | 'assistant';
+  content: string;
+}
+
+/** Public facts about an agent, published as the `agent://{id}` resource. Never holds credentials. */
+export interface AgentProfile {
+  id: string;
+  name: string;
+  description: string;
+  kind: AgentKind;
+  paid: boolean;
+}
+
+export interface AgentTurn {
+  /** The new user message. */
+  message: string;
+  sessionId: string;
+  /** Earlier turns of this session, oldest first (only for agents whose history we keep). */
+  history: ChatMessage[];
+  signal: AbortSignal;
+}
+
+export interface Agent {
+  profile: AgentProfile;
+  /** True when we keep the conversation (openai); false when the upstream does (platform, in-process). */
+  keepsHistory: boolean;
+  /** Streams the reply's text. Throws an AgentError for failures a caller should see. */
+  reply(turn: AgentTurn): AsyncIterable<string>;
+}
+
+/** An agent failure worth telling the calling model about; its message holds no secrets. */
+export class AgentError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'AgentError';
+  }
+}
+
+/** How to write an in-process agent: a function that yields the reply's text in chunks. */
+export type InProcessAgent = (turn: AgentTurn) => AsyncIterable<string>;

@@ -1,0 +1,42 @@
+/**
+ * The "platform" JSON chat contract: POST {agent, messages, session_id, stream: false} and read
+ * `message.content | content | text`. The upstream keeps the conversation, so we send only the new turn.
+ */
+
+import { AgentError, type Agent, type AgentProfile, type AgentTurn } from '../types.js';
+import { postUpstream, type UpstreamTarget } from './request.js';
+
+export interface PlatformOptions extends UpstreamTarget {
+  /** The upstream's own name for the agent (`agent` in the body); defaults to our id. */
+  upstreamAgent?: string;
+}
+
+export function createPlatformAgent(profile: AgentProfile, options: PlatformOptions): Agent {
+  return {
+    profile,
+    keepsHistory: false,
+    async *reply(turn: AgentTurn) {
+      const upstream = await postUpstream(options, {
+        agent: options.upstreamAgent ?? profile.id,
+        messages: [{ role: 'user', content: turn.message }],
+        session_id: turn.sessionId,
+        stream: false,
+      }, turn.signal);
+      let text = '';
+      for await (const chunk of upstream.chunks()) text += chunk;
+      yield replyText(profile.id, text);
+    },
+  };
+}
+
+function replyText(agentId: string, body: string): string {
+  let json: { message?: { content?: unknown }; content?: unknown; text?: unknown };
+  try {
+    json = JSON.parse(body);
+  } catch {
+    throw new AgentError(`Agent ${agentId}: the upstream sent a malformed reply (not JSON).`);
+  }
+  const text = json?.message?.content ?? json?.content ?? json?.text;
+  if (typeof text !== 'string') throw new AgentError(`Agent ${agentId}: the upstream reply has no message.content, content or text.`);
+  return text;
+}
