@@ -1,0 +1,86 @@
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { startAgentHarness, textOf, UPSTREAM_KEY, type AgentHarness } from './setup.js';
+
+let h: AgentHarness;
+beforeAll(async () => {
+  h = await startAgentHarness();
+});
+afterAll(() => h.close());
+
+describe.each(['legacy', 'modern'] as const)('chat_with_agent on the %s wire', (era) => {
+  test('the tool publishes its input and output schemas and names the agents', async () => {
+    const client = await h.connect(era);
+    const { tools } = await client.listTools();
+    const chat = tools.find((t) => t.name === 'chat_with_agent')!;
+    expect(chat.inputSchema).toMatchObject({ type: 'object', required: ['message'] });
+    expect(chat.outputSchema).toMatchObject({ required: ['agent_id', 'session_id', 'reply'] });
+    expect(chat.description).toContain('echo (Echo');
+  });
+
+  test('a reply comes back as text and as structured content, streamed as progress', async () => {
+    const client = await h.connect(era);
+    const progress: Array<{ progress: number; message?: string }> = [];
+    const message = `hello from ${era} ${crypto.randomUUID()}`;
+    const result = await client.callTool({ name: 'chat_with_agent', arguments: { agent_id: 'echo', message } },
+      { onprogress: (p) => progress.push(p) });
+    expect(result.isError).toBeFalsy();
+    expect(textOf(result)).toBe(`Echo: ${message} (history 0)`);
+    expect(result.structuredContent).toMatchObject({ agent_id: 'echo', reply: `Echo: ${message} (history 0)`, session_id: expect.any(String) });
+    expect(progress.length).toBeGreaterThanOrEqual(2);
+    expect(progress.map((p) => p.progress)).toEqual([...progress.map((p) => p.progress)].sort((a, b) => a - b));
+    expect(progress.map((p) => p.message).join('')).toContain('Echo:');
+  });
+
+  test('history is kept per session: the upstream receives the earlier turns', async () => {
+    const client = await h.connect(era);
+    const first = await client.callTool({ name: 'chat_with_agent', arguments: { agent_id: 'echo', message: `one ${era}` } });
+    const sessionId = (first.structuredContent as { session_id: string }).session_id;
+    const second = await client.callTool({ name: 'chat_with_agent', arguments: { agent_id: 'echo', message: `two ${era}`, session_id: sessionId } });
+    expect(textOf(second)).toBe(`Echo: two ${era} (history 2)`);
+    const [request] = await h.upstream.requestsFor(`two ${era}`);
+    expect(request!.body!.messages!.map((m) => m.content)).toEqual([`one ${era}`, `Echo: one ${era} (history 0)`, `two ${era}`]);
+  });
+
+  test('the platform adapter sends the session id and lets the upstream keep history', async () => {
+    const client = await h.connect(era);
+    const session_id = `plat-${era}-${crypto.randomUUID()}`;
+    await client.callTool({ name: 'chat_with_agent', arguments: { agent_id: 'plat', message: 'first', session_id } });
+    const second = await client.callTool({ name: 'chat_with_agent', arguments: { agent_id: 'plat', message: 'second', session_id } });
+    expect(textOf(second)).toBe('Platform support-bot turn 2: second');
+    const requests = (await h.upstream.log()).filter((e) => e.body?.session_id === session_id);
+    expect(requests.map((e) => e.body!.messages)).toEqual([[{ role: 'user', content: 'first' }], [{ role: 'user', content: 'second' }]]);
+  });
+});
+
+describe('credentials', () => {
+  test("the client's bearer token is never forwarded; the upstream gets the configured key", async () => {
+    const client = await h.connect('legacy', { authorization: 'Bearer client-token-must-not-leak' });
+    const message = `credentials ${crypto.randomUUID()}`;
+    await client.callTool({ name: 'chat_with_agent', arguments: { agent_id: 'echo', message } });
+    const [request] = await h.upstream.requestsFor(message);
+    expect(request!.authorization).toBe(`Bearer ${UPSTREAM_KEY}`);
+    const platform = await h.connect('legacy', { authorization: 'Bearer client-token-must-not-leak' });
+    await platform.callTool({ name: 'chat_with_agent', arguments: { agent_id: 'plat', message } });
+    const platformRequest = (await h.upstream.requestsFor(message)).find((e) => e.path === '/platform/chat');
+    expect(platformRequest!.authorization).toBeUndefined();
+  });
+});
+
+describe('agents are discoverable as agent:// resources', () => {
+  test('each agent has a profile with name, description, upstream kind and whether it is paid', async () => {
+    const client = await h.connect('modern');
+    const { resources } = await client.listResources();
+    expect(resources.map((r) => r.uri)).toEqual(['agent://echo', 'agent://plat', 'agent://quick', 'agent://gone']);
+    const { contents } = await client.readResource({ uri: 'agent://plat' });
+    expect(JSON.parse((contents[0] as { text: string }).text)).toEqual({
+      id: 'plat', name: 'Platform', description: expect.any(String), kind: 'platform', paid: false,
+    });
+  });
+
+  test('an unknown agent is an isError result listing the known ones', async () => {
+    const client = await h.connect('legacy');
+    const result = await client.callTool({ name: 'chat_with_agent', arguments: { agent_id: 'nobody', message: 'hi' } });
+    expect(result.isError).toBe(true);
+    expect(textOf(result)).toContain('echo, plat, quick, gone');
+  });
+});

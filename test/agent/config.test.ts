@@ -1,0 +1,36 @@
+import { describe, expect, test } from 'vitest';
+import { readAgents } from '../../lib/agent/config.js';
+
+describe('agent configuration is validated at start-up, naming the variable', () => {
+  test('with no configuration the demo agent serves, labelled as a demo', () => {
+    const [demo, ...rest] = readAgents({});
+    expect(rest).toEqual([]);
+    expect(demo!.profile).toMatchObject({ id: 'demo', kind: 'in-process', paid: false });
+    expect(demo!.profile.description).toMatch(/demo/i);
+  });
+
+  test('AGENT_URL makes the default agent; AGENT_FORMAT picks the adapter', () => {
+    const [openai] = readAgents({ AGENT_URL: 'http://localhost:11434/v1', AGENT_MODEL: 'llama3' });
+    expect(openai!.profile).toMatchObject({ id: 'default', kind: 'openai' });
+    const [platform] = readAgents({ AGENT_URL: 'https://agents.example.com/chat', AGENT_FORMAT: 'platform' });
+    expect(platform!.profile.kind).toBe('platform');
+  });
+
+  test('X402_PAY_TO marks agents as paid in their profiles', () => {
+    expect(readAgents({ X402_PAY_TO: '0x0000000000000000000000000000000000000001' })[0]!.profile.paid).toBe(true);
+  });
+
+  test.each([
+    [{ AGENT_URL: 'http://localhost/v1' }, /AGENT_URL\/AGENT_FORMAT\/AGENT_MODEL is invalid: model: openai agents need a model/],
+    [{ AGENT_URL: 'not a url', AGENT_FORMAT: 'platform' }, /AGENT_URL.*url/i],
+    [{ AGENT_URL: 'http://x/v1', AGENT_FORMAT: 'grpc', AGENT_MODEL: 'm' }, /format/],
+    [{ AGENT_TIMEOUT_MS: 'soon' }, /AGENT_TIMEOUT_MS must be a positive integer/],
+    [{ AGENTS: '{nope' }, /AGENTS must be a JSON array/],
+    [{ AGENTS: '[{"id":"has space","format":"platform","url":"http://x"}]' }, /AGENTS is invalid: 0\.id/],
+    [{ AGENTS: '[{"id":"a","format":"platform","url":"http://x","apiKeyEnv":"MISSING_KEY"}]' }, /apiKeyEnv MISSING_KEY, which is not set/],
+    [{ AGENTS: '[{"id":"a","format":"platform","url":"http://x"},{"id":"a","format":"platform","url":"http://y"}]' }, /duplicate agent id "a"/],
+  ])('%j is refused', (env, message) => {
+    expect(() => readAgents(env)).toThrow(TypeError);
+    expect(() => readAgents(env)).toThrow(message);
+  });
+});

@@ -1,0 +1,95 @@
+/**
+ * A real local upstream agent for tests (test-only): speaks OpenAI streaming SSE at /v1/chat/completions
+ * and the platform JSON contract at /platform/chat. The last user message picks a fault mode:
+ *   "fault:slow …" chunks 150 ms apart · "fault:500" HTTP 500 · "fault:garbage" a malformed body ·
+ *   "fault:hang" never answers · "fault:drop" closes the connection mid-stream · "fault:empty" no text.
+ * Otherwise it echoes, naming how many history messages it received. GET /__log returns what it saw:
+ * each request (path, authorization, body) and each connection the client closed before the reply ended.
+ * Run: node --import tsx test/support/upstream-server.ts  (prints "listening on http://127.0.0.1:PORT").
+ */
+
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+
+interface LogEntry {
+  at: number;
+  kind: 'request' | 'closed';
+  path: string;
+  authorization?: string;
+  body?: any;
+}
+
+const log: LogEntry[] = [];
+const platformSessions = new Map<string, number>();
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+function readBody(req: IncomingMessage): Promise<string> {
+  return new Promise((resolve) => {
+    let text = '';
+    req.on('data', (chunk) => { text += chunk; });
+    req.on('end', () => resolve(text));
+  });
+}
+
+function lastUserMessage(body: any): string {
+  const messages: Array<{ role: string; content: string }> = body?.messages ?? [];
+  return [...messages].reverse().find((m) => m.role === 'user')?.content ?? '';
+}
+
+async function openai(req: IncomingMessage, res: ServerResponse, body: any) {
+  const message = lastUserMessage(body);
+  const history = (body.messages as unknown[]).length - 1;
+  if (message.startsWith('fault:500')) {
+    res.writeHead(500, { 'content-type': 'application/json' });
+    return res.end(JSON.stringify({ error: { message: 'The model is overloaded, try later.' } }));
+  }
+  if (message.startsWith('fault:hang')) return;
+  res.writeHead(200, { 'content-type': 'text/event-stream' });
+  if (message.startsWith('fault:garbage')) return res.end('data: {this is not json\n\n');
+  const text = message.startsWith('fault:empty') ? '' : `Echo: ${message} (history ${history})`;
+  const pieces = text.match(/.{1,8}/gs) ?? [];
+  const delay = message.startsWith('fault:slow') ? 150 : 2;
+  for (const [i, piece] of pieces.entries()) {
+    if (res.destroyed) return;
+    if (message.startsWith('fault:drop') && i === 2) return res.socket?.destroy();
+    res.write(`data: ${JSON.stringify({ choices: [{ delta: { content: piece } }] })}\n\n`);
+    await sleep(delay);
+  }
+  res.end('data: [DONE]\n\n');
+}
+
+function platform(res: ServerResponse, body: any) {
+  const message = lastUserMessage(body);
+  if (message.startsWith('fault:500')) {
+    res.writeHead(502, { 'content-type': 'text/plain' });
+    return res.end('bad gateway upstream');
+  }
+  if (message.startsWith('fault:garbage')) {
+    res.writeHead(200, { 'content-type': 'application/json' });
+    return res.end(JSON.stringify({ unexpected: true }));
+  }
+  const turn = (platformSessions.get(body.session_id) ?? 0) + 1;
+  platformSessions.set(body.session_id, turn);
+  res.writeHead(200, { 'content-type': 'application/json' });
+  res.end(JSON.stringify({ message: { role: 'assistant', content: `Platform ${body.agent} turn ${turn}: ${message}` } }));
+}
+
+const server = createServer(async (req, res) => {
+  const path = req.url ?? '/';
+  if (req.method === 'GET' && path === '/__log') {
+    res.writeHead(200, { 'content-type': 'application/json' });
+    return res.end(JSON.stringify(log));
+  }
+  const body = JSON.parse((await readBody(req)) || '{}');
+  log.push({ at: Date.now(), kind: 'request', path, authorization: req.headers.authorization, body });
+  res.on('close', () => {
+    if (!res.writableEnded) log.push({ at: Date.now(), kind: 'closed', path, body });
+  });
+  if (path === '/v1/chat/completions') return openai(req, res, body);
+  if (path === '/platform/chat') return platform(res, body);
+  res.writeHead(404).end();
+});
+
+server.listen(0, '127.0.0.1', () => {
+  const address = server.address() as { port: number };
+  console.log(`listening on http://127.0.0.1:${address.port}`);
+});

@@ -1,0 +1,51 @@
+/** Test support: starts the test-only upstream agent (upstream-server.ts) as its own process. */
+
+import { spawn } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+
+const SCRIPT = fileURLToPath(new URL('./upstream-server.ts', import.meta.url));
+
+export interface UpstreamLogEntry {
+  at: number;
+  kind: 'request' | 'closed';
+  path: string;
+  authorization?: string;
+  body?: { messages?: Array<{ role: string; content: string }>; session_id?: string; agent?: string; model?: string };
+}
+
+export interface Upstream {
+  url: string;
+  log(): Promise<UpstreamLogEntry[]>;
+  /** Requests whose last user message is `message`. */
+  requestsFor(message: string): Promise<UpstreamLogEntry[]>;
+  /** Polls the log until `predicate` holds (bounded, so a test fails rather than hangs). */
+  waitFor(predicate: (log: UpstreamLogEntry[]) => boolean): Promise<UpstreamLogEntry[]>;
+  stop(): void;
+}
+
+export async function startUpstream(): Promise<Upstream> {
+  const child = spawn(process.execPath, ['--import', 'tsx', SCRIPT], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const url = await new Promise<string>((resolve, reject) => {
+    child.stdout!.on('data', (chunk) => {
+      const match = /listening on (http:\/\/\S+)/.exec(String(chunk));
+      if (match) resolve(match[1]!);
+    });
+    child.on('exit', (code) => reject(new Error(`upstream exited with ${code}`)));
+  });
+  const log = async () => (await (await fetch(`${url}/__log`)).json()) as UpstreamLogEntry[];
+  const lastUser = (e: UpstreamLogEntry) => [...(e.body?.messages ?? [])].reverse().find((m) => m.role === 'user')?.content;
+  return {
+    url,
+    log,
+    requestsFor: async (message) => (await log()).filter((e) => e.kind === 'request' && lastUser(e) === message),
+    async waitFor(predicate) {
+      for (let i = 0; i < 100; i++) {
+        const entries = await log();
+        if (predicate(entries)) return entries;
+        await new Promise((r) => setTimeout(r, 50));
+      }
+      throw new Error('the upstream never reached the expected state');
+    },
+    stop: () => child.kill(),
+  };
+}
