@@ -6,13 +6,16 @@
  *   tools/list (median and spread of RUNS processes);
  * - warm throughput: tools/list over loopback HTTP against our local server and against a raw node:http
  *   server returning a fixed JSON body (the floor), each in its own process, CONCURRENCY fetch clients in
- *   this process for DURATION_MS. With 2 cores the client shares the machine, so ratios matter, not totals.
+ *   this process for DURATION_MS. With 2 cores the client shares the machine, so ratios matter, not totals;
+ * - proxy overhead: chat_with_agent through the built artifact over calling a fast local upstream directly
+ *   (bench/proxy.mjs).
  */
 
 import { spawnSync, spawn } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { builtFunctionPath } from '../scripts/load-built.mjs';
+import { measureProxyOverhead } from './proxy.mjs';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const RUNS = Number(process.env.BENCH_RUNS ?? 15);
@@ -91,7 +94,10 @@ async function measureServer(args) {
 const floor = () => measureServer(['-e', FLOOR_SERVER]);
 const ours = () => measureServer(['--import', 'tsx', 'scripts/serve.ts']);
 
-const results = { date: new Date().toISOString(), node: process.version, coldStart: coldStart(), floor: await floor(), agentMcp: await ours() };
+const results = {
+  date: new Date().toISOString(), node: process.version,
+  coldStart: coldStart(), floor: await floor(), agentMcp: await ours(), proxy: await measureProxyOverhead(),
+};
 results.agentMcp.ratioToFloor = round(results.agentMcp.requestsPerSecond / results.floor.requestsPerSecond * 100) / 100;
 
 const table = `| measure | value |
@@ -100,6 +106,7 @@ const table = `| measure | value |
 | of which import / first tools/list | ${results.coldStart.medianImportMs} ms / ${results.coldStart.medianFirstRequestMs} ms |
 | warm tools/list, raw node:http floor | ${results.floor.requestsPerSecond} req/s, p50 ${results.floor.p50Ms} ms, p99 ${results.floor.p99Ms} ms |
 | warm tools/list, agent-mcp (npm start) | ${results.agentMcp.requestsPerSecond} req/s, p50 ${results.agentMcp.p50Ms} ms, p99 ${results.agentMcp.p99Ms} ms (${results.agentMcp.ratioToFloor}× floor) |
+| chat_with_agent proxy overhead over a direct upstream call, ${results.proxy.calls} calls | p50 ${results.proxy.overheadP50Ms} ms, p99 ${results.proxy.overheadP99Ms} ms (direct p50 ${results.proxy.directP50Ms} ms, through agent-mcp ${results.proxy.proxiedP50Ms} ms) |
 `;
 mkdirSync(`${ROOT}bench/results`, { recursive: true });
 writeFileSync(`${ROOT}bench/results/latest.json`, `${JSON.stringify(results, null, 2)}\n`);

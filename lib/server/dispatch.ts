@@ -147,8 +147,11 @@ function watchCancellation(call: CallContext, id: RequestId) {
       await call.store.waitForWrite(key, { signal: done.signal, timeoutMs: LONGEST_CALL_MS });
     }
   })().catch(() => undefined);
-  return { signal: AbortSignal.any([call.signal, cancelled.signal]), stop: () => done.abort() };
+  return { signal: AbortSignal.any([call.signal, cancelled.signal]), stop: () => done.abort(CALL_DONE) };
 }
+
+/** A fixed reason: aborting without one allocates a DOMException on every call. */
+const CALL_DONE = new Error('The call finished.');
 
 function toRpcError(error: unknown, method: string): RpcError {
   if (error instanceof McpError) return error.toJSON();
