@@ -29,7 +29,11 @@ export async function requestClient(
       ? `The request was cancelled while waiting for the client's ${method} answer.`
       : `The client did not answer ${method} in time.`);
   }
-  if ('error' in reply) throw new McpError(reply.error.code, reply.error.message, reply.error.data);
+  // The client's error code speaks of our request to it (e.g. -32601: it has no sampling); reusing it for
+  // the client's own call would mislead, so the call fails as an internal error carrying the client's answer.
+  if ('error' in reply) {
+    throw new McpError(INTERNAL_ERROR, `The client answered ${method} with an error: ${reply.error.message}`, { clientError: reply.error });
+  }
   return isObject(reply.result) ? reply.result : {};
 }
 

@@ -35,7 +35,12 @@ function mirroredHeaders(body: Record<string, unknown>, legacyVersion: string): 
 }
 
 export class InProcessTransport {
-  onmessage?: (message: JsonRpcMessage) => void;
+  /**
+   * Receives `JsonRpcMessage`s. The parameter is typed as wide as `object` so that the SDK's `Transport`, whose
+   * handler is generic over its own JSON-RPC message type (not ours: its error responses may omit `id`),
+   * accepts this transport.
+   */
+  onmessage?: (message: JsonRpcMessage | object) => void;
   onclose?: () => void;
   onerror?: (error: Error) => void;
   sessionId?: string;
@@ -53,9 +58,13 @@ export class InProcessTransport {
     this.#version = version;
   }
 
-  async send(message: JsonRpcMessage): Promise<void> {
+  /**
+   * Takes any value, as the HTTP endpoint takes any body: classification validates it. (Typed `unknown` so the
+   * SDK's `Transport.send(JSONRPCMessage)` accepts this transport; its message type is not ours.)
+   */
+  async send(message: unknown): Promise<void> {
     if (this.#closed.signal.aborted) throw new Error('The in-process transport is closed.');
-    const classified = classifyBody(message, mirroredHeaders(message as unknown as Record<string, unknown>, this.#version));
+    const classified = classifyBody(message, mirroredHeaders(isObject(message) ? message : {}, this.#version));
     if (classified.kind === 'reject') return this.#deliver(errorMessage(classified.id, classified.error));
     const call: CallContext = {
       era: classified.kind,

@@ -102,13 +102,16 @@ describe('server-to-client requests without sessions', () => {
     expect(reply).toMatchObject({ id: 'e1', result: { content: [{ text: expect.stringContaining('ada@example.com') }] } });
   });
 
-  test('an error answer from the client becomes the call\'s JSON-RPC error', async () => {
+  test('an error answer from the client fails the call as an internal error carrying the client\'s answer', async () => {
     const response = await post(server.mcpUrl, call('test_sampling', { prompt: 'hi' }, undefined, 's1'), { 'mcp-protocol-version': '2025-06-18' });
     const stream = readSse(response);
     const request = JSON.parse((await stream.next())!.data);
     expect(request.method).toBe('sampling/createMessage');
     await post(server.mcpUrl, { jsonrpc: '2.0', id: request.id, error: { code: -1, message: 'User rejected sampling' } }, { 'mcp-protocol-version': '2025-06-18' });
     const [reply] = await stream.rest();
-    expect(reply).toMatchObject({ id: 's1', error: { code: -1, message: 'User rejected sampling' } });
+    expect(reply).toMatchObject({
+      id: 's1',
+      error: { code: -32603, message: expect.stringContaining('User rejected sampling'), data: { clientError: { code: -1 } } },
+    });
   });
 });
