@@ -56,6 +56,8 @@ export interface RequestContext extends CallContext {
   inputResponses: Record<string, unknown>;
   /** Modern wire (MRTR): the verified application state we asked the client to carry. */
   requestState?: unknown;
+  /** The request's `params._meta` as the client sent it (e.g. an x402 payment under `x402/payment`). */
+  meta: Record<string, unknown>;
 }
 
 /** Legacy clients get logs at `info` and above unless a level is known; see README "Logging". */
@@ -78,6 +80,7 @@ export function createRequestContext(
     requestId,
     method,
     inputResponses: extra.inputResponses ?? {},
+    meta,
     requestState: extra.requestState,
     progress(progress, total, message) {
       if (progressToken === undefined || !call.outbound || call.signal.aborted) return;

@@ -1,0 +1,59 @@
+/**
+ * The endpoint's rate limits from the environment (README "Rate limits"): `RATE_LIMIT_IP` is checked before
+ * auth, `RATE_LIMIT_PRINCIPAL` right after it, `RATE_LIMIT_ON_ERROR` (`open` | `closed`) decides what a
+ * Redis fault does. With Upstash configured every instance shares one budget; without it each instance
+ * counts in memory. All of it is resolved once at start-up; a limit that is off adds no step at all.
+ */
+
+import type { Principal } from '../server/context.js';
+import { DEFAULT_PREFIX, type UpstashConfig } from '../store/upstash-config.js';
+import { clientIp, createLimitCheck, type FailurePolicy } from './check.js';
+import { createMemoryLimiter } from './memory.js';
+import { parseRate, type Rate } from './rate.js';
+import type { LimitScope } from './reply.js';
+import { createUpstashLimiter } from './upstash.js';
+
+type Env = Record<string, string | undefined>;
+
+export interface RequestLimits {
+  /** The per-IP step (before auth); absent when RATE_LIMIT_IP is off. */
+  byIp?: (request: Request) => Promise<Response | undefined>;
+  /** The per-principal step (after auth); absent when RATE_LIMIT_PRINCIPAL is off. */
+  byPrincipal?: (principal: Principal) => Promise<Response | undefined>;
+  /** One line for the start-up log. */
+  summary: string;
+}
+
+export interface LimitsOptions {
+  /** Key namespace in Redis (default `agent-mcp:`), followed by `rl:<scope>`. */
+  prefix?: string;
+}
+
+function readFailurePolicy(env: Env): FailurePolicy {
+  const value = env.RATE_LIMIT_ON_ERROR?.trim().toLowerCase() || 'open';
+  if (value !== 'open' && value !== 'closed') {
+    throw new TypeError(`RATE_LIMIT_ON_ERROR must be open or closed, got "${env.RATE_LIMIT_ON_ERROR}".`);
+  }
+  return value;
+}
+
+/** The limits configured in `env`, on Upstash when `upstash` is given; undefined when both are off. */
+export function createLimitsFromEnv(env: Env, upstash: UpstashConfig | undefined, options: LimitsOptions = {}): RequestLimits | undefined {
+  const ip = parseRate('RATE_LIMIT_IP', env.RATE_LIMIT_IP);
+  const principal = parseRate('RATE_LIMIT_PRINCIPAL', env.RATE_LIMIT_PRINCIPAL);
+  const policy = readFailurePolicy(env);
+  if (!ip && !principal) return undefined;
+  const prefix = options.prefix ?? DEFAULT_PREFIX;
+  const check = (scope: LimitScope, rate: Rate) => createLimitCheck(scope, rate, upstash
+    ? createUpstashLimiter(rate, upstash, { prefix: `${prefix}rl:${scope}` })
+    : createMemoryLimiter(rate), policy);
+  const trustForwarded = Boolean(env.VERCEL);
+  const byIp = ip && check('ip', ip);
+  const byPrincipal = principal && check('principal', principal);
+  const where = upstash ? 'shared on Upstash' : 'counted per instance in memory';
+  return {
+    ...(byIp ? { byIp: (request: Request) => byIp(clientIp(request, trustForwarded)) } : {}),
+    ...(byPrincipal ? { byPrincipal: (p: Principal) => byPrincipal(p.subject) } : {}),
+    summary: `rate limits: ip ${ip?.text ?? 'off'}, principal ${principal?.text ?? 'off'} (${where}; on a Redis fault: fail ${policy})`,
+  };
+}

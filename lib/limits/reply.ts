@@ -1,0 +1,46 @@
+/**
+ * The refusals of a rate limit. Over the limit: 429 with `Retry-After` (RFC 9110 §10.2.3) and the IETF draft
+ * fields `RateLimit-Policy` / `RateLimit` (draft-ietf-httpapi-ratelimit-headers-09 §3, §4: a quoted policy
+ * name with `q` quota and `w` window, and `r` remaining with `t` seconds to reset), plus a JSON-RPC error a
+ * model can read. The limit is checked before the body is read, so the error's id is null (JSON-RPC 2.0 §5).
+ */
+
+import { RATE_LIMITED, RATE_LIMITED_MESSAGE } from '../protocol/errors.js';
+import { errorReply, refuse } from '../http/replies.js';
+import type { Rate } from './rate.js';
+
+export type LimitScope = 'ip' | 'principal';
+
+const SCOPE_WORDS: Record<LimitScope, string> = { ip: 'per IP address', principal: 'per caller' };
+
+/** Seconds until `reset`, at least 1 (a 0 would invite an immediate retry that fails again). */
+function secondsUntil(reset: number, now: number): number {
+  return Math.max(1, Math.ceil((reset - now) / 1000));
+}
+
+export function tooManyRequests(scope: LimitScope, rate: Rate, reset: number, now = Date.now()): Response {
+  const retryAfter = secondsUntil(reset, now);
+  const message = `${RATE_LIMITED_MESSAGE}: at most ${rate.limit} request${rate.limit === 1 ? '' : 's'} ${SCOPE_WORDS[scope]} every ${describeWindow(rate.windowMs)}. Retry after ${retryAfter} s.`;
+  return errorReply(429, {
+    code: RATE_LIMITED,
+    message,
+    data: { scope, limit: rate.limit, windowSeconds: rate.windowMs / 1000, retryAfterSeconds: retryAfter },
+  }, null, {
+    'retry-after': String(retryAfter),
+    'ratelimit-policy': `"${scope}";q=${rate.limit};w=${Math.ceil(rate.windowMs / 1000)}`,
+    ratelimit: `"${scope}";r=0;t=${retryAfter}`,
+    'cache-control': 'no-store',
+  });
+}
+
+/** The fail-closed answer when the limiter cannot decide (RATE_LIMIT_ON_ERROR=closed). */
+export function limitUnavailable(): Response {
+  return refuse(503, 'Service unavailable: the rate limiter cannot be reached; try again shortly.', { 'retry-after': '1' });
+}
+
+function describeWindow(ms: number): string {
+  for (const [unit, size] of [['day', 86_400_000], ['hour', 3_600_000], ['minute', 60_000]] as const) {
+    if (ms % size === 0) return ms === size ? unit : `${ms / size} ${unit}s`;
+  }
+  return ms === 1000 ? 'second' : `${ms / 1000} seconds`;
+}

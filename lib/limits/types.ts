@@ -1,0 +1,21 @@
+/**
+ * The one narrow interface every limiter implements. Answers are plain values: a limiter never throws for
+ * an infrastructure fault, it says it could not decide, and the caller applies the failure policy.
+ */
+
+export interface LimitCount {
+  limit: number;
+  remaining: number;
+  /** When the current window ends (Unix ms). */
+  reset: number;
+}
+
+export type LimitOutcome =
+  | ({ kind: 'allowed' } & LimitCount)
+  | ({ kind: 'denied' } & LimitCount)
+  | { kind: 'unavailable'; reason: string };
+
+export interface Limiter {
+  /** Counts one request for `identifier` and says whether it is within the limit. */
+  limit(identifier: string): Promise<LimitOutcome>;
+}

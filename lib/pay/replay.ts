@@ -1,0 +1,69 @@
+/**
+ * One payment, one settlement, across instances. An EIP-3009 authorization is identified by its payer and
+ * nonce (the token contract accepts each once; EIP-3009 §transferWithAuthorization). The first paid result is
+ * kept in the store under that id, so a replayed payment gets that result back and is never verified or
+ * settled again; uses of one payment at the same time are serialised by a claim in the store.
+ */
+
+import type { PaymentPayload } from '@x402/core/types';
+import type { ToolResult } from '../server/registry.js';
+import type { Store } from '../store/types.js';
+
+/** What a settled payment bought: the result, bound to the call it paid for. */
+export interface PaidRecord {
+  fingerprint: string;
+  result: ToolResult;
+}
+
+export type Claim = { kind: 'claimed' } | { kind: 'recorded'; record: PaidRecord } | { kind: 'busy' };
+
+/** A claim outlives the longest call (15 min), so a crashed instance frees the payment eventually. */
+const CLAIM_TTL_MS = 15 * 60_000;
+/** Long enough for any retry; the authorization itself expires within X402 maxTimeoutSeconds. */
+const RECORD_TTL_MS = 24 * 60 * 60_000;
+const POLL_MS = 1_000;
+
+const recordKey = (id: string) => `x402:paid:${id}`;
+const claimKey = (id: string) => `x402:claim:${id}`;
+
+function hex(bytes: ArrayBuffer): string {
+  return Array.from(new Uint8Array(bytes), (b) => b.toString(16).padStart(2, '0')).join('');
+}
+
+/** SHA-256 of the JSON of `parts`, hex. */
+export async function fingerprintOf(parts: unknown): Promise<string> {
+  return hex(await crypto.subtle.digest('SHA-256', new TextEncoder().encode(JSON.stringify(parts))));
+}
+
+/** The payment's on-chain identity: network, payer and nonce of its authorization (or its signature's hash). */
+export async function paymentIdOf(payload: PaymentPayload): Promise<string> {
+  const authorization = payload.payload.authorization as { from?: unknown; nonce?: unknown } | undefined;
+  if (typeof authorization?.from === 'string' && typeof authorization.nonce === 'string') {
+    return `${payload.accepted.network}:${authorization.from}:${authorization.nonce}`.toLowerCase();
+  }
+  return `${payload.accepted.network}:sig:${await fingerprintOf(payload.payload)}`;
+}
+
+/** Takes the payment for this call, or returns what its earlier use recorded; waits while another call holds it. */
+export async function claimPayment(store: Store, id: string, signal: AbortSignal): Promise<Claim> {
+  const deadline = Date.now() + CLAIM_TTL_MS;
+  for (;;) {
+    const record = await store.get<PaidRecord>(recordKey(id));
+    if (record) return { kind: 'recorded', record };
+    if ((await store.append(claimKey(id), 1, CLAIM_TTL_MS)) === 1) return { kind: 'claimed' };
+    for (;;) {
+      await store.waitForWrite(recordKey(id), { signal, timeoutMs: POLL_MS });
+      if (signal.aborted || Date.now() >= deadline) return { kind: 'busy' };
+      if (await store.get(recordKey(id))) break;
+      if ((await store.range(claimKey(id), 0)).length === 0) break;
+    }
+  }
+}
+
+export async function recordPaid(store: Store, id: string, record: PaidRecord): Promise<void> {
+  await store.set(recordKey(id), record, RECORD_TTL_MS);
+}
+
+export async function releasePayment(store: Store, id: string): Promise<void> {
+  await store.delete(claimKey(id));
+}

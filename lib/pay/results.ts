@@ -1,0 +1,50 @@
+/**
+ * The tool results of x402 over MCP (reference §A5): payment required is an `isError` result with the
+ * PaymentRequired object in `structuredContent` and as JSON text; a settlement failure is the same, with the
+ * failed receipt beside it and the tool's output withheld; an unreachable facilitator is a plain error saying
+ * nothing was charged (it carries no PaymentRequired, so clients do not sign a payment that cannot be checked).
+ */
+
+import type { ResourceInfo, SettleResponse } from '@x402/core/types';
+import type { ToolResult } from '../server/registry.js';
+import type { PaymentEngine } from './engine.js';
+import { PAYMENT_RESPONSE_META_KEY } from './payload.js';
+
+const messageOf = (error: unknown) => (error instanceof Error ? error.message : String(error));
+
+function jsonResult(value: Record<string, unknown>): ToolResult {
+  return { content: [{ type: 'text', text: JSON.stringify(value) }], structuredContent: value, isError: true };
+}
+
+export function facilitatorUnavailable(engine: PaymentEngine, reason: string): ToolResult {
+  const host = new URL(engine.config.facilitatorUrl).host;
+  return {
+    content: [{
+      type: 'text',
+      text: `Payment could not be processed: the x402 facilitator (${host}) could not be reached (${reason}). Nothing was charged; try again later.`,
+    }],
+    isError: true,
+  };
+}
+
+/** PaymentRequired, with `error` saying why (missing, refused, already used). */
+export async function paymentRequired(engine: PaymentEngine, resource: ResourceInfo, error: string): Promise<ToolResult> {
+  try {
+    return jsonResult(await engine.paymentRequired(resource, error) as unknown as Record<string, unknown>);
+  } catch (cause) {
+    return facilitatorUnavailable(engine, messageOf(cause));
+  }
+}
+
+/** After the tool ran, settlement failed: the output is withheld (reference §A5 rule 7). */
+export async function settlementFailed(
+  engine: PaymentEngine,
+  resource: ResourceInfo,
+  reason: string,
+  receipt?: SettleResponse,
+): Promise<ToolResult> {
+  const required = await paymentRequired(engine, resource, `Payment settlement failed: ${reason}`);
+  if (!required.structuredContent) return required;
+  const failure = receipt ?? { success: false, errorReason: reason, transaction: '', network: engine.config.network };
+  return jsonResult({ ...(required.structuredContent as Record<string, unknown>), [PAYMENT_RESPONSE_META_KEY]: failure });
+}

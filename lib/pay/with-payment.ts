@@ -1,0 +1,76 @@
+/**
+ * Paid tools: `withPayment(tool, engine)` returns the same tool behind an x402 v2 paywall (reference §A5;
+ * the order follows @x402/mcp's `createPaymentWrapper`): no payment → PaymentRequired; payment → verified by
+ * the facilitator before the tool runs; the tool's failure → passed through, nothing settled; success →
+ * settled, receipt in `_meta["x402/payment-response"]`; settlement failure → output withheld. A payment used
+ * again gets the first result back without a second settlement (replay.ts). The dispatcher never hears of it.
+ */
+
+import type * as z from 'zod';
+import type { RequestContext } from '../server/context.js';
+import {
+  isInputRequired, type InputRequired, type RegistryDefinition, type ToolDefinition, type ToolResult,
+} from '../server/registry.js';
+import type { PaymentEngine } from './engine.js';
+import { PAYMENT_RESPONSE_META_KEY, readPayment } from './payload.js';
+import { claimPayment, fingerprintOf, paymentIdOf, recordPaid, releasePayment } from './replay.js';
+import { facilitatorUnavailable, paymentRequired, settlementFailed } from './results.js';
+
+/** Where tools/list shows that a tool is paid, and its price. */
+export const PRICE_META_KEY = 'x402/price';
+
+export function withPayment<Input extends z.ZodType>(tool: ToolDefinition<Input>, engine: PaymentEngine): ToolDefinition<Input> {
+  const { price, network, payTo } = engine.config;
+  const resource = { url: `mcp://tool/${tool.name}`, description: `Tool: ${tool.name}`, mimeType: 'application/json' };
+
+  async function runPaid(args: z.output<Input>, ctx: RequestContext): Promise<ToolResult | InputRequired> {
+    const input = readPayment(ctx.meta);
+    if (input.kind === 'none') return paymentRequired(engine, resource, 'Payment required to access this tool');
+    if (input.kind === 'invalid') return paymentRequired(engine, resource, input.reason);
+    const { payload } = input;
+    const id = await paymentIdOf(payload);
+    // The payment pays for this call only: same tool, arguments and caller.
+    const fingerprint = await fingerprintOf([tool.name, args, ctx.principal?.subject ?? '', payload.payload]);
+    const claim = await claimPayment(ctx.store, id, ctx.signal);
+    if (claim.kind === 'recorded') {
+      return claim.record.fingerprint === fingerprint
+        ? claim.record.result
+        : paymentRequired(engine, resource, 'payment_already_used: this payment already paid for another call');
+    }
+    if (claim.kind === 'busy') {
+      return { content: [{ type: 'text', text: 'A call paid with this payment is still running; send the same payment again later to get its result.' }], isError: true };
+    }
+    try {
+      const verified = await engine.verify(payload);
+      if (verified.kind === 'unavailable') return facilitatorUnavailable(engine, verified.reason);
+      if (verified.kind === 'refused') return paymentRequired(engine, resource, verified.reason);
+      const result = await tool.run(args, ctx);
+      if (isInputRequired(result) || result.isError) return result;
+      const settled = await engine.settle(payload, verified.requirements);
+      if (settled.kind === 'failed') return settlementFailed(engine, resource, settled.reason, settled.receipt);
+      const paid: ToolResult = { ...result, _meta: { ...result._meta, [PAYMENT_RESPONSE_META_KEY]: settled.receipt } };
+      await recordPaid(ctx.store, id, { fingerprint, result: paid }).catch((error) => {
+        console.error('[agent-mcp] a settled payment could not be recorded; a replay of it would be refused by the chain:', error);
+      });
+      return paid;
+    } finally {
+      await releasePayment(ctx.store, id).catch(() => undefined);
+    }
+  }
+
+  // No outputSchema on a paid tool: its PaymentRequired results cannot match the tool's own schema, and SDK v1
+  // clients (which @x402/mcp's client builds on) validate structuredContent even on isError results, so they
+  // would reject the payment request itself. Successful results keep their structuredContent.
+  const { output: _unlisted, ...listed } = tool;
+  return {
+    ...listed,
+    description: `${tool.description} Each call costs ${price}, paid with x402 on ${network}.`,
+    _meta: { ...tool._meta, [PRICE_META_KEY]: { scheme: 'exact', price, network, payTo } },
+    run: runPaid,
+  };
+}
+
+/** `definition` with the tool called `name` made paid; other entries unchanged. */
+export function withPaidTool(definition: RegistryDefinition, name: string, engine: PaymentEngine): RegistryDefinition {
+  return { ...definition, tools: definition.tools?.map((tool) => (tool.name === name ? withPayment(tool, engine) : tool)) };
+}

@@ -1,0 +1,85 @@
+/** The limit steps of the MCP endpoint over real loopback HTTP (memory limiter; the Upstash one is in upstash.test.ts). */
+
+import { afterAll, afterEach, beforeAll, describe, expect, test, vi } from 'vitest';
+import { createMcpHandler } from '../../api/mcp.js';
+import { createApp, createDefaultApp, defaultDefinitions } from '../../lib/app.js';
+import { createLimitsFromEnv } from '../../lib/limits/index.js';
+import { RATE_LIMITED } from '../../lib/protocol/errors.js';
+import { startTestServer, type TestServer } from '../support/server.js';
+import { post } from '../support/rpc.js';
+
+const ping = (id: number | string) => ({ jsonrpc: '2.0', id, method: 'ping' });
+const LEGACY = { 'mcp-protocol-version': '2025-11-25' };
+
+let server: TestServer;
+beforeAll(async () => {
+  const app = createApp({
+    definitions: defaultDefinitions({}),
+    origin: { local: true, allowedOrigins: new Set() },
+    stateSecret: 'x'.repeat(32),
+    limits: createLimitsFromEnv({ RATE_LIMIT_IP: '2/1m' }, undefined),
+  });
+  server = await startTestServer(createMcpHandler(app));
+});
+afterAll(() => server.close());
+afterEach(() => vi.restoreAllMocks());
+
+describe('the per-IP limit', () => {
+  test('over the limit: 429 with Retry-After, RateLimit-Policy, RateLimit and a JSON-RPC error a model can read', async () => {
+    expect((await post(server.mcpUrl, ping(1), LEGACY)).status).toBe(200);
+    expect((await post(server.mcpUrl, ping(2), LEGACY)).status).toBe(200);
+    const refused = await post(server.mcpUrl, ping(3), LEGACY);
+    expect(refused.status).toBe(429);
+    const retryAfter = Number(refused.headers.get('retry-after'));
+    expect(retryAfter).toBeGreaterThanOrEqual(1);
+    expect(retryAfter).toBeLessThanOrEqual(60);
+    expect(refused.headers.get('ratelimit-policy')).toBe('"ip";q=2;w=60');
+    expect(refused.headers.get('ratelimit')).toBe(`"ip";r=0;t=${retryAfter}`);
+    expect(refused.headers.get('content-type')).toBe('application/json');
+    expect(await refused.json()).toEqual({
+      jsonrpc: '2.0',
+      id: null,
+      error: {
+        code: RATE_LIMITED,
+        message: `Rate limit exceeded: at most 2 requests per IP address every minute. Retry after ${retryAfter} s.`,
+        data: { scope: 'ip', limit: 2, windowSeconds: 60, retryAfterSeconds: retryAfter },
+      },
+    });
+  });
+
+  test('it comes after the method check: a PUT is still 405, a preflight still 204', async () => {
+    expect((await fetch(server.mcpUrl, { method: 'PUT' })).status).toBe(405);
+    expect((await fetch(server.mcpUrl, { method: 'OPTIONS' })).status).toBe(204);
+  });
+});
+
+describe('the per-principal limit', () => {
+  test('counts each principal on its own and refuses with the principal scope', async () => {
+    const limits = createLimitsFromEnv({ RATE_LIMIT_PRINCIPAL: '1/1h' }, undefined)!;
+    const alice = { subject: 'alice', scopes: [] };
+    expect(await limits.byPrincipal!(alice)).toBeUndefined();
+    const refused = (await limits.byPrincipal!(alice))!;
+    expect(refused.status).toBe(429);
+    expect(refused.headers.get('ratelimit-policy')).toBe('"principal";q=1;w=3600');
+    expect((await refused.json()).error.message).toMatch(/^Rate limit exceeded: at most 1 request per caller every hour\./);
+    expect(await limits.byPrincipal!({ subject: 'bob', scopes: [] })).toBeUndefined();
+  });
+});
+
+describe('start-up', () => {
+  test('a bad RATE_LIMIT_IP stops the deployment\'s app from starting, naming the variable', () => {
+    vi.spyOn(console, 'info').mockImplementation(() => undefined);
+    expect(() => createDefaultApp({ RATE_LIMIT_IP: '60 per minute' }))
+      .toThrow(new TypeError('RATE_LIMIT_IP must look like 60/1m (requests per window; s, m, h or d) or off, got "60 per minute".'));
+  });
+
+  test('the deployment\'s app logs its store and limits; memory says it is one process only', () => {
+    const info = vi.spyOn(console, 'info').mockImplementation(() => undefined);
+    const app = createDefaultApp({ RATE_LIMIT_IP: '60/1m' });
+    expect(app.store.shared).toBe(false);
+    expect(app.limits?.byIp).toBeTypeOf('function');
+    const lines = info.mock.calls.map((args) => String(args[0]));
+    expect(lines).toContain('[agent-mcp] rate limits: ip 60/1m, principal off (counted per instance in memory; on a Redis fault: fail open)');
+    expect(lines.find((line) => line.includes('store: memory'))).toMatch(/this process only/);
+  });
+});

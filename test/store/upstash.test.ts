@@ -1,0 +1,108 @@
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { UpstashStore } from '../../lib/store/upstash.js';
+import { readUpstashConfig } from '../../lib/store/upstash-config.js';
+import { startSharedRedis, type SharedRedis } from '../support/shared-redis.js';
+import { storeContract } from './contract.js';
+
+let redis: SharedRedis;
+beforeAll(async () => {
+  redis = await startSharedRedis();
+});
+afterAll(() => redis.stop());
+
+const newStore = (prefix = `t${crypto.randomUUID().slice(0, 8)}:`) => new UpstashStore(redis.config, { prefix });
+
+storeContract('upstash (real redis-server behind the REST bridge)', () => newStore());
+
+describe('upstash store across instances', () => {
+  test('says it is shared by every instance', () => {
+    expect(newStore().shared).toBe(true);
+  });
+
+  test('a write from another instance wakes a waiter (polling the write counter)', async () => {
+    const prefix = `x${crypto.randomUUID().slice(0, 8)}:`;
+    const [reader, writer] = [newStore(prefix), newStore(prefix)];
+    expect(await reader.get('k')).toBeUndefined();
+    const waiting = reader.waitForWrite('k', { timeoutMs: 5_000 });
+    await writer.set('k', 'from elsewhere', 10_000);
+    expect(await waiting).toBe(true);
+    expect(await reader.get('k')).toBe('from elsewhere');
+  });
+
+  test('a write landing between a read and the wait still wakes the waiter', async () => {
+    const prefix = `r${crypto.randomUUID().slice(0, 8)}:`;
+    const [reader, writer] = [newStore(prefix), newStore(prefix)];
+    expect(await reader.range('log', 0)).toEqual([]);
+    await writer.append('log', 'early', 10_000);
+    expect(await reader.waitForWrite('log', { timeoutMs: 5_000 })).toBe(true);
+  });
+
+  test('a wait with no write from anywhere ends at its timeout', async () => {
+    const prefix = `n${crypto.randomUUID().slice(0, 8)}:`;
+    const store = newStore(prefix);
+    expect(await store.get('quiet')).toBeUndefined();
+    expect(await store.waitForWrite('quiet', { timeoutMs: 300 })).toBe(false);
+  });
+});
+
+describe('upstash store keys and values', () => {
+  test('keys are namespaced by the prefix and every key expires', async () => {
+    const prefix = `ns${crypto.randomUUID().slice(0, 8)}:`;
+    const store = newStore(prefix);
+    await store.set('value', { a: 1 }, 60_000);
+    await store.append('list', 'x', 60_000);
+    const [keys] = await redis.direct.send([['KEYS', `${prefix}*`]]);
+    expect((keys as string[]).sort()).toEqual([
+      `${prefix}list`, `${prefix}value`, `${prefix}~written:list`, `${prefix}~written:value`,
+    ]);
+    const ttls = await redis.direct.send((keys as string[]).map((k) => ['PTTL', k]));
+    for (const ttl of ttls) expect(ttl).toBeGreaterThan(0);
+  });
+
+  test('values keep their JSON types (a stored "42" stays a string)', async () => {
+    const store = newStore();
+    await store.set('s', '42', 10_000);
+    await store.set('n', 42, 10_000);
+    await store.set('u', 'héllo ✓', 10_000);
+    await store.append('l', '7', 10_000);
+    expect(await store.get('s')).toBe('42');
+    expect(await store.get('n')).toBe(42);
+    expect(await store.get('u')).toBe('héllo ✓');
+    expect(await store.range('l', 0)).toEqual(['7']);
+  });
+
+  test('each operation is one round trip', async () => {
+    const store = newStore();
+    await store.get('warm-up');
+    const count = async (operation: () => Promise<unknown>) => {
+      const before = redis.bridge.requests.length;
+      await operation();
+      return redis.bridge.requests.length - before;
+    };
+    expect(await count(() => store.set('k', 1, 10_000))).toBe(1);
+    expect(await count(() => store.get('k'))).toBe(1);
+    expect(await count(() => store.append('l', 1, 10_000))).toBe(1);
+    expect(await count(() => store.range('l', 0))).toBe(1);
+    expect(await count(() => store.delete('k'))).toBe(1);
+  });
+});
+
+describe('upstash configuration', () => {
+  test('UPSTASH_REDIS_REST_* wins over KV_REST_API_*', () => {
+    expect(readUpstashConfig({
+      UPSTASH_REDIS_REST_URL: 'https://a.upstash.io', UPSTASH_REDIS_REST_TOKEN: 't1',
+      KV_REST_API_URL: 'https://b.upstash.io', KV_REST_API_TOKEN: 't2',
+    })).toEqual({ url: 'https://a.upstash.io', token: 't1', urlVariable: 'UPSTASH_REDIS_REST_URL' });
+    expect(readUpstashConfig({ KV_REST_API_URL: 'https://b.upstash.io/', KV_REST_API_TOKEN: 't2' }))
+      .toEqual({ url: 'https://b.upstash.io', token: 't2', urlVariable: 'KV_REST_API_URL' });
+    expect(readUpstashConfig({})).toBeUndefined();
+  });
+
+  test.each([
+    [{ UPSTASH_REDIS_REST_URL: 'https://a.upstash.io' }, 'UPSTASH_REDIS_REST_TOKEN must be set when UPSTASH_REDIS_REST_URL is.'],
+    [{ KV_REST_API_TOKEN: 't' }, 'KV_REST_API_URL must be set when KV_REST_API_TOKEN is.'],
+    [{ UPSTASH_REDIS_REST_URL: 'redis://a:6379', UPSTASH_REDIS_REST_TOKEN: 't' }, 'UPSTASH_REDIS_REST_URL must be an http(s) URL, got "redis://a:6379".'],
+  ])('misconfiguration fails at start-up naming the variable: %j', (env, message) => {
+    expect(() => readUpstashConfig(env)).toThrow(new TypeError(message));
+  });
+});

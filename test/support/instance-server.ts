@@ -1,0 +1,20 @@
+/**
+ * One agent-mcp server process for multi-instance tests (test-only): what a deployment runs, configured by
+ * its environment, on a free port. `INSTANCE_APP=default` serves `createDefaultApp(process.env)` (store,
+ * limits, agents and payments exactly as deployed); `INSTANCE_APP=conformance` serves the conformance fixture
+ * pack on the store the environment selects. Prints "listening on <mcp url>".
+ * Run: PORT=0 INSTANCE_APP=default node --import tsx test/support/instance-server.ts
+ */
+
+import { createMcpHandler } from '../../api/mcp.js';
+import { createDefaultApp } from '../../lib/app.js';
+import { selectStore } from '../../lib/store/select.js';
+import { readUpstashConfig } from '../../lib/store/upstash-config.js';
+import { startLocalServer } from '../../scripts/local-server.js';
+import { createConformanceHandler } from '../fixtures/conformance-handler.js';
+
+const handler = process.env.INSTANCE_APP === 'conformance'
+  ? createConformanceHandler({ store: selectStore(readUpstashConfig(process.env)).store })
+  : createMcpHandler(createDefaultApp(process.env));
+const { url } = await startLocalServer({ port: Number(process.env.PORT ?? 0), functions: { '/api/mcp': handler } });
+console.log(`listening on ${url}/mcp`);

@@ -1,0 +1,128 @@
+/**
+ * Test support for x402 (test-only): the real `@x402/evm` exact-scheme facilitator logic running in this
+ * process behind a FAKE CHAIN. The chain is the only fake: signatures are real EIP-712 / ECDSA (payers are
+ * throwaway viem keys), and verification, matching and settlement decisions are the library's own. The
+ * fake chain knows one contract (Base Sepolia USDC), treats every other address as an EOA, remembers used
+ * EIP-3009 nonces like the token contract does, and can be told to revert settlements.
+ *
+ * The facilitator is reachable two ways, both through x402's `FacilitatorClient` interface: in process, or
+ * over HTTP speaking the facilitator API (POST /verify, POST /settle, GET /supported; x402 v2 spec §7), which
+ * the production `HTTPFacilitatorClient` talks to.
+ */
+
+import { createServer, type Server } from 'node:http';
+import { x402Facilitator } from '@x402/core/facilitator';
+import type { FacilitatorClient } from '@x402/core/server';
+import { ExactEvmScheme } from '@x402/evm/exact/facilitator';
+import { getAddress, verifyTypedData, type Hex } from 'viem';
+
+export const TEST_NETWORK = 'eip155:84532' as const;
+/** Base Sepolia USDC, the asset `@x402/evm` picks for a `$` price on eip155:84532. */
+export const TEST_ASSET = '0x036CbD53842c5426634e7929541eC2318f3dCF7e';
+const FACILITATOR_ADDRESS = '0x000000000000000000000000000000000000fAc1';
+
+export interface Transfer {
+  from: string;
+  to: string;
+  value: bigint;
+  nonce: string;
+  hash: Hex;
+}
+
+export interface FakeChain {
+  /** Every transferWithAuthorization the facilitator broadcast and the chain accepted. */
+  transfers: Transfer[];
+  /** Makes settlements revert (true) or succeed again (false). */
+  revertSettlements(on: boolean): void;
+  /** The real facilitator logic on this chain, as an in-process FacilitatorClient. */
+  facilitator: FacilitatorClient;
+}
+
+export function createFakeChain(): FakeChain {
+  const transfers: Transfer[] = [];
+  const usedNonces = new Set<string>();
+  let reverting = false;
+  const nonceKey = (from: unknown, nonce: unknown) => `${String(from).toLowerCase()}:${String(nonce).toLowerCase()}`;
+
+  const signer = {
+    getAddresses: () => [FACILITATOR_ADDRESS] as const,
+    async getCode({ address }: { address: Hex }) {
+      return (getAddress(address) === getAddress(TEST_ASSET) ? '0x6080604052' : '0x') as Hex;
+    },
+    async readContract({ functionName, args = [] }: { functionName: string; args?: readonly unknown[] }) {
+      switch (functionName) {
+        case 'authorizationState': return usedNonces.has(nonceKey(args[0], args[1]));
+        case 'balanceOf': return 10n ** 12n;
+        case 'name': return 'USDC';
+        case 'version': return '2';
+        case 'transferWithAuthorization':
+          if (usedNonces.has(nonceKey(args[0], args[5]))) throw new Error('FiatTokenV2: authorization is used or canceled');
+          return undefined;
+        default: return undefined;
+      }
+    },
+    verifyTypedData: (args: Parameters<typeof verifyTypedData>[0]) => verifyTypedData(args),
+    async writeContract({ functionName, args }: { functionName: string; args: readonly unknown[] }) {
+      if (functionName !== 'transferWithAuthorization') throw new Error(`unexpected call ${functionName}`);
+      if (reverting) throw new Error('execution reverted: the fake chain was told to revert');
+      const key = nonceKey(args[0], args[5]);
+      if (usedNonces.has(key)) throw new Error('execution reverted: FiatTokenV2: authorization is used or canceled');
+      usedNonces.add(key);
+      const hash = `0x${crypto.randomUUID().replaceAll('-', '').padEnd(64, '0')}` as Hex;
+      transfers.push({ from: String(args[0]), to: String(args[1]), value: args[2] as bigint, nonce: String(args[5]), hash });
+      return hash;
+    },
+    async sendTransaction(): Promise<Hex> {
+      throw new Error('the fake chain sends no raw transactions');
+    },
+    async waitForTransactionReceipt() {
+      return { status: 'success' };
+    },
+  };
+
+  const facilitator = new x402Facilitator().register(TEST_NETWORK, new ExactEvmScheme(signer));
+  return {
+    transfers,
+    revertSettlements: (on) => {
+      reverting = on;
+    },
+    facilitator: {
+      verify: (payload, requirements) => facilitator.verify(payload, requirements),
+      settle: (payload, requirements) => facilitator.settle(payload, requirements),
+      getSupported: async () => facilitator.getSupported() as Awaited<ReturnType<FacilitatorClient['getSupported']>>,
+    },
+  };
+}
+
+/** The facilitator API over loopback HTTP in front of `facilitator`; `calls` lists the paths it served. */
+export async function serveFacilitator(facilitator: FacilitatorClient) {
+  const calls: string[] = [];
+  const server: Server = createServer(async (req, res) => {
+    let text = '';
+    for await (const chunk of req) text += chunk;
+    calls.push(req.url ?? '');
+    const reply = (status: number, body: unknown) => {
+      res.writeHead(status, { 'content-type': 'application/json' });
+      res.end(JSON.stringify(body, (_, v) => (typeof v === 'bigint' ? v.toString() : v)));
+    };
+    try {
+      if (req.method === 'GET' && req.url === '/supported') return reply(200, await facilitator.getSupported());
+      const body = text ? JSON.parse(text) : {};
+      if (req.method === 'POST' && req.url === '/verify') return reply(200, await facilitator.verify(body.paymentPayload, body.paymentRequirements));
+      if (req.method === 'POST' && req.url === '/settle') return reply(200, await facilitator.settle(body.paymentPayload, body.paymentRequirements));
+      reply(404, { error: 'not found' });
+    } catch (error) {
+      reply(500, { error: String(error) });
+    }
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as { port: number };
+  return {
+    url: `http://127.0.0.1:${port}`,
+    calls,
+    close: () => new Promise<void>((resolve) => {
+      server.close(() => resolve());
+      server.closeAllConnections();
+    }),
+  };
+}

@@ -1,0 +1,59 @@
+/**
+ * Test support: a payer with a throwaway key. It pays the way x402 clients do (`@x402/core` client with the
+ * `@x402/evm` exact scheme), or signs a hand-made EIP-3009 authorization with viem for the cases a well-behaved
+ * client never produces (expired, paying someone else). Both are real EIP-712 signatures.
+ */
+
+import { x402Client } from '@x402/core/client';
+import type { PaymentPayload, PaymentRequired, PaymentRequirements } from '@x402/core/types';
+import { ExactEvmScheme } from '@x402/evm/exact/client';
+import { toHex, type Hex } from 'viem';
+import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
+import { TEST_NETWORK } from './x402-chain.js';
+
+export function createPayer() {
+  const account = privateKeyToAccount(generatePrivateKey());
+  const client = new x402Client().register(TEST_NETWORK, new ExactEvmScheme(account));
+  return {
+    address: account.address,
+    /** What an x402 client sends after reading the PaymentRequired. */
+    pay: (required: PaymentRequired): Promise<PaymentPayload> => client.createPaymentPayload(required),
+    /** A hand-signed EIP-3009 authorization for `requirements`, with any field overridden. */
+    async sign(
+      requirements: PaymentRequirements,
+      override: Partial<{ to: Hex; value: string; validAfter: string; validBefore: string }> = {},
+    ): Promise<PaymentPayload> {
+      const now = Math.floor(Date.now() / 1000);
+      const authorization = {
+        from: account.address,
+        to: (override.to ?? requirements.payTo) as Hex,
+        value: override.value ?? requirements.amount,
+        validAfter: override.validAfter ?? String(now - 600),
+        validBefore: override.validBefore ?? String(now + requirements.maxTimeoutSeconds),
+        nonce: toHex(crypto.getRandomValues(new Uint8Array(32))),
+      };
+      const signature = await account.signTypedData({
+        domain: {
+          name: String(requirements.extra.name),
+          version: String(requirements.extra.version),
+          chainId: Number(requirements.network.split(':')[1]),
+          verifyingContract: requirements.asset as Hex,
+        },
+        types: {
+          TransferWithAuthorization: [
+            { name: 'from', type: 'address' }, { name: 'to', type: 'address' }, { name: 'value', type: 'uint256' },
+            { name: 'validAfter', type: 'uint256' }, { name: 'validBefore', type: 'uint256' }, { name: 'nonce', type: 'bytes32' },
+          ],
+        },
+        primaryType: 'TransferWithAuthorization',
+        message: {
+          ...authorization,
+          value: BigInt(authorization.value),
+          validAfter: BigInt(authorization.validAfter),
+          validBefore: BigInt(authorization.validBefore),
+        },
+      });
+      return { x402Version: 2, accepted: requirements, payload: { authorization, signature } };
+    },
+  };
+}
