@@ -11,6 +11,8 @@ import { SseStream, type EventLog } from './sse.js';
 export interface FrameOptions {
   run(outbound: Outbound): Promise<JsonRpcResponse | undefined>;
   statusOf(reply: JsonRpcResponse): number;
+  /** Extra headers for a single JSON reply (e.g. the step-up challenge of a 403). */
+  headersOf?(reply: JsonRpcResponse): Record<string, string> | undefined;
   /** Set for 2025-11-25 calls: events get ids and are logged for resumption. */
   log?: EventLog;
   onClientGone(): void;
@@ -36,7 +38,7 @@ export function frameCall(options: FrameOptions): Promise<Response> {
         if (reply) sse.send(reply);
         await sse.finish();
       } else {
-        resolve(reply ? jsonReply(reply, options.statusOf(reply)) : accepted());
+        resolve(reply ? jsonReply(reply, options.statusOf(reply), options.headersOf?.(reply)) : accepted());
       }
     }, async (error: unknown) => {
       if (!sse) return reject(error);

@@ -18,6 +18,12 @@ import { accepted, jsonReply } from './replies.js';
 export interface ServeDeps {
   dispatch: Dispatch;
   store: Store;
+  /** Headers for an error reply of this request, e.g. the insufficient_scope challenge of a 403. */
+  errorHeaders?(request: Request, error: { code: number; data?: unknown }): Record<string, string> | undefined;
+}
+
+function headersFor(deps: ServeDeps, request: Request) {
+  return (reply: JsonRpcResponse) => ('error' in reply ? deps.errorHeaders?.(request, reply.error) : undefined);
 }
 
 type Ok<K> = Extract<Classified, { kind: K }>;
@@ -44,6 +50,7 @@ export async function serveLegacy(request: Request, classified: Ok<'legacy'>, de
   return frameCall({
     run: (outbound) => deps.dispatch(classified.messages[0], { ...base, signal: running.signal, outbound }),
     statusOf: (reply) => ('error' in reply ? httpStatusFor('legacy', reply.error.code) : 200),
+    headersOf: headersFor(deps, request),
     log: polling ? { store: deps.store, streamId: crypto.randomUUID(), owner: principal?.subject ?? '' } : undefined,
     onClientGone: () => undefined,
   });
@@ -65,6 +72,7 @@ export async function serveModern(request: Request, classified: Ok<'modern'>, de
   return frameCall({
     run: (outbound) => deps.dispatch(classified.message, { ...call, outbound }),
     statusOf: (reply) => ('error' in reply ? httpStatusFor('modern', reply.error.code) : 200),
+    headersOf: headersFor(deps, request),
     onClientGone: () => gone.abort(new Error('The client closed the response stream.')),
   });
 }

@@ -15,6 +15,18 @@ export const RESOURCE_NOT_FOUND_LEGACY = -32002;
 export const HEADER_MISMATCH = -32020;
 export const MISSING_REQUIRED_CLIENT_CAPABILITY = -32021;
 export const UNSUPPORTED_PROTOCOL_VERSION = -32022;
+/**
+ * Over a rate limit (sent with HTTP 429). New codes go outside the JSON-RPC reserved range -32768..-32000
+ * (2026-07-28 basic/index §Error Codes: -32000..-32019 closed to new codes, -32020..-32099 the spec's), so it
+ * mirrors the HTTP status; plain JSON-RPC 2.0 leaves that range to applications on the legacy wire too.
+ */
+export const RATE_LIMITED = 429;
+export const RATE_LIMITED_MESSAGE = 'Rate limit exceeded';
+/**
+ * The principal lacks a scope the call needs (sent with HTTP 403 and an insufficient_scope challenge);
+ * like RATE_LIMITED it mirrors the HTTP status, outside the reserved JSON-RPC range.
+ */
+export const INSUFFICIENT_SCOPE = 403;
 
 /** A JSON-RPC error object as it goes on the wire. */
 export interface RpcError {
@@ -59,12 +71,14 @@ export const MODERN_ERROR_STATUS: Readonly<Record<number, number>> = {
   [HEADER_MISMATCH]: 400,
   [MISSING_REQUIRED_CLIENT_CAPABILITY]: 400,
   [UNSUPPORTED_PROTOCOL_VERSION]: 400,
+  [INSUFFICIENT_SCOPE]: 403,
 };
 
 /** Legacy wire: only malformed messages change the status; method errors ride on 200 as the SDKs do. */
 export const LEGACY_ERROR_STATUS: Readonly<Record<number, number>> = {
   [PARSE_ERROR]: 400,
   [INVALID_REQUEST]: 400,
+  [INSUFFICIENT_SCOPE]: 403,
 };
 
 /** The HTTP status of a single JSON reply carrying this error code. */

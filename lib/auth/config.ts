@@ -1,0 +1,55 @@
+/**
+ * Bearer auth settings, read once (README "Authentication"). Auth is on when AUTH_ISSUER is set.
+ * Misconfiguration throws at start-up naming the variable.
+ */
+
+type Env = Record<string, string | undefined>;
+
+/** Asymmetric JWS algorithms only: a symmetric one would let anyone holding the public key mint tokens. */
+const ASYMMETRIC = ['RS256', 'RS384', 'RS512', 'PS256', 'PS384', 'PS512', 'ES256', 'ES384', 'ES512', 'EdDSA'];
+
+/** What the auth step checks, from AUTH_*. */
+export interface AuthConfig {
+  /** The authorization server's issuer identifier, compared exactly with `iss` and its metadata's `issuer`. */
+  issuer: string;
+  jwksUrl?: string;
+  /** Fixed audience; otherwise the canonical MCP URL of the request's public origin (RFC 8707). */
+  audience?: string;
+  /** Scopes every tool needs unless it names its own; published in `scopes_supported` and challenges. */
+  scopes: string[];
+  algorithms: string[];
+  clockToleranceSec: number;
+}
+
+const LOOPBACK = new Set(['localhost', '127.0.0.1', '[::1]']);
+
+/** OAuth 2.1 §1.5: authorization server URLs are https; plain http only on loopback, for development. */
+function secureUrl(name: string, value: string): string {
+  let url: URL | undefined;
+  try {
+    url = new URL(value);
+  } catch { /* reported below */ }
+  if (url?.protocol === 'https:' || (url?.protocol === 'http:' && LOOPBACK.has(url.hostname))) return value;
+  throw new TypeError(`${name} must be an absolute https URL (http only for localhost), got "${value}".`);
+}
+
+/** The auth settings, or undefined when AUTH_ISSUER is unset; throws a TypeError naming a misused variable. */
+export function readAuthConfig(env: Env): AuthConfig | undefined {
+  if (!env.AUTH_ISSUER) {
+    for (const name of ['AUTH_JWKS_URL', 'AUTH_AUDIENCE', 'AUTH_SCOPES', 'AUTH_ALGORITHMS']) {
+      if (env[name]) throw new TypeError(`${name} is set but AUTH_ISSUER is not; set AUTH_ISSUER to turn auth on.`);
+    }
+    return undefined;
+  }
+  const algorithms = env.AUTH_ALGORITHMS ? env.AUTH_ALGORITHMS.split(/[\s,]+/).filter(Boolean) : ASYMMETRIC;
+  const symmetric = algorithms.filter((a) => !ASYMMETRIC.includes(a));
+  if (symmetric.length) throw new TypeError(`AUTH_ALGORITHMS may list only asymmetric algorithms; not ${symmetric.join(', ')}.`);
+  return {
+    issuer: secureUrl('AUTH_ISSUER', env.AUTH_ISSUER),
+    jwksUrl: env.AUTH_JWKS_URL ? secureUrl('AUTH_JWKS_URL', env.AUTH_JWKS_URL) : undefined,
+    audience: env.AUTH_AUDIENCE || undefined,
+    scopes: (env.AUTH_SCOPES ?? '').split(/[\s,]+/).filter(Boolean),
+    algorithms,
+    clockToleranceSec: 30,
+  };
+}

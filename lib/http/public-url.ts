@@ -1,0 +1,54 @@
+/**
+ * The public origin a request reached, so every URL we advertise (PRM `resource`, challenges, discovery
+ * documents) and the audience we verify are right per deployment, previews included:
+ * 1. PUBLIC_URL, when set, always;
+ * 2. on Vercel (`VERCEL` set), the forwarded host and protocol its edge sets for the production, branch and
+ *    preview URLs alike, else VERCEL_BRANCH_URL, else VERCEL_URL;
+ * 3. otherwise the Host header. Forwarded headers are not trusted off Vercel: there they are the client's
+ *    word, and a forged host would move the audience (RFC 8707) to another resource's URL.
+ */
+
+type Env = Record<string, string | undefined>;
+
+/** A bare `host[:port]` (RFC 3986 reg-name or IP literal); anything else is not used to build URLs. */
+const HOST = /^(?:[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?)*|\[[0-9A-Fa-f:.]+\])(?::\d{1,5})?$/;
+
+function firstHost(value: string | null | undefined): string | undefined {
+  const host = value?.split(',')[0]?.trim();
+  return host && HOST.test(host) ? host.toLowerCase() : undefined;
+}
+
+function forwardedProto(request: Request): string {
+  const proto = request.headers.get('x-forwarded-proto')?.split(',')[0]?.trim().toLowerCase();
+  return proto === 'http' ? 'http' : 'https';
+}
+
+/** The origin (scheme://host[:port]) this request should call itself by. */
+export function publicOrigin(request: Request, env: Env = process.env): string {
+  if (env.PUBLIC_URL) return new URL(env.PUBLIC_URL).origin;
+  if (env.VERCEL) {
+    const forwarded = firstHost(request.headers.get('x-forwarded-host'));
+    if (forwarded) return `${forwardedProto(request)}://${forwarded}`;
+    const deployment = firstHost(env.VERCEL_BRANCH_URL) ?? firstHost(env.VERCEL_URL);
+    if (deployment) return `https://${deployment}`;
+  }
+  const url = new URL(request.url);
+  const host = firstHost(request.headers.get('host'));
+  return host ? `${url.protocol}//${host}` : url.origin;
+}
+
+/** The MCP endpoint paths a deployment serves (vercel.json rewrites /mcp to /api/mcp). */
+export const MCP_PATHS = ['/mcp', '/api/mcp'] as const;
+
+/** The canonical MCP URL users paste: `<origin>/mcp`. */
+export function mcpUrl(origin: string, path: string = MCP_PATHS[0]): string {
+  return `${origin}${path}`;
+}
+
+/** RFC 9728 §3: the well-known suffix of protected resource metadata. */
+export const PRM_PATH = '/.well-known/oauth-protected-resource';
+
+/** The RFC 9728 path-suffixed metadata URL for an MCP path (e.g. /.well-known/oauth-protected-resource/mcp). */
+export function resourceMetadataUrl(origin: string, path: string = MCP_PATHS[0]): string {
+  return `${origin}${PRM_PATH}${path}`;
+}

@@ -1,0 +1,55 @@
+// The landing page asks the server itself what it serves, so every deployment (previews included) describes
+// itself: its MCP URL from this page's origin, auth mode from /.well-known/mcp.json, tools and agents over MCP.
+
+const mcpUrl = `${location.origin}/mcp`;
+const $ = (id) => document.getElementById(id);
+
+function item(text, note) {
+  const li = document.createElement('li');
+  li.textContent = text;
+  if (note) {
+    const span = document.createElement('span');
+    span.className = 'kind';
+    span.textContent = ` — ${note}`;
+    li.append(span);
+  }
+  return li;
+}
+
+async function rpc(method, params = {}) {
+  const response = await fetch(mcpUrl, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2025-11-25' },
+    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }),
+  });
+  if (response.status === 401) throw new Error('sign in with OAuth to see it');
+  const body = await response.json();
+  if (body.error) throw new Error(body.error.message);
+  return body.result;
+}
+
+function fill(list, items) {
+  list.replaceChildren(...(items.length ? items : [item('none')]));
+}
+
+$('mcp-url').textContent = mcpUrl;
+$('setup-claude-code').textContent = `claude mcp add --transport http agent-mcp ${mcpUrl}`;
+$('setup-cursor').textContent = JSON.stringify({ mcpServers: { 'agent-mcp': { url: mcpUrl } } }, null, 2);
+$('setup-vscode').textContent = JSON.stringify({ servers: { 'agent-mcp': { type: 'http', url: mcpUrl } } }, null, 2);
+$('setup-inspector').textContent = `npx @modelcontextprotocol/inspector\n# Transport: Streamable HTTP, URL: ${mcpUrl}`;
+
+for (const button of document.querySelectorAll('[data-copy]')) {
+  button.addEventListener('click', () => navigator.clipboard?.writeText($(button.dataset.copy).textContent));
+}
+
+fetch('/.well-known/mcp.json').then((r) => r.json()).then((doc) => {
+  $('versions').textContent = doc.supportedVersions.join(', ');
+  $('auth-mode').textContent = doc.auth.type === 'public' ? 'none (public)' : `OAuth 2.1 (${doc.auth.authorizationServers.join(', ')})`;
+}).catch(() => { $('auth-mode').textContent = 'unknown'; });
+
+rpc('tools/list').then(({ tools }) => fill($('tools'), tools.map((t) => item(t.name, t.title ?? t.description))))
+  .catch((error) => fill($('tools'), [item(`Tools: ${error.message}`)]));
+rpc('resources/list').then(({ resources }) => fill($('agents'), resources
+  .filter((r) => r.uri.startsWith('agent://'))
+  .map((r) => item(r.title ?? r.name, r.description))))
+  .catch((error) => fill($('agents'), [item(`Agents: ${error.message}`)]));
