@@ -7,18 +7,18 @@
 import { readFileSync } from 'node:fs';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 
-const OUTPUT = fileURLToPath(new URL('../.vercel/output/functions/', import.meta.url));
+const OUTPUT = fileURLToPath(new URL('../.vercel/output', import.meta.url));
 
-/** Path of the built handler module of `name` (e.g. 'api/mcp'). */
-export function builtFunctionPath(name) {
-  const dir = `${OUTPUT}${name}.func`;
+/** Path of the built handler module of `name` (e.g. 'api/mcp') in a Build Output API directory. */
+export function builtFunctionPath(name, output = OUTPUT) {
+  const dir = `${output}/functions/${name}.func`;
   const config = JSON.parse(readFileSync(`${dir}/.vc-config.json`, 'utf8'));
   return `${dir}/${config.handler}`;
 }
 
 /** Imports the built function `name` and returns its `fetch`. */
-export async function loadBuiltFunction(name) {
-  const module = await import(pathToFileURL(builtFunctionPath(name)).href);
+export async function loadBuiltFunction(name, output = OUTPUT) {
+  const module = await import(pathToFileURL(builtFunctionPath(name, output)).href);
   const handler = module.default;
   if (typeof handler?.fetch !== 'function') throw new TypeError(`${name}: the built module has no default { fetch }`);
   return { fetch: (request) => handler.fetch(request) };

@@ -4,7 +4,6 @@
  * the first call; turns of one session run in order; every failure is an isError result.
  */
 
-import * as z from 'zod';
 import type { RequestContext } from '../server/context.js';
 import type { ToolDefinition, ToolResult } from '../server/registry.js';
 import { keyOf, loadHistory, saveTurn, type SessionKey } from './conversation.js';
@@ -12,18 +11,11 @@ import { runOnce } from './once.js';
 import { createProgressReporter } from './progress.js';
 import { inSessionOrder } from './session-queue.js';
 import { AgentError, type Agent } from './types.js';
+import { INPUT_JSON_SCHEMA, OUTPUT_JSON_SCHEMA } from './chat-json-schema.js';
+import type { input } from './chat-schema.js';
 
-const input = z.object({
-  agent_id: z.string().min(1).optional().describe('The id of the agent to talk to (see the agent:// resources). May be omitted when the server has one agent.'),
-  message: z.string().min(1).max(100_000).describe('Your message to the agent, in natural language.'),
-  session_id: z.string().min(1).max(200).optional().describe('Continue an earlier conversation: pass the session_id a previous reply returned. Omit to start a new one.'),
-});
-
-const output = z.object({
-  agent_id: z.string().describe('The agent that answered.'),
-  session_id: z.string().describe('Pass this back as session_id to continue the conversation.'),
-  reply: z.string().describe("The agent's reply."),
-});
+/** zod, the largest part of a cold start, loads with the first call rather than with tools/list. */
+const loadInput = () => import('./chat-schema.js').then((schemas) => schemas.input);
 
 const CLAIM_MARGIN_MS = 30_000;
 
@@ -46,8 +38,8 @@ export function chatWithAgentTool({ agents, timeoutMs }: ChatToolOptions): ToolD
     description:
       `Send a message to an AI agent and get its reply. Use this to delegate a task or question to one of these agents: ${list}. ` +
       'Each reply includes a session_id; pass it back to continue the same conversation, or omit it to start fresh.',
-    input,
-    output,
+    input: { jsonSchema: INPUT_JSON_SCHEMA, load: loadInput },
+    output: { jsonSchema: OUTPUT_JSON_SCHEMA },
     annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true },
     async run(args, ctx) {
       const agentId = args.agent_id ?? (agents.length === 1 ? agents[0]!.profile.id : undefined);

@@ -5,7 +5,8 @@
  * - with neither, the in-process demo agent.
  */
 
-import * as z from 'zod';
+// zod/mini: the same validation with a far smaller import, since this runs at every cold start.
+import * as z from 'zod/mini';
 import { DEMO_AGENT, demoAgent } from './demo.js';
 import type { Agent, AgentProfile, InProcessAgent } from './types.js';
 import { createOpenAiAgent } from './upstream/openai.js';
@@ -16,18 +17,20 @@ type Env = Record<string, string | undefined>;
 const DEFAULT_TIMEOUT_MS = 120_000;
 const AGENT_ID = /^[A-Za-z0-9_.-]{1,64}$/;
 
+const nonEmpty = () => z.string().check(z.minLength(1));
+
 const upstreamAgent = z.object({
-  id: z.string().regex(AGENT_ID, 'ids are 1-64 characters of A-Z a-z 0-9 _ . -'),
-  name: z.string().min(1).optional(),
-  description: z.string().min(1).optional(),
-  format: z.enum(['openai', 'platform']).default('openai'),
+  id: z.string().check(z.regex(AGENT_ID, 'ids are 1-64 characters of A-Z a-z 0-9 _ . -')),
+  name: z.optional(nonEmpty()),
+  description: z.optional(nonEmpty()),
+  format: z._default(z.enum(['openai', 'platform']), 'openai'),
   url: z.url({ protocol: /^https?$/ }),
-  model: z.string().min(1).optional(),
-  apiKeyEnv: z.string().regex(/^[A-Z_][A-Z0-9_]*$/).optional(),
-  timeoutMs: z.number().int().positive().optional(),
-  systemPrompt: z.string().optional(),
-  upstreamAgent: z.string().min(1).optional(),
-}).refine((a) => a.format !== 'openai' || a.model, { message: 'openai agents need a model', path: ['model'] });
+  model: z.optional(nonEmpty()),
+  apiKeyEnv: z.optional(z.string().check(z.regex(/^[A-Z_][A-Z0-9_]*$/))),
+  timeoutMs: z.optional(z.number().check(z.int(), z.positive())),
+  systemPrompt: z.optional(z.string()),
+  upstreamAgent: z.optional(nonEmpty()),
+}).check(z.refine((a) => a.format !== 'openai' || Boolean(a.model), { message: 'openai agents need a model', path: ['model'] }));
 
 type UpstreamAgentConfig = z.output<typeof upstreamAgent>;
 
@@ -39,8 +42,8 @@ export interface InProcessAgentDefinition {
   reply: InProcessAgent;
 }
 
-function explain(variable: string, error: z.ZodError): TypeError {
-  const detail = error.issues.map((i) => `${i.path.join('.') || '(value)'}: ${i.message}`).join('; ');
+function explain(variable: string, error: { issues: Array<{ path: PropertyKey[]; message: string }> }): TypeError {
+  const detail = error.issues.map((i) => `${i.path.map(String).join('.') || '(value)'}: ${i.message}`).join('; ');
   return new TypeError(`${variable} is invalid: ${detail}`);
 }
 
@@ -74,7 +77,7 @@ function readAgentList(env: Env): UpstreamAgentConfig[] {
   } catch {
     throw new TypeError('AGENTS must be a JSON array of agent objects.');
   }
-  const parsed = z.array(upstreamAgent).min(1).safeParse(json);
+  const parsed = z.array(upstreamAgent).check(z.minLength(1)).safeParse(json);
   if (!parsed.success) throw explain('AGENTS', parsed.error);
   for (const agent of parsed.data) {
     if (agent.apiKeyEnv && !env[agent.apiKeyEnv]) throw new TypeError(`AGENTS: agent ${agent.id} names apiKeyEnv ${agent.apiKeyEnv}, which is not set.`);

@@ -59,9 +59,11 @@ async function digest(params: Record<string, unknown>): Promise<string> {
 }
 
 export function createStateSigner(secret: string, now: () => number = Date.now): StateSigner {
-  const key = crypto.subtle.importKey('raw', encoder.encode(secret), { name: 'HMAC', hash: 'SHA-256' }, false, [
+  // Imported on first use: most cold starts never sign or verify a requestState.
+  let imported: Promise<CryptoKey> | undefined;
+  const key = () => (imported ??= crypto.subtle.importKey('raw', encoder.encode(secret), { name: 'HMAC', hash: 'SHA-256' }, false, [
     'sign', 'verify',
-  ]);
+  ]));
 
   return {
     async sign(binding, state) {
@@ -70,7 +72,7 @@ export function createStateSigner(secret: string, now: () => number = Date.now):
         ...(state !== undefined ? { s: state } : {}),
       };
       const body = toBase64Url(encoder.encode(JSON.stringify(payload)));
-      const mac = await crypto.subtle.sign('HMAC', await key, encoder.encode(body));
+      const mac = await crypto.subtle.sign('HMAC', await key(), encoder.encode(body));
       return `${body}.${toBase64Url(new Uint8Array(mac))}`;
     },
     async verify(binding, token) {
@@ -78,7 +80,7 @@ export function createStateSigner(secret: string, now: () => number = Date.now):
       const [body, mac, extra] = token.split('.');
       if (!body || !mac || extra !== undefined) return undefined;
       try {
-        const intact = await crypto.subtle.verify('HMAC', await key, fromBase64Url(mac), encoder.encode(body));
+        const intact = await crypto.subtle.verify('HMAC', await key(), fromBase64Url(mac), encoder.encode(body));
         if (!intact) return undefined;
         const payload = JSON.parse(new TextDecoder().decode(fromBase64Url(body))) as Payload;
         if (payload.x < now() || payload.p !== binding.principal || payload.m !== binding.method) return undefined;

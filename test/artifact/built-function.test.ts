@@ -39,6 +39,26 @@ describe('the built api/mcp function', () => {
     expect(body.result).toMatchObject({ resultType: 'complete', supportedVersions: expect.arrayContaining(['2026-07-28', '2025-11-25']) });
   });
 
+  test('validates tools/call arguments with the schema it loads on first use', async () => {
+    const response = await fn.fetch(new Request('http://localhost/mcp', {
+      method: 'POST',
+      headers: { ...headers, 'mcp-protocol-version': '2025-11-25' },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 3, method: 'tools/call', params: { name: 'chat_with_agent', arguments: {} } }),
+    }));
+    const body = await response.json();
+    expect(body.result).toMatchObject({ isError: true, content: [{ text: expect.stringContaining('Invalid arguments for tool chat_with_agent: message') }] });
+  });
+
+  test('runs a tools/call through the demo agent', async () => {
+    const response = await fn.fetch(new Request('http://localhost/mcp', {
+      method: 'POST',
+      headers: { ...headers, 'mcp-protocol-version': '2025-11-25' },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 4, method: 'tools/call', params: { name: 'chat_with_agent', arguments: { message: 'hello artifact' } } }),
+    }));
+    const body = await response.json();
+    expect(body.result.structuredContent).toMatchObject({ agent_id: 'demo', reply: expect.stringContaining('hello artifact') });
+  });
+
   test('refuses GET with 405 and Allow', async () => {
     const response = await fn.fetch(new Request('http://localhost/mcp', { method: 'GET' }));
     expect(response.status).toBe(405);

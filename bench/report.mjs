@@ -1,0 +1,80 @@
+/** Renders bench/run.mjs results as the markdown README "Performance" shows. */
+
+import { round } from './stats.mjs';
+
+const ms = (x) => `${x} ms`;
+const times = (x) => `${round(x, 1)}×`;
+
+function targetsTable(r) {
+  const ours = r.coldStart.ours.medianMs;
+  const list = r.throughput['tools/list'];
+  const rows = [
+    ['cold start, median', '≤ 25 ms', ms(ours), ours <= 25],
+    ['cold start vs mcp-handler (vercel build)', '≥ 8× faster', times(r.coldStart.mcpHandler.medianMs / ours), r.coldStart.mcpHandler.medianMs / ours >= 8],
+    ['cold start vs mcp-handler, bundled like ours', '≥ 8× faster', times(r.coldStart.mcpHandlerBundled.medianMs / ours), r.coldStart.mcpHandlerBundled.medianMs / ours >= 8],
+    ['warm tools/list vs raw node:http floor', '≥ 0.9×', times(list.ours.ofFloor), list.ours.ofFloor >= 0.9],
+    ['warm tools/list vs mcp-handler', '≥ 3×', times(list.ours.requestsPerSecond / list.mcpHandler.requestsPerSecond), list.ours.requestsPerSecond / list.mcpHandler.requestsPerSecond >= 3],
+    ['proxy overhead p50, over HTTP / in process', '≤ 0.5 ms', `${ms(r.proxy.http.overheadP50Ms)} / ${ms(r.proxy.inProcess.overheadP50Ms)}`, r.proxy.http.overheadP50Ms <= 0.5],
+    ['proxy overhead p99, over HTTP / in process', '≤ 2 ms', `${ms(r.proxy.http.overheadP99Ms)} / ${ms(r.proxy.inProcess.overheadP99Ms)}`, r.proxy.http.overheadP99Ms <= 2],
+    [`RSS growth over ${r.memory.requests} tools/list, at steady state`, '≤ 5 MB', `${r.memory.growthMb} MB`, r.memory.growthMb <= 5],
+  ];
+  return ['| target | goal | measured | met |', '|---|---|---|---|',
+    ...rows.map(([name, goal, value, met]) => `| ${name} | ${goal} | ${value} | ${met ? 'yes' : 'no'} |`)].join('\n');
+}
+
+function coldStartTable(r) {
+  const ours = r.coldStart.ours.medianMs;
+  return ['| function | median (p10–p90) | import | first tools/list | ÷ agent-mcp |', '|---|---|---|---|---|',
+    ...Object.values(r.coldStart).map((c) => `| ${c.label} | ${ms(c.medianMs)} (${c.p10Ms}–${c.p90Ms}) | ${ms(c.importMs)} | ${ms(c.firstRequestMs)} | ${times(c.medianMs / ours)} |`),
+  ].join('\n');
+}
+
+function throughputTable(r) {
+  const [list, call] = [r.throughput['tools/list'], r.throughput['tools/call']];
+  const cell = (x) => `${x.requestsPerSecond} (${x.p50Ms}/${x.p99Ms} ms) | ${x.ofFloor}`;
+  return ['| server | tools/list req/s (p50/p99) | × floor | tools/call req/s (p50/p99) | × floor |', '|---|---|---|---|---|',
+    ...Object.keys(list).map((key) => `| ${list[key].label} | ${cell(list[key])} | ${cell(call[key])} |`)].join('\n');
+}
+
+function proxyTable(r) {
+  const { direct, http, inProcess } = r.proxy;
+  return [`| ${r.proxy.calls} sequential chat_with_agent calls | p50 | p99 | overhead p50 | overhead p99 |`, '|---|---|---|---|---|',
+    `| upstream called directly | ${ms(direct.p50Ms)} | ${ms(direct.p99Ms)} | | |`,
+    `| through agent-mcp over HTTP | ${ms(http.p50Ms)} | ${ms(http.p99Ms)} | ${ms(http.overheadP50Ms)} | ${ms(http.overheadP99Ms)} |`,
+    `| through agent-mcp in process | ${ms(inProcess.p50Ms)} | ${ms(inProcess.p99Ms)} | ${ms(inProcess.overheadP50Ms)} | ${ms(inProcess.overheadP99Ms)} |`,
+  ].join('\n');
+}
+
+function memoryTable(r) {
+  const { requests: n, rssMb, heapMb, growthMb, heapGrowthMb } = r.memory;
+  return [`| tools/list, agent-mcp | warm | +${n} | +${n} more | growth over the last ${n} |`, '|---|---|---|---|---|',
+    `| RSS | ${rssMb.join(' MB | ')} MB | ${growthMb} MB |`,
+    `| heap used | ${heapMb.join(' MB | ')} MB | ${heapGrowthMb} MB |`,
+  ].join('\n');
+}
+
+export function renderReport(r) {
+  return `Measured ${r.date} on Node ${r.node}, ${r.cpus} CPUs, load average ${r.loadAverage.map((x) => round(x, 2)).join(' / ')} at the start.
+
+${targetsTable(r)}
+
+Cold start: a fresh Node process imports the built function and answers its first tools/list; ${r.coldStart.ours.runs} runs each, \
+interleaved. Node's own set-up of its Web API and stdout (~${ms(r.coldStart.ours.runtimeMs)} here), which a serverless runtime \
+has done before it calls a handler, is left out for every function alike.
+
+${coldStartTable(r)}
+
+Warm throughput: autocannon, ${r.throughputConnections} connections over loopback, median of ${r.throughputRounds} interleaved \
+${r.throughputSeconds}-second rounds; the load generator shares the CPUs.
+
+${throughputTable(r)}
+
+${proxyTable(r)}
+
+${memoryTable(r)}
+
+Memory: after a full GC, on a fresh server warmed with 5000 requests, then after ${r.memory.requests} tools/list and as many \
+more. RSS climbs over the first stretch as Node's allocators reach the peak they keep (a bare Web-standard handler does the \
+same); a leak would keep climbing, and would show in the heap.
+`;
+}

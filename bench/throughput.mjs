@@ -1,0 +1,123 @@
+/**
+ * Warm throughput over loopback HTTP with autocannon: tools/list, and tools/call of the one tool with a distinct
+ * message per request (so no retry cache answers), against each target served by bench/serve-built.mjs, the
+ * floor (bench/floor.mjs: raw node:http answering the same bytes as agent-mcp) and the Web-standard floor
+ * (bench/web-floor.mjs: those bytes from a `{ fetch }` function behind the same adapter as the targets).
+ * Targets take turns in each round; each figure is the median over rounds. The load generator shares the
+ * machine with the servers, so compare ratios, not totals.
+ */
+
+import { fileURLToPath } from 'node:url';
+import autocannon from 'autocannon';
+import { startServer } from './process.mjs';
+import { median, round } from './stats.mjs';
+
+export const CONNECTIONS = 16;
+const WEB_FLOOR = fileURLToPath(new URL('./web-floor.mjs', import.meta.url));
+const FLOORS = {
+  floor: 'raw node:http, fixed body (floor)',
+  webFloor: 'Web-standard fetch, fixed body, same adapter',
+};
+
+const HEADERS = { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2025-11-25' };
+
+const list = () => JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' });
+const call = (i) => JSON.stringify({
+  jsonrpc: '2.0', id: i, method: 'tools/call', params: { name: 'chat_with_agent', arguments: { message: `hello ${i}` } },
+});
+
+export const WORKLOADS = { 'tools/list': list, 'tools/call': call };
+
+/** One autocannon run; `options` holds duration (s) or amount (requests). */
+async function load(url, workload, options) {
+  let i = 0;
+  const body = WORKLOADS[workload];
+  const result = await autocannon({
+    url,
+    connections: CONNECTIONS,
+    ...options,
+    requests: [{ method: 'POST', headers: HEADERS, body: body(0), setupRequest: (request) => ({ ...request, body: body(i++) }) }],
+  });
+  if (result.errors || result.non2xx) throw new Error(`${url} ${workload}: ${result.errors} errors, ${result.non2xx} non-2xx replies`);
+  return { requestsPerSecond: result.requests.average, p50Ms: result.latency.p50, p99Ms: result.latency.p99 };
+}
+
+/** The bytes agent-mcp answers for each workload, for the floor to repeat. */
+async function floorBodies(url) {
+  const bodies = {};
+  for (const [workload, body] of Object.entries(WORKLOADS)) {
+    const response = await fetch(`${url}/mcp`, { method: 'POST', headers: HEADERS, body: body(0) });
+    bodies[`/${workload}`] = await response.text();
+  }
+  return bodies;
+}
+
+/**
+ * `targets`: { key: { label, path() } }, the first being agent-mcp; returns per workload and key the median
+ * requests/s and latency, with each target's ratio to the floor.
+ */
+export async function measureThroughput(targets, { rounds, seconds }) {
+  const servers = {};
+  try {
+    for (const [key, target] of Object.entries(targets)) servers[key] = await startServer(['bench/serve-built.mjs', target.path()]);
+    const env = { FLOOR_BODIES: JSON.stringify(await floorBodies(Object.values(servers)[0].url)) };
+    servers.floor = await startServer(['bench/floor.mjs'], env);
+    servers.webFloor = await startServer(['bench/serve-built.mjs', WEB_FLOOR], env);
+    const urlOf = (key, workload) => `${servers[key].url}/${key in FLOORS ? workload : 'mcp'}`;
+    const keys = [...Object.keys(FLOORS), ...Object.keys(targets)];
+
+    const runs = {};
+    for (const workload of Object.keys(WORKLOADS)) {
+      runs[workload] = Object.fromEntries(keys.map((key) => [key, []]));
+      for (const key of keys) await load(urlOf(key, workload), workload, { duration: 1 }); // warm-up
+    }
+    for (let r = 0; r < rounds; r++) {
+      for (const workload of Object.keys(WORKLOADS)) {
+        for (const key of keys) runs[workload][key].push(await load(urlOf(key, workload), workload, { duration: seconds }));
+      }
+    }
+
+    return Object.fromEntries(Object.entries(runs).map(([workload, byKey]) => {
+      const summary = Object.fromEntries(Object.entries(byKey).map(([key, results]) => [key, {
+        label: FLOORS[key] ?? targets[key].label,
+        requestsPerSecond: Math.round(median(results.map((x) => x.requestsPerSecond))),
+        p50Ms: median(results.map((x) => x.p50Ms)),
+        p99Ms: median(results.map((x) => x.p99Ms)),
+      }]));
+      for (const entry of Object.values(summary)) entry.ofFloor = round(entry.requestsPerSecond / summary.floor.requestsPerSecond, 2);
+      return [workload, summary];
+    }));
+  } finally {
+    for (const server of Object.values(servers)) server.stop();
+  }
+}
+
+/**
+ * Memory of a fresh server for `target` under tools/list, after a full GC: warmed with 5000 requests, after
+ * `amount` requests (which take RSS to its steady state: allocators keep what a peak needed) and after `amount`
+ * more. A leak shows as growth over the second stretch, in the heap as in RSS. (tools/call is left out: each
+ * call starts a conversation the memory store keeps for a day, which is growth by design.)
+ */
+export async function measureMemory(target, amount) {
+  const mb = (bytes) => round(bytes / 2 ** 20);
+  const server = await startServer(['bench/serve-built.mjs', target.path()]);
+  try {
+    const url = `${server.url}/mcp`;
+    await load(url, 'tools/list', { amount: 5_000 });
+    const samples = [await server.memory()];
+    for (let i = 0; i < 2; i++) {
+      await load(url, 'tools/list', { amount });
+      samples.push(await server.memory());
+    }
+    const [, steady, end] = samples;
+    return {
+      requests: amount,
+      rssMb: samples.map((m) => mb(m.rss)),
+      heapMb: samples.map((m) => mb(m.heapUsed)),
+      growthMb: mb(end.rss - steady.rss),
+      heapGrowthMb: mb(end.heapUsed - steady.heapUsed),
+    };
+  } finally {
+    server.stop();
+  }
+}

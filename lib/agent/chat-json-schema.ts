@@ -1,0 +1,41 @@
+/**
+ * The JSON Schemas `chat_with_agent` publishes: what zod computes for chat-schema.ts, written out so that
+ * tools/list needs no zod (test/agent/chat-schema.test.ts fails, showing the new value, when they drift).
+ */
+
+export const INPUT_JSON_SCHEMA = {
+  $schema: 'https://json-schema.org/draft/2020-12/schema',
+  type: 'object',
+  properties: {
+    agent_id: {
+      description: 'The id of the agent to talk to (see the agent:// resources). May be omitted when the server has one agent.',
+      type: 'string',
+      minLength: 1,
+    },
+    message: {
+      type: 'string',
+      minLength: 1,
+      maxLength: 100000,
+      description: 'Your message to the agent, in natural language.',
+    },
+    session_id: {
+      description: 'Continue an earlier conversation: pass the session_id a previous reply returned. Omit to start a new one.',
+      type: 'string',
+      minLength: 1,
+      maxLength: 200,
+    },
+  },
+  required: ['message'],
+};
+
+export const OUTPUT_JSON_SCHEMA = {
+  $schema: 'https://json-schema.org/draft/2020-12/schema',
+  type: 'object',
+  properties: {
+    agent_id: { type: 'string', description: 'The agent that answered.' },
+    session_id: { type: 'string', description: 'Pass this back as session_id to continue the conversation.' },
+    reply: { type: 'string', description: "The agent's reply." },
+  },
+  required: ['agent_id', 'session_id', 'reply'],
+  additionalProperties: false,
+};

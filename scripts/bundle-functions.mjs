@@ -1,0 +1,94 @@
+/**
+ * Rewrites each Node function `vercel build` left in <project>/.vercel/output into one ESM bundle, in place
+ * (Build Output API v3: the .func directory keeps its .vc-config.json and handler path).
+ *
+ * @vercel/node ships a function as transpiled files plus traced node_modules; loading them one by one (~80 of
+ * ours, and zod's) costs a cold start about 1 ms each on this machine, more than the function's own work.
+ * A bundle is one parse.
+ * What loads through `import()` (optional dependencies, lazily loaded validators) becomes a chunk of its own,
+ * so it costs nothing until a request needs it.
+ */
+
+import { existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { build } from 'esbuild';
+
+const SOURCE_EXTENSIONS = ['.ts', '.mts', '.js', '.mjs'];
+
+/** Node functions under `dir` (a .vercel/output/functions tree), as paths of their .func directories. */
+function findFunctions(dir) {
+  return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
+    const path = join(dir, entry.name);
+    if (!entry.isDirectory()) return [];
+    return entry.name.endsWith('.func') ? [path] : findFunctions(path);
+  });
+}
+
+/** The source file a handler was transpiled from, e.g. api/mcp.js ← api/mcp.ts. */
+function sourceOf(projectRoot, handler) {
+  const stem = handler.replace(/\.[cm]?js$/, '');
+  const source = SOURCE_EXTENSIONS.map((ext) => join(projectRoot, stem + ext)).find(existsSync);
+  if (!source) throw new Error(`bundle: no source for handler ${handler} in ${projectRoot}`);
+  return source;
+}
+
+async function bundleFunction(projectRoot, funcDir) {
+  const configPath = join(funcDir, '.vc-config.json');
+  const config = JSON.parse(readFileSync(configPath, 'utf8'));
+  if (config.launcherType !== 'Nodejs') return undefined;
+  const source = sourceOf(projectRoot, config.handler);
+  for (const entry of readdirSync(funcDir)) {
+    if (entry !== '.vc-config.json') rmSync(join(funcDir, entry), { recursive: true, force: true });
+  }
+  const { metafile } = await build({
+    metafile: true,
+    entryPoints: { [config.handler.replace(/\.[cm]?js$/, '')]: source },
+    outdir: funcDir,
+    bundle: true,
+    splitting: true,
+    format: 'esm',
+    platform: 'node',
+    target: 'node20',
+    chunkNames: 'chunks/[name]-[hash]',
+    // CommonJS dependencies call require() for Node built-ins, which an ESM bundle has no binding for.
+    banner: { js: "import { createRequire as __createRequire } from 'node:module'; const require = __createRequire(import.meta.url);" },
+    logLevel: 'warning',
+  });
+  console.log(`bundle: ${config.handler} ${describeStartup(metafile)}`);
+  writeFileSync(join(funcDir, 'package.json'), '{ "type": "module" }\n');
+  // Stack traces name the bundle's functions; without maps, the platform need not load source-map support.
+  writeFileSync(configPath, `${JSON.stringify({ ...config, shouldAddSourcemapSupport: false }, null, 2)}\n`);
+  return funcDir;
+}
+
+const kb = (bytes) => `${Math.round(bytes / 1024)} KB`;
+
+/** What a function loads before its first request (the entry and its static imports), by package, and the rest. */
+function describeStartup({ outputs }) {
+  const entry = Object.keys(outputs).find((path) => outputs[path].entryPoint);
+  const startup = new Set();
+  for (const queue = [entry]; queue.length;) {
+    const path = queue.pop();
+    if (startup.has(path)) continue;
+    startup.add(path);
+    queue.push(...outputs[path].imports.filter((i) => i.kind === 'import-statement' && outputs[i.path]).map((i) => i.path));
+  }
+  const byPackage = new Map();
+  for (const path of startup) {
+    for (const [input, { bytesInOutput }] of Object.entries(outputs[path].inputs)) {
+      const name = /node_modules\/((?:@[^/]+\/)?[^/]+)/.exec(input)?.[1] ?? 'own code';
+      byPackage.set(name, (byPackage.get(name) ?? 0) + bytesInOutput);
+    }
+  }
+  const total = (paths) => paths.reduce((sum, path) => sum + outputs[path].bytes, 0);
+  const parts = [...byPackage].sort((a, b) => b[1] - a[1]).map(([name, bytes]) => `${name} ${kb(bytes)}`).join(', ');
+  const onDemand = Object.keys(outputs).filter((path) => !startup.has(path));
+  return `loads ${kb(total([...startup]))} at start (${parts}); ${kb(total(onDemand))} more on demand`;
+}
+
+/** Bundles every Node function of the `vercel build` output under `projectRoot`; returns their .func paths. */
+export async function bundleFunctions(projectRoot) {
+  const functions = findFunctions(join(projectRoot, '.vercel/output/functions'));
+  const bundled = await Promise.all(functions.map((dir) => bundleFunction(projectRoot, dir)));
+  return bundled.filter(Boolean);
+}
