@@ -22,7 +22,7 @@ async function rpc(method, params = {}) {
     headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2025-11-25' },
     body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }),
   });
-  if (response.status === 401) throw new Error('sign in with OAuth to see it');
+  if (response.status === 401) throw new Error('this server needs OAuth; an MCP client lists them once signed in');
   const body = await response.json();
   if (body.error) throw new Error(body.error.message);
   return body.result;
@@ -44,7 +44,19 @@ for (const button of document.querySelectorAll('[data-copy]')) {
 
 fetch('/.well-known/mcp.json').then((r) => r.json()).then((doc) => {
   $('versions').textContent = doc.supportedVersions.join(', ');
-  $('auth-mode').textContent = doc.auth.type === 'public' ? 'none (public)' : `OAuth 2.1 (${doc.auth.authorizationServers.join(', ')})`;
+  if (doc.auth.type === 'public') {
+    $('auth-mode').textContent = 'none (public)';
+    return;
+  }
+  $('auth-mode').textContent = `OAuth 2.1 (${doc.auth.authorizationServers.join(', ')})`;
+  $('auth-server').textContent = doc.auth.authorizationServers[0];
+  $('prm-link').href = doc.auth.resourceMetadata;
+  $('auth-note').hidden = false;
+  const prm = document.createElement('li');
+  prm.innerHTML = '<a><code>/.well-known/oauth-protected-resource/mcp</code></a> — OAuth protected resource metadata (RFC 9728)';
+  prm.querySelector('a').href = doc.auth.resourceMetadata;
+  $('discovery').append(prm);
+  $('setup-inspector').textContent += '\n# On the first 401 it signs in with OAuth in your browser.';
 }).catch(() => { $('auth-mode').textContent = 'unknown'; });
 
 rpc('tools/list').then(({ tools }) => fill($('tools'), tools.map((t) => item(t.name, t.title ?? t.description))))

@@ -10,15 +10,18 @@ import type { AuthConfig } from './config.js';
 
 type Jose = typeof import('jose');
 
+/** jose and the issuer's remote key set, ready for `jwtVerify`. */
 export interface IssuerKeys {
   jose: Jose;
   getKey: ReturnType<Jose['createRemoteJWKSet']>;
 }
 
+/** Why the keys cannot be had right now (logged, never sent to clients). */
 export interface KeysUnavailable {
   unavailable: string;
 }
 
+/** Resolves the issuer's keys, or why they are unavailable. */
 export type LoadKeys = () => Promise<IssuerKeys | KeysUnavailable>;
 
 const FETCH_TIMEOUT_MS = 5_000;

@@ -10,11 +10,15 @@ import { readAuthConfig } from './config.js';
 
 type Env = Record<string, string | undefined>;
 
-/** Which MCP path a metadata request is for: Vercel passes it as `?path=` from the rewrite, else the URL's suffix. */
+/**
+ * Which MCP path a metadata request is for (RFC 9728 §3.1): the suffix after the well-known segment, or, when
+ * the function sees the rewrite's destination, the `path` parameter Vercel adds for the unused `:path*`.
+ */
 function resourcePath(request: Request): string | undefined {
   const url = new URL(request.url);
   const fromQuery = url.searchParams.get('path');
-  const suffix = fromQuery !== null ? (fromQuery ? `/${fromQuery}` : '') : url.pathname.slice(url.pathname.indexOf(PRM_PATH) + PRM_PATH.length);
+  const at = url.pathname.indexOf(PRM_PATH);
+  const suffix = fromQuery !== null ? `/${fromQuery.replace(/^\/+/, '')}` : at >= 0 ? url.pathname.slice(at + PRM_PATH.length) : '';
   if (suffix === '' || suffix === '/') return MCP_PATHS[0];
   return (MCP_PATHS as readonly string[]).includes(suffix) ? suffix : undefined;
 }
@@ -28,7 +32,9 @@ export function createProtectedResourceHandler(env: Env = process.env) {
     if (!path) return notPublished('No protected resource at this path.');
     const origin = publicOrigin(request, env);
     return serveDocument(request, {
-      resource: config.audience ?? mcpUrl(origin, path),
+      // Always the URL itself: clients check it against the URL they were given (RFC 9728 §3.3); AUTH_AUDIENCE
+      // only changes the `aud` we accept from an authorization server that does not honour RFC 8707.
+      resource: mcpUrl(origin, path),
       authorization_servers: [config.issuer],
       scopes_supported: config.scopes,
       bearer_methods_supported: ['header'],

@@ -9,6 +9,7 @@ import type { Principal } from '../server/context.js';
 import type { AuthConfig } from './config.js';
 import { createKeyLoader, type LoadKeys } from './keys.js';
 
+/** The outcome of verifying one token. */
 export type Verification =
   | { ok: true; principal: Principal }
   /** The token is not acceptable: 401 invalid_token. */
@@ -16,6 +17,7 @@ export type Verification =
   /** The issuer's keys cannot be had right now: the token may be fine, so no challenge (503). */
   | { ok: false; unavailable: string };
 
+/** Verifies a token for one of the given audiences. */
 export type VerifyToken = (token: string, audiences: string[]) => Promise<Verification>;
 
 /** jose codes of a failed JWKS fetch: a timeout, a non-200 or unparsable reply, an invalid key set. */

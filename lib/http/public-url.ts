@@ -3,7 +3,7 @@
  * documents) and the audience we verify are right per deployment, previews included:
  * 1. PUBLIC_URL, when set, always;
  * 2. on Vercel (`VERCEL` set), the forwarded host and protocol its edge sets for the production, branch and
- *    preview URLs alike, else VERCEL_BRANCH_URL, else VERCEL_URL;
+ *    preview URLs alike, else VERCEL_BRANCH_URL, else VERCEL_URL, over https;
  * 3. otherwise the Host header. Forwarded headers are not trusted off Vercel: there they are the client's
  *    word, and a forged host would move the audience (RFC 8707) to another resource's URL.
  */
@@ -26,13 +26,12 @@ function forwardedProto(request: Request): string {
 /** The origin (scheme://host[:port]) this request should call itself by. */
 export function publicOrigin(request: Request, env: Env = process.env): string {
   if (env.PUBLIC_URL) return new URL(env.PUBLIC_URL).origin;
-  if (env.VERCEL) {
-    const forwarded = firstHost(request.headers.get('x-forwarded-host'));
-    if (forwarded) return `${forwardedProto(request)}://${forwarded}`;
-    const deployment = firstHost(env.VERCEL_BRANCH_URL) ?? firstHost(env.VERCEL_URL);
-    if (deployment) return `https://${deployment}`;
-  }
   const url = new URL(request.url);
+  if (env.VERCEL) {
+    const host = firstHost(request.headers.get('x-forwarded-host')) ?? firstHost(env.VERCEL_BRANCH_URL)
+      ?? firstHost(env.VERCEL_URL) ?? firstHost(request.headers.get('host'));
+    if (host) return `${forwardedProto(request)}://${host}`;
+  }
   const host = firstHost(request.headers.get('host'));
   return host ? `${url.protocol}//${host}` : url.origin;
 }

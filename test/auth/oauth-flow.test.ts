@@ -2,37 +2,32 @@
  * The whole sign-in, as Claude, Cursor or the Inspector do it, against a real authorization server
  * (oidc-provider on loopback): the official SDK v2 client reads our 401 challenge, fetches our protected
  * resource metadata, discovers the authorization server, registers itself (dynamic registration), runs the
- * authorization code flow with PKCE for our resource (RFC 8707), and then calls a tool with the JWT.
+ * authorization code flow with PKCE for our resource (RFC 8707), and calls a tool with the JWT it got. A tool
+ * that needs more makes it step up on our 403 (MCP authorization §Scope Challenge Handling).
  */
 
-import { Client, StreamableHTTPClientTransport, UnauthorizedError, type OAuthClientProvider } from '@modelcontextprotocol/client';
-import { afterAll, beforeAll, expect, test } from 'vitest';
+import {
+  Client, StreamableHTTPClientTransport, UnauthorizedError,
+  type OAuthClientInformationMixed, type OAuthClientProvider, type OAuthDiscoveryState, type OAuthTokens,
+} from '@modelcontextprotocol/client';
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { createMcpHandler } from '../../api/mcp.js';
-import { createApp } from '../../lib/app.js';
-import { createBearerAuth, readAuthConfig } from '../../lib/auth/index.js';
 import { createProtectedResourceHandler } from '../../lib/auth/metadata.js';
 import { startLocalServer } from '../../scripts/local-server.js';
 import { startOAuthServer, type OAuthServer } from '../support/oauth-server.js';
+import { createProtectedApp, SCOPE } from '../support/protected-app.js';
 
-const SCOPE = 'agents:chat';
+/** The Inspector's CLI callback (mcp-spec.md §4.3); nothing listens there: the test plays the browser. */
 const REDIRECT = 'http://127.0.0.1:6276/oauth/callback';
 let as: OAuthServer;
 let mcp: { url: string; close(): Promise<void> };
 
 beforeAll(async () => {
-  as = await startOAuthServer({ scope: SCOPE });
+  as = await startOAuthServer({ scopes: [SCOPE, 'admin'] });
   const env = { AUTH_ISSUER: as.issuer, AUTH_SCOPES: SCOPE };
-  const config = readAuthConfig(env)!;
-  const app = createApp({
-    definitions: [{ tools: [{ name: 'whoami', description: 'Who is calling.', run: (_a, ctx) => ({ content: [{ type: 'text', text: ctx.principal?.subject ?? 'nobody' }] }) }] }],
-    stateSecret: 's'.repeat(32),
-    origin: { local: true, allowedOrigins: new Set() },
-    auth: createBearerAuth(config, env),
-    defaultToolScopes: config.scopes,
-  });
   mcp = await startLocalServer({
     port: 0,
-    functions: { '/api/mcp': createMcpHandler(app), '/api/wk-oauth-protected-resource': createProtectedResourceHandler(env) },
+    functions: { '/api/mcp': createMcpHandler(createProtectedApp(env)), '/api/wk-oauth-protected-resource': createProtectedResourceHandler(env) },
   });
 }, 30_000);
 afterAll(async () => {
@@ -40,15 +35,15 @@ afterAll(async () => {
   await as?.close();
 });
 
-/** A client's OAuth state, kept in memory; the browser step is done by `authorize` below. */
+/** A client's OAuth state, kept in memory; `authorizationUrl` is where a browser would have been sent. */
 function memoryProvider(): OAuthClientProvider & { authorizationUrl?: URL } {
-  const state: { client?: any; tokens?: any; verifier?: string; authorizationUrl?: URL } = {};
+  const state: { client?: OAuthClientInformationMixed; tokens?: OAuthTokens; verifier?: string; discovery?: OAuthDiscoveryState; authorizationUrl?: URL } = {};
   return {
     get redirectUrl() { return REDIRECT; },
+    // No refresh_token grant: this authorization server offers no offline_access.
     get clientMetadata() {
-      // No refresh_token grant: this test server issues none (it does not offer offline_access).
       return { client_name: 'agent-mcp test client', redirect_uris: [REDIRECT], grant_types: ['authorization_code'],
-        response_types: ['code'], token_endpoint_auth_method: 'none', application_type: 'native' } as any;
+        response_types: ['code'], token_endpoint_auth_method: 'none', application_type: 'native' };
     },
     clientInformation: () => state.client,
     saveClientInformation: (info) => { state.client = info; },
@@ -57,11 +52,13 @@ function memoryProvider(): OAuthClientProvider & { authorizationUrl?: URL } {
     redirectToAuthorization: (url) => { state.authorizationUrl = url; },
     saveCodeVerifier: (verifier) => { state.verifier = verifier; },
     codeVerifier: () => state.verifier!,
+    saveDiscoveryState: (discovery) => { state.discovery = discovery; },
+    discoveryState: () => state.discovery,
     get authorizationUrl() { return state.authorizationUrl; },
   };
 }
 
-/** Plays the browser: follows redirects with cookies until the authorization server redirects to us. */
+/** Plays the browser: follows redirects with cookies until the authorization server redirects back to us. */
 async function authorize(url: URL): Promise<URLSearchParams> {
   const cookies = new Map<string, string>();
   let next = url.href;
@@ -69,8 +66,7 @@ async function authorize(url: URL): Promise<URLSearchParams> {
     if (next.startsWith(REDIRECT)) return new URL(next).searchParams;
     const response = await fetch(next, { redirect: 'manual', headers: { cookie: [...cookies].map(([k, v]) => `${k}=${v}`).join('; ') } });
     for (const line of response.headers.getSetCookie()) {
-      const [pair] = line.split(';');
-      const [name, ...value] = pair!.split('=');
+      const [name, ...value] = line.split(';')[0]!.split('=');
       cookies.set(name!.trim(), value.join('='));
     }
     const location = response.headers.get('location');
@@ -80,25 +76,81 @@ async function authorize(url: URL): Promise<URLSearchParams> {
   throw new Error('too many redirects');
 }
 
-test('the official client signs in through the 401 challenge and calls a tool with the issued token', async () => {
-  const provider = memoryProvider();
-  const url = new URL(`${mcp.url}/mcp`);
-  const first = new Client({ name: 'oauth-test', version: '1.0.0' });
-  const transport = new StreamableHTTPClientTransport(url, { authProvider: provider });
-  await expect(first.connect(transport)).rejects.toBeInstanceOf(UnauthorizedError);
-
-  const authorizationUrl = provider.authorizationUrl!;
-  expect(authorizationUrl.searchParams.get('resource')).toBe(`${mcp.url}/mcp`);
-  expect(authorizationUrl.searchParams.get('code_challenge_method')).toBe('S256');
-  expect(authorizationUrl.searchParams.get('scope')).toContain(SCOPE);
-
-  const callback = await authorize(authorizationUrl);
+/** Completes a pending authorization: the browser leg, then the code exchange. */
+async function signIn(provider: ReturnType<typeof memoryProvider>, transport: StreamableHTTPClientTransport) {
+  const callback = await authorize(provider.authorizationUrl!);
+  expect([callback.get('error'), callback.get('error_description')]).toEqual([null, null]);
   await transport.finishAuth(callback.get('code')!, callback.get('iss') ?? undefined);
-  expect((await provider.tokens())?.access_token).toMatch(/^ey/);
+}
 
-  const client = new Client({ name: 'oauth-test', version: '1.0.0' });
-  await client.connect(new StreamableHTTPClientTransport(url, { authProvider: provider }));
-  const result = await client.callTool({ name: 'whoami', arguments: {} });
-  expect(result.content).toEqual([{ type: 'text', text: 'alice' }]);
-  await client.close();
-}, 30_000);
+const scopesOf = (token: string) => (JSON.parse(Buffer.from(token.split('.')[1]!, 'base64url').toString()).scope as string).split(' ').sort();
+
+/** Vercel Deployment Protection in front of every function: 401 unless the bypass header is sent. */
+function protect(handler: (request: Request) => Promise<Response>, secret: string) {
+  return (request: Request) => request.headers.get('x-vercel-protection-bypass') === secret
+    ? handler(request)
+    : Promise.resolve(new Response('Authentication Required', { status: 401, headers: { 'content-type': 'text/html' } }));
+}
+
+describe('the official SDK v2 client against a real authorization server', () => {
+  test.each(['/mcp', '/api/mcp'])('signs in at %s through the 401 challenge, then calls a tool with the issued token; a tool needing more scope makes it step up', async (path) => {
+    const provider = memoryProvider();
+    const url = new URL(`${mcp.url}${path}`);
+    const first = new StreamableHTTPClientTransport(url, { authProvider: provider });
+    await expect(new Client({ name: 'oauth-test', version: '1.0.0' }).connect(first)).rejects.toBeInstanceOf(UnauthorizedError);
+
+    // Discovery from the challenge: our metadata sent it to the issuer, for our exact resource, with PKCE.
+    const asked = provider.authorizationUrl!;
+    expect(asked.origin).toBe(as.issuer);
+    expect(asked.searchParams.get('resource')).toBe(url.href);
+    expect(asked.searchParams.get('code_challenge_method')).toBe('S256');
+    expect(asked.searchParams.get('scope')).toBe(SCOPE);
+    expect(provider.clientInformation()).toMatchObject({ client_id: expect.any(String) });
+
+    await signIn(provider, first);
+    const token = (await provider.tokens())!.access_token;
+    expect(scopesOf(token)).toEqual([SCOPE]);
+
+    const transport = new StreamableHTTPClientTransport(url, { authProvider: provider });
+    const client = new Client({ name: 'oauth-test', version: '1.0.0' });
+    await client.connect(transport);
+    const result = await client.callTool({ name: 'whoami', arguments: {} });
+    expect(JSON.parse((result.content as Array<{ text: string }>)[0]!.text)).toMatchObject({ subject: 'alice', scopes: [SCOPE] });
+    expect((await client.listTools()).tools.map((t) => t.name)).toEqual(['whoami']);
+
+    // Step-up: our 403 names admin plus the granted scope; the client asks for the union and retries.
+    await expect(client.callTool({ name: 'admin_only', arguments: {} })).rejects.toBeInstanceOf(UnauthorizedError);
+    expect(provider.authorizationUrl!.searchParams.get('scope')!.split(' ').sort()).toEqual(['admin', SCOPE].sort());
+    await signIn(provider, transport);
+    expect(scopesOf((await provider.tokens())!.access_token)).toEqual(['admin', SCOPE].sort());
+    expect((await client.callTool({ name: 'admin_only', arguments: {} })).content).toEqual([{ type: 'text', text: 'ok' }]);
+    await client.close();
+  }, 30_000);
+
+  test('behind Deployment Protection, the bypass header the client sends with every request (metadata included) lets OAuth run', async () => {
+    const secret = 'bypass-secret-for-tests';
+    const env = { AUTH_ISSUER: as.issuer, AUTH_SCOPES: SCOPE };
+    const preview = await startLocalServer({
+      port: 0,
+      functions: {
+        '/api/mcp': protect(createMcpHandler(createProtectedApp(env)), secret),
+        '/api/wk-oauth-protected-resource': protect(createProtectedResourceHandler(env), secret),
+      },
+    });
+    try {
+      const provider = memoryProvider();
+      const url = new URL(`${preview.url}/mcp`);
+      const options = { authProvider: provider, requestInit: { headers: { 'x-vercel-protection-bypass': secret } } };
+      const first = new StreamableHTTPClientTransport(url, options);
+      await expect(new Client({ name: 'preview', version: '1.0.0' }).connect(first)).rejects.toBeInstanceOf(UnauthorizedError);
+      expect(provider.authorizationUrl!.searchParams.get('resource')).toBe(url.href);
+      await signIn(provider, first);
+      const client = new Client({ name: 'preview', version: '1.0.0' });
+      await client.connect(new StreamableHTTPClientTransport(url, options));
+      expect((await client.listTools()).tools.map((t) => t.name)).toEqual(['whoami']);
+      await client.close();
+    } finally {
+      await preview.close();
+    }
+  }, 30_000);
+});

@@ -1,7 +1,11 @@
+/**
+ * `/.well-known/mcp.json` and the MCP Server Card at `/mcp/server-card` (mcp-spec.md §6; experimental
+ * server-card extension): never behind auth, CORS `*`, cacheable with an ETag, and saying what `initialize`
+ * and `server/discover` say.
+ */
+
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { createProtectedResourceHandler } from '../../lib/auth/metadata.js';
-import { createDiscoveryHandler, SERVER_CARD_TYPE } from '../../lib/discovery/documents.js';
-import { publicOrigin } from '../../lib/http/public-url.js';
+import { cardName, createDiscoveryHandler, SERVER_CARD_TYPE } from '../../lib/discovery/documents.js';
 import { startLocalServer } from '../../scripts/local-server.js';
 import { post } from '../support/rpc.js';
 
@@ -10,83 +14,103 @@ let url: string;
 let close: () => Promise<void>;
 
 beforeAll(async () => {
-  // The real routes of vercel.json, with the discovery functions configured for auth.
-  const server = await startLocalServer({
-    port: 0,
-    functions: {
-      '/api/wk-oauth-protected-resource': createProtectedResourceHandler(AUTH),
-      '/api/wk-mcp': createDiscoveryHandler(AUTH),
-    },
-  });
+  // The real routes of vercel.json; the MCP function is the deployment's default (auth off).
+  const server = await startLocalServer({ port: 0, functions: { '/api/wk-mcp': createDiscoveryHandler(AUTH) } });
   url = server.url;
   close = server.close;
 });
 afterAll(() => close());
 
-describe('RFC 9728 protected resource metadata', () => {
-  test.each([
-    ['/.well-known/oauth-protected-resource/mcp', '/mcp'],
-    ['/.well-known/oauth-protected-resource/api/mcp', '/api/mcp'],
-    ['/.well-known/oauth-protected-resource', '/mcp'],
-  ])('%s names the resource %s exactly', async (path, resource) => {
-    const response = await fetch(`${url}${path}`);
-    expect(response.status).toBe(200);
-    expect(response.headers.get('access-control-allow-origin')).toBe('*');
-    expect(response.headers.get('cache-control')).toMatch(/public, max-age=\d+/);
-    expect(await response.json()).toEqual({
-      resource: `${url}${resource}`,
-      authorization_servers: ['https://auth.example.com'],
-      scopes_supported: ['agents:chat'],
-      bearer_methods_supported: ['header'],
-      resource_name: 'agent-mcp',
-      resource_documentation: `${url}/`,
-    });
-  });
-
-  test('an unknown path suffix is 404, and so is everything when auth is off', async () => {
-    expect((await fetch(`${url}/.well-known/oauth-protected-resource/other`)).status).toBe(404);
-    const off = createProtectedResourceHandler({});
-    expect((await off(new Request('http://localhost/.well-known/oauth-protected-resource'))).status).toBe(404);
-  });
-
-  test('the preflight is open', async () => {
-    const response = await fetch(`${url}/.well-known/oauth-protected-resource/mcp`, { method: 'OPTIONS' });
-    expect(response.status).toBe(204);
-    expect(response.headers.get('access-control-allow-origin')).toBe('*');
-  });
-});
-
-describe('/.well-known/mcp.json and the server card', () => {
-  test('mcp.json names the endpoint, transport, versions and the auth type', async () => {
-    const doc = await (await fetch(`${url}/.well-known/mcp.json`)).json();
-    expect(doc).toMatchObject({
+describe('/.well-known/mcp.json', () => {
+  test('names the endpoint, transport, versions and, with auth on, the OAuth metadata', async () => {
+    const response = await fetch(`${url}/.well-known/mcp.json`);
+    expect(response.headers.get('content-type')).toBe('application/json');
+    expect(await response.json()).toMatchObject({
       url: `${url}/mcp`,
       transport: 'streamable-http',
       protocolVersion: '2026-07-28',
-      serverInfo: { name: 'agent-mcp' },
-      auth: { type: 'oauth-protected-resource', resourceMetadata: `${url}/.well-known/oauth-protected-resource/mcp` },
+      supportedVersions: expect.arrayContaining(['2025-11-25', '2026-07-28']),
+      serverInfo: { name: 'agent-mcp', version: expect.any(String) },
+      auth: {
+        type: 'oauth-protected-resource',
+        resourceMetadata: `${url}/.well-known/oauth-protected-resource/mcp`,
+        authorizationServers: ['https://auth.example.com'],
+        scopes: ['agents:chat'],
+      },
+      serverCard: `${url}/mcp/server-card`,
     });
+  });
+
+  test('with auth off it says the server is public', async () => {
     const open = await createDiscoveryHandler({})(new Request('http://localhost/.well-known/mcp.json'));
     expect((await open.json()).auth).toEqual({ type: 'public' });
   });
 
-  test('the server card has its media type, an ETag and answers 304 to a matching If-None-Match', async () => {
-    const response = await fetch(`${url}/mcp/server-card`);
-    expect(response.headers.get('content-type')).toBe(SERVER_CARD_TYPE);
-    const card = await response.json();
-    expect(card).toMatchObject({
-      $schema: 'https://static.modelcontextprotocol.io/schemas/v1/server-card.schema.json',
-      name: 'localhost/agent-mcp',
-      version: expect.any(String),
-      remotes: [{ type: 'streamable-http', url: `${url}/mcp` }],
-    });
-    expect(card.description.length).toBeLessThanOrEqual(100);
-    const etag = response.headers.get('etag')!;
-    const again = await fetch(`${url}/mcp/server-card`, { headers: { 'if-none-match': etag } });
+  test('is cacheable and revalidates with its ETag', async () => {
+    const response = await fetch(`${url}/.well-known/mcp.json`);
+    expect(response.headers.get('cache-control')).toBe('public, max-age=300');
+    const again = await fetch(`${url}/.well-known/mcp.json`, { headers: { 'if-none-match': response.headers.get('etag')! } });
     expect(again.status).toBe(304);
   });
+});
 
-  test('the documents agree with server/discover and initialize', async () => {
+describe('the MCP Server Card', () => {
+  test('has its media type, the draft\'s required fields, and the streamable-http remote', async () => {
+    const response = await fetch(`${url}/mcp/server-card`, { headers: { accept: SERVER_CARD_TYPE } });
+    expect(response.headers.get('content-type')).toBe(SERVER_CARD_TYPE);
+    const card = await response.json();
+    expect(card).toEqual({
+      $schema: 'https://static.modelcontextprotocol.io/schemas/v1/server-card.schema.json',
+      name: 'localhost/agent-mcp',
+      title: 'agent-mcp',
+      version: expect.stringMatching(/^\d+\.\d+\.\d+/),
+      description: expect.any(String),
+      websiteUrl: `${url}/`,
+      remotes: [{ type: 'streamable-http', url: `${url}/mcp`, supportedProtocolVersions: expect.arrayContaining(['2026-07-28']) }],
+    });
+    expect(card.description.length).toBeGreaterThan(0);
+    expect(card.description.length).toBeLessThanOrEqual(100);
+  });
+
+  test('a reverse-DNS name with exactly one slash comes from the host', () => {
+    expect(cardName('https://agent.example.com')).toBe('com.example.agent/agent-mcp');
+    expect(cardName('https://agent-git-main-team.vercel.app')).toBe('app.vercel.agent-git-main-team/agent-mcp');
+  });
+
+  test('is served with CORS * (GET, Content-Type and If-None-Match allowed, ETag exposed) and Cache-Control', async () => {
+    const preflight = await fetch(`${url}/mcp/server-card`, {
+      method: 'OPTIONS', headers: { origin: 'https://registry.example', 'access-control-request-method': 'GET', 'access-control-request-headers': 'if-none-match' },
+    });
+    expect(preflight.status).toBe(204);
+    expect(preflight.headers.get('access-control-allow-origin')).toBe('*');
+    expect(preflight.headers.get('access-control-allow-methods')).toContain('GET');
+    expect(preflight.headers.get('access-control-allow-headers')).toMatch(/Content-Type.*If-None-Match/);
+    const response = await fetch(`${url}/mcp/server-card`, { headers: { origin: 'https://registry.example' } });
+    expect(response.headers.get('access-control-allow-origin')).toBe('*');
+    expect(response.headers.get('access-control-expose-headers')).toContain('ETag');
+    expect(response.headers.get('cache-control')).toBe('public, max-age=3600');
+  });
+
+  test('answers 304 to a matching If-None-Match, and HEAD without a body', async () => {
+    const response = await fetch(`${url}/mcp/server-card`);
+    const etag = response.headers.get('etag')!;
+    expect((await fetch(`${url}/mcp/server-card`, { headers: { 'if-none-match': `"other", ${etag}` } })).status).toBe(304);
+    expect((await fetch(`${url}/mcp/server-card`, { headers: { 'if-none-match': '"other"' } })).status).toBe(200);
+    const head = await fetch(`${url}/mcp/server-card`, { method: 'HEAD' });
+    expect(head.status).toBe(200);
+    expect(head.headers.get('etag')).toBe(etag);
+  });
+
+  test('as the function sees a Vercel rewrite (?doc=card), it is the same card', async () => {
+    const handler = createDiscoveryHandler(AUTH);
+    const response = await handler(new Request(`${url}/api/wk-mcp?doc=card`, { headers: { host: new URL(url).host } }));
+    expect(response.headers.get('content-type')).toBe(SERVER_CARD_TYPE);
+    expect((await response.json()).remotes[0].url).toBe(`${url}/mcp`);
+  });
+});
+
+describe('one source of truth', () => {
+  test('the documents agree with initialize and server/discover', async () => {
     const card = await (await fetch(`${url}/mcp/server-card`)).json();
     const doc = await (await fetch(`${url}/.well-known/mcp.json`)).json();
     const init = await (await post(`${url}/mcp`, { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 't', version: '1' } } })).json();
@@ -95,30 +119,10 @@ describe('/.well-known/mcp.json and the server card', () => {
       params: { _meta: { 'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientCapabilities': {} } },
     }, { 'mcp-protocol-version': '2026-07-28', 'mcp-method': 'server/discover' })).json();
     expect(init.result.serverInfo).toEqual(doc.serverInfo);
+    expect(init.result.instructions).toBe(doc.instructions);
     expect(discover.result._meta['io.modelcontextprotocol/serverInfo']).toEqual(doc.serverInfo);
     expect(discover.result.supportedVersions).toEqual(doc.supportedVersions);
     expect(card.remotes[0].supportedProtocolVersions).toEqual(doc.supportedVersions);
-    expect(card.version).toBe(init.result.serverInfo.version);
-  });
-});
-
-describe('preview deployments advertise themselves', () => {
-  const request = (headers: Record<string, string>) => new Request('http://internal.invalid/mcp', { headers });
-
-  test('the forwarded host of a preview wins over the internal URL', () => {
-    expect(publicOrigin(request({ 'x-forwarded-host': 'agent-git-feature-team.vercel.app', 'x-forwarded-proto': 'https' }), {}))
-      .toBe('https://agent-git-feature-team.vercel.app');
-  });
-
-  test('PUBLIC_URL overrides everything', () => {
-    expect(publicOrigin(request({ 'x-forwarded-host': 'x.vercel.app' }), { PUBLIC_URL: 'https://agent.example.com/' })).toBe('https://agent.example.com');
-  });
-
-  test('the PRM of a preview names the preview URL', async () => {
-    const handler = createProtectedResourceHandler(AUTH);
-    const response = await handler(new Request('http://internal.invalid/api/wk-oauth-protected-resource?path=mcp', {
-      headers: { 'x-forwarded-host': 'agent-abc123-team.vercel.app', 'x-forwarded-proto': 'https' },
-    }));
-    expect((await response.json()).resource).toBe('https://agent-abc123-team.vercel.app/mcp');
+    expect([card.version, card.title]).toEqual([init.result.serverInfo.version, init.result.serverInfo.title]);
   });
 });

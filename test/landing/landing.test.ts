@@ -1,18 +1,36 @@
-/** The landing page in a real headless Chromium (Debian's, driven by playwright-core; no browser download). */
+/**
+ * The landing page in a real headless Chromium (Debian's, driven by playwright-core; no browser download):
+ * it asks the deployment what it serves, so every preview describes itself.
+ */
 
-import { chromium, type BrowserContext } from 'playwright-core';
+import { chromium, type BrowserContext, type Page } from 'playwright-core';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { createMcpHandler } from '../../api/mcp.js';
+import { createProtectedResourceHandler } from '../../lib/auth/metadata.js';
+import { createDiscoveryHandler } from '../../lib/discovery/documents.js';
 import { startLocalServer } from '../../scripts/local-server.js';
+import { createProtectedApp } from '../support/protected-app.js';
 
+type Server = { url: string; close(): Promise<void> };
+const AUTH = { AUTH_ISSUER: 'https://auth.example.com', AUTH_SCOPES: 'agents:chat' };
 let browser: BrowserContext;
-let server: { url: string; close(): Promise<void> };
+let open: Server;
+let guarded: Server;
 const profile = mkdtempSync(`${tmpdir()}/agent-mcp-chromium-`);
 
 beforeAll(async () => {
-  server = await startLocalServer({ port: 0 });
-  // A fresh profile and no background networking: this machine reaches nothing but loopback.
+  open = await startLocalServer({ port: 0 });
+  guarded = await startLocalServer({
+    port: 0,
+    functions: {
+      '/api/mcp': createMcpHandler(createProtectedApp(AUTH)),
+      '/api/wk-mcp': createDiscoveryHandler(AUTH),
+      '/api/wk-oauth-protected-resource': createProtectedResourceHandler(AUTH),
+    },
+  });
+  // A fresh profile and no background networking: the browser reaches nothing but loopback.
   browser = await chromium.launchPersistentContext(profile, {
     executablePath: '/usr/bin/chromium',
     headless: true,
@@ -22,24 +40,82 @@ beforeAll(async () => {
 }, 60_000);
 afterAll(async () => {
   await browser?.close();
-  await server?.close();
+  await Promise.all([open?.close(), guarded?.close()]);
   rmSync(profile, { recursive: true, force: true });
 });
 
-describe('the landing page at /', () => {
-  test('shows the MCP URL, the auth mode, the tools and agents it asked the server for, and client set-up', async () => {
-    const page = await browser.newPage();
-    await page.goto(`${server.url}/`);
+async function visit(server: Server): Promise<Page> {
+  const page = await browser.newPage();
+  const errors: string[] = [];
+  page.on('pageerror', (error) => errors.push(error.message));
+  await page.goto(`${server.url}/`);
+  await expect.poll(() => page.textContent('#auth-mode'), { timeout: 15_000 }).not.toBe('…');
+  expect(errors).toEqual([]);
+  return page;
+}
+
+describe('the landing page of a public server', () => {
+  test('shows what the server is, its MCP URL, versions, auth mode, and the tools and agents it asked the server for', async () => {
+    const page = await visit(open);
+    expect(await page.textContent('h1')).toBe('agent-mcp');
+    expect(await page.textContent('.lead')).toContain('Model Context Protocol');
     await expect.poll(() => page.textContent('#tools'), { timeout: 15_000 }).toContain('chat_with_agent');
     await expect.poll(() => page.textContent('#agents'), { timeout: 15_000 }).toContain('Demo agent');
-    expect(await page.textContent('#mcp-url')).toBe(`${server.url}/mcp`);
-    await expect.poll(() => page.textContent('#auth-mode'), { timeout: 15_000 }).toBe('none (public)');
+    expect(await page.textContent('#mcp-url')).toBe(`${open.url}/mcp`);
+    expect(await page.textContent('#auth-mode')).toBe('none (public)');
+    expect(await page.isHidden('#auth-note')).toBe(true);
     expect(await page.textContent('#versions')).toContain('2026-07-28');
-    expect(await page.textContent('#setup-claude-code')).toBe(`claude mcp add --transport http agent-mcp ${server.url}/mcp`);
-    expect(JSON.parse((await page.textContent('#setup-cursor'))!)).toEqual({ mcpServers: { 'agent-mcp': { url: `${server.url}/mcp` } } });
-    expect(JSON.parse((await page.textContent('#setup-vscode'))!)).toEqual({ servers: { 'agent-mcp': { type: 'http', url: `${server.url}/mcp` } } });
-    expect(await page.textContent('#setup-inspector')).toContain('@modelcontextprotocol/inspector');
     await page.screenshot({ path: `${tmpdir()}/agent-mcp-landing.png`, fullPage: true });
+    await page.close();
+  });
+
+  test('gives copy-paste set-up for Claude Code, Claude, Cursor, VS Code and the Inspector, with this deployment\'s URL', async () => {
+    const page = await visit(open);
+    const mcpUrl = `${open.url}/mcp`;
+    expect(await page.textContent('#setup-claude-code')).toBe(`claude mcp add --transport http agent-mcp ${mcpUrl}`);
+    expect(await page.textContent('section:has(#setup-cursor)')).toContain('Add custom connector');
+    expect(JSON.parse((await page.textContent('#setup-cursor'))!)).toEqual({ mcpServers: { 'agent-mcp': { url: mcpUrl } } });
+    expect(JSON.parse((await page.textContent('#setup-vscode'))!)).toEqual({ servers: { 'agent-mcp': { type: 'http', url: mcpUrl } } });
+    expect(await page.textContent('#setup-inspector')).toContain('npx @modelcontextprotocol/inspector');
+    expect(await page.textContent('#setup-inspector')).toContain(mcpUrl);
+    await page.close();
+  });
+
+  test('the copy button puts the MCP URL on the clipboard', async () => {
+    await browser.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: open.url });
+    const page = await visit(open);
+    await page.click('[data-copy="mcp-url"]');
+    await expect.poll(() => page.evaluate(() => navigator.clipboard.readText())).toBe(`${open.url}/mcp`);
+    await page.close();
+  });
+
+  test('links the discovery documents, which answer', async () => {
+    const page = await visit(open);
+    const links = await page.$$eval('#discovery a', (anchors) => anchors.map((a) => (a as HTMLAnchorElement).href));
+    expect(links).toEqual([`${open.url}/.well-known/mcp.json`, `${open.url}/mcp/server-card`]);
+    for (const link of links) expect((await fetch(link)).status).toBe(200);
+    await page.close();
+  });
+});
+
+describe('the landing page of an OAuth-protected server', () => {
+  test('says OAuth 2.1 with the authorization server, explains the sign-in, and links the protected resource metadata', async () => {
+    const page = await visit(guarded);
+    expect(await page.textContent('#auth-mode')).toBe('OAuth 2.1 (https://auth.example.com)');
+    expect(await page.isVisible('#auth-note')).toBe(true);
+    expect(await page.textContent('#auth-server')).toBe('https://auth.example.com');
+    const prm = await page.getAttribute('#prm-link', 'href');
+    expect(prm).toBe(`${guarded.url}/.well-known/oauth-protected-resource/mcp`);
+    expect((await (await fetch(prm!)).json()).resource).toBe(`${guarded.url}/mcp`);
+    expect(await page.textContent('#discovery')).toContain('oauth-protected-resource');
+    expect(await page.textContent('#setup-inspector')).toContain('OAuth');
+    await page.close();
+  });
+
+  test('does not pretend to list tools it may not see: it says a signed-in client lists them', async () => {
+    const page = await visit(guarded);
+    await expect.poll(() => page.textContent('#tools'), { timeout: 15_000 }).toContain('needs OAuth');
+    await page.screenshot({ path: `${tmpdir()}/agent-mcp-landing-oauth.png`, fullPage: true });
     await page.close();
   });
 });

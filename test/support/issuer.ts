@@ -28,7 +28,8 @@ export interface TestIssuer {
   rotate(): Promise<string>;
   /** While down, every request gets 503. */
   setDown(down: boolean): void;
-  served: { metadata: number; jwks: number };
+  /** Requests received (even while down): all of them, and those for the metadata and the JWKS. */
+  served: { requests: number; metadata: number; jwks: number };
   close(): Promise<void>;
 }
 
@@ -44,7 +45,7 @@ export async function startIssuer(options: IssuerOptions = {}): Promise<TestIssu
   const kind = options.metadata ?? 'oauth';
   let origin = '';
   let down = false;
-  const served = { metadata: 0, jwks: 0 };
+  const served = { requests: 0, metadata: 0, jwks: 0 };
   const metadataPath = kind === 'oauth' ? `/.well-known/oauth-authorization-server${path}` : `${path}/.well-known/openid-configuration`;
 
   const server = createServer((req, res) => {
@@ -52,15 +53,13 @@ export async function startIssuer(options: IssuerOptions = {}): Promise<TestIssu
       res.writeHead(200, { 'content-type': 'application/json' });
       res.end(JSON.stringify(body));
     };
+    const isMetadata = kind !== 'none' && req.url === metadataPath;
+    served.requests++;
+    if (isMetadata) served.metadata++;
+    if (req.url === '/jwks') served.jwks++;
     if (down) return res.writeHead(503).end();
-    if (kind !== 'none' && req.url === metadataPath) {
-      served.metadata++;
-      return send({ issuer: options.claimedIssuer ?? `${origin}${path}`, jwks_uri: `${origin}/jwks` });
-    }
-    if (req.url === '/jwks') {
-      served.jwks++;
-      return send({ keys: [current.publicJwk] });
-    }
+    if (isMetadata) return send({ issuer: options.claimedIssuer ?? `${origin}${path}`, jwks_uri: `${origin}/jwks` });
+    if (req.url === '/jwks') return send({ keys: [current.publicJwk] });
     res.writeHead(404).end();
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));

@@ -1,10 +1,11 @@
 /**
  * Test support: a real OAuth 2.1 / OpenID authorization server on loopback (oidc-provider), issuing JWT access
- * tokens for a resource (RFC 8707 resource indicators), with dynamic client registration and PKCE. Its
- * login and consent step approves at once as `alice`, so the official client's flow runs headlessly.
+ * tokens for a resource (RFC 8707 resource indicators), with dynamic client registration (RFC 7591) and PKCE.
+ * Its login and consent step approves at once, as `alice`, exactly the scopes asked for, so the official
+ * client's flow (and a step-up to more scopes) runs headlessly. Dynamic registration ignores a requested `scope`.
  */
 
-import { createServer } from 'node:http';
+import { createServer, type IncomingMessage } from 'node:http';
 import * as jose from 'jose';
 import Provider from 'oidc-provider';
 
@@ -13,23 +14,28 @@ export interface OAuthServer {
   close(): Promise<void>;
 }
 
-export async function startOAuthServer(options: { scope: string; account?: string }): Promise<OAuthServer> {
+const TTL_SEC = 600;
+
+export async function startOAuthServer(options: { scopes: string[]; account?: string; port?: number }): Promise<OAuthServer> {
   const { privateKey } = await jose.generateKeyPair('RS256', { extractable: true });
   const jwk = { ...(await jose.exportJWK(privateKey)), kid: 'as-1', alg: 'RS256', use: 'sig' };
   let provider: Provider | undefined;
 
   const server = createServer(async (req, res) => {
     if (req.url?.startsWith('/interaction/')) return approve(provider!, req, res, options.account ?? 'alice');
+    if (req.method === 'POST' && req.url === '/reg') await dropRegisteredScope(req);
     provider!.callback()(req, res);
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  await new Promise<void>((resolve) => server.listen(options.port ?? 0, '127.0.0.1', resolve));
+  // The SDK accepts plain http for an authorization server on localhost only.
   const issuer = `http://localhost:${(server.address() as { port: number }).port}`;
 
   provider = new Provider(issuer, {
-    jwks: { keys: [jwk as jose.JWK & { kty: 'RSA' }] },
+    jwks: { keys: [jwk] },
     clientBasedCORS: () => true,
     pkce: { required: () => true },
-    scopes: ['openid', options.scope],
+    scopes: ['openid', ...options.scopes],
+    ttl: { AccessToken: TTL_SEC, AuthorizationCode: 60, Grant: TTL_SEC, Interaction: TTL_SEC, Session: TTL_SEC },
     features: {
       devInteractions: { enabled: false },
       registration: { enabled: true },
@@ -38,9 +44,9 @@ export async function startOAuthServer(options: { scope: string; account?: strin
         defaultResource: async (_ctx: unknown, _client: unknown, oneOf?: string) => oneOf,
         useGrantedResource: async () => true,
         getResourceServerInfo: async (_ctx: unknown, resourceIndicator: string) => ({
-          scope: options.scope,
+          scope: options.scopes.join(' '),
           audience: resourceIndicator,
-          accessTokenTTL: 600,
+          accessTokenTTL: TTL_SEC,
           accessTokenFormat: 'jwt',
           jwt: { sign: { alg: 'RS256' } },
         }),
@@ -54,15 +60,30 @@ export async function startOAuthServer(options: { scope: string; account?: strin
   return { issuer, close: () => new Promise((resolve) => server.close(() => resolve())) };
 }
 
+/**
+ * The SDK registers a client with the scope of the first challenge; oidc-provider would then refuse that
+ * client any other scope, so a step-up could never succeed. Like many hosted servers, this one treats the
+ * registered scope as informative: the body is read here and handed on parsed, without `scope`.
+ */
+async function dropRegisteredScope(req: IncomingMessage & { body?: unknown }) {
+  const chunks: Buffer[] = [];
+  for await (const chunk of req) chunks.push(chunk as Buffer);
+  const { scope: _scope, ...metadata } = JSON.parse(Buffer.concat(chunks).toString('utf8')) as Record<string, unknown>;
+  req.body = metadata;
+}
+
+type Req = Parameters<Provider['interactionDetails']>[0];
+type Res = Parameters<Provider['interactionDetails']>[1];
+
 /** The login and consent prompts, approved without a user: log in as `account`, grant what was asked. */
-async function approve(provider: Provider, req: Parameters<Provider['interactionDetails']>[0], res: Parameters<Provider['interactionDetails']>[1], account: string) {
+async function approve(provider: Provider, req: Req, res: Res, account: string) {
   const details = await provider.interactionDetails(req, res);
   if (details.prompt.name === 'login') {
     return provider.interactionFinished(req, res, { login: { accountId: account } }, { mergeWithLastSubmission: false });
   }
   const grant = details.grantId
-    ? (await provider.Grant.find(details.grantId))!
-    : new provider.Grant({ accountId: details.session!.accountId, clientId: details.params.client_id as string });
+    ? await provider.Grant.find(details.grantId)
+    : new provider.Grant({ accountId: details.session.accountId, clientId: details.params.client_id });
   const missing = details.prompt.details as { missingOIDCScope?: string[]; missingResourceScopes?: Record<string, string[]> };
   if (missing.missingOIDCScope) grant.addOIDCScope(missing.missingOIDCScope.join(' '));
   for (const [indicator, scopes] of Object.entries(missing.missingResourceScopes ?? {})) grant.addResourceScope(indicator, scopes.join(' '));

@@ -1,0 +1,64 @@
+/**
+ * The built functions with auth on (run `npm run build` first; `npm test` does): api/mcp challenges and then
+ * verifies a real token with the jose chunk it loads on demand, and the discovery functions answer.
+ */
+
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+// @ts-expect-error plain ESM helper without type declarations
+import { loadBuiltFunction } from '../../scripts/load-built.mjs';
+import { startIssuer, type TestIssuer } from '../support/issuer.js';
+
+type Fn = { fetch(request: Request): Promise<Response> };
+let issuer: TestIssuer;
+let mcp: Fn;
+
+beforeAll(async () => {
+  issuer = await startIssuer();
+  // The functions read the environment on their first request, as on Vercel.
+  Object.assign(process.env, { AUTH_ISSUER: issuer.issuer, AUTH_SCOPES: 'agents:chat' });
+  mcp = await loadBuiltFunction('api/mcp');
+});
+afterAll(async () => {
+  delete process.env.AUTH_ISSUER;
+  delete process.env.AUTH_SCOPES;
+  await issuer?.close();
+});
+
+const toolsList = (headers: Record<string, string> = {}) => new Request('http://localhost/mcp', {
+  method: 'POST',
+  headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2025-11-25', ...headers },
+  body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }),
+});
+
+describe('the built api/mcp function with AUTH_ISSUER', () => {
+  test('challenges a request without a token', async () => {
+    const response = await mcp.fetch(toolsList());
+    expect(response.status).toBe(401);
+    expect(response.headers.get('www-authenticate'))
+      .toBe('Bearer resource_metadata="http://localhost/.well-known/oauth-protected-resource/mcp", scope="agents:chat"');
+  });
+
+  test('verifies a real token and serves the caller', async () => {
+    const now = Math.floor(Date.now() / 1000);
+    const token = await issuer.mint({ iss: issuer.issuer, aud: 'http://localhost/mcp', sub: 'alice', scope: 'agents:chat', iat: now, exp: now + 60 });
+    const response = await mcp.fetch(toolsList({ authorization: `Bearer ${token}` }));
+    expect(response.status).toBe(200);
+    expect((await response.json()).result.tools.map((t: { name: string }) => t.name)).toContain('chat_with_agent');
+  });
+});
+
+describe('the built discovery functions', () => {
+  test('api/wk-oauth-protected-resource names the resource and the issuer', async () => {
+    const fn: Fn = await loadBuiltFunction('api/wk-oauth-protected-resource');
+    const response = await fn.fetch(new Request('http://localhost/api/wk-oauth-protected-resource?path=mcp'));
+    expect(await response.json()).toMatchObject({ resource: 'http://localhost/mcp', authorization_servers: [issuer.issuer] });
+  });
+
+  test('api/wk-mcp serves mcp.json and the server card', async () => {
+    const fn: Fn = await loadBuiltFunction('api/wk-mcp');
+    const doc = await (await fn.fetch(new Request('http://localhost/api/wk-mcp?doc=mcp'))).json();
+    expect(doc.auth).toMatchObject({ type: 'oauth-protected-resource' });
+    const card = await fn.fetch(new Request('http://localhost/api/wk-mcp?doc=card'));
+    expect(card.headers.get('content-type')).toBe('application/mcp-server-card+json');
+  });
+});
