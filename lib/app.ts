@@ -4,26 +4,27 @@
  * server build their own from the same parts.
  */
 
-import { agentDefinitions } from './agent/index.js';
+import { agentDefinitions, type AgentOptions } from './agent/index.js';
 import { readConfig } from './config.js';
+import { INSTRUCTIONS, SERVER_INFO } from './identity.js';
 import type { OriginPolicy } from './http/origin.js';
 import { createDispatcher, type Dispatch } from './server/dispatch.js';
 import { InProcessTransport } from './server/in-process.js';
+import { listToolsInProcess, mountStatusDefinitions, mountsFromEnv, type Mounts } from './mounts/index.js';
 import type { Principal } from './server/context.js';
 import { createRegistry, type RegistryDefinition } from './server/registry.js';
 import { createServer, type ServerInfo, type ServerOptions } from './server/server.js';
 import { MemoryStore } from './store/memory.js';
 import type { Store } from './store/types.js';
+import { createLimitsFromEnv, type RequestLimits } from './limits/index.js';
+import { createBearerAuth, readAuthConfig, type BearerAuth } from './auth/index.js';
+import { readPayConfig } from './pay/config.js';
+import { createPaymentEngine } from './pay/engine.js';
+import { withPaidTool } from './pay/with-payment.js';
+import { selectStore } from './store/select.js';
+import { readUpstashConfig } from './store/upstash-config.js';
 
-export const SERVER_INFO: ServerInfo = {
-  name: 'agent-mcp',
-  title: 'agent-mcp',
-  version: '0.1.0',
-  description: 'Any AI agent as an MCP server: chat with it as a tool.',
-};
-
-export const INSTRUCTIONS =
-  'This server puts AI agents on MCP. Call chat_with_agent to send a message to an agent and get its reply.';
+export { INSTRUCTIONS, SERVER_INFO } from './identity.js';
 
 export interface App {
   dispatch: Dispatch;
@@ -31,6 +32,12 @@ export interface App {
   origin: OriginPolicy;
   /** A client transport on this app with no network hop; `principal` counts as a verified token. */
   connectInProcess(principal?: Principal): InProcessTransport;
+  /** The MCP servers mounted into this app (README "Mount MCP servers and call agent-mcp in-process"). */
+  mounts?: Mounts;
+  /** The HTTP endpoint's rate limits (README "Rate limits"); none when absent. */
+  limits?: RequestLimits;
+  /** Bearer auth of the HTTP endpoint (README "Authentication"); none when absent. */
+  auth?: BearerAuth;
 }
 
 export interface AppOptions extends Omit<ServerOptions, 'registry' | 'info'> {
@@ -38,10 +45,17 @@ export interface AppOptions extends Omit<ServerOptions, 'registry' | 'info'> {
   info?: ServerInfo;
   store?: Store;
   origin: OriginPolicy;
+  /** Mounted MCP servers: served after the definitions' own entries, with a `mount://status` resource. */
+  mounts?: Mounts;
+  limits?: RequestLimits;
+  auth?: BearerAuth;
 }
 
 export function createApp(options: AppOptions): App {
-  const server = createServer({ ...options, info: options.info ?? SERVER_INFO, registry: createRegistry(...options.definitions) });
+  const { mounts } = options;
+  const definitions = mounts ? [...options.definitions, mountStatusDefinitions(mounts)] : options.definitions;
+  const sources = mounts ? [...(options.sources ?? []), mounts] : options.sources;
+  const server = createServer({ ...options, sources, info: options.info ?? SERVER_INFO, registry: createRegistry(...definitions) });
   const dispatch = createDispatcher(server);
   const store = options.store ?? new MemoryStore();
   return {
@@ -49,13 +63,25 @@ export function createApp(options: AppOptions): App {
     store,
     origin: options.origin,
     connectInProcess: (principal) => new InProcessTransport({ dispatch, store, principal }),
+    mounts,
+    limits: options.limits,
+    auth: options.auth,
   };
 }
 
 /** What the deployment serves: the agents configured in the environment (README "Agents"). */
-export function defaultDefinitions(env: Record<string, string | undefined> = process.env): RegistryDefinition[] {
-  return [agentDefinitions(env)];
+export function defaultDefinitions(
+  env: Record<string, string | undefined> = process.env,
+  options: AgentOptions = {},
+): RegistryDefinition[] {
+  const agents = agentDefinitions(env, [], options);
+  const pay = readPayConfig(env);
+  // README "Paid calls (x402)": with X402_PAY_TO set, the agent tool is behind x402.
+  return [pay ? withPaidTool(agents, 'chat_with_agent', createPaymentEngine(pay)) : agents];
 }
+
+/** Who the demo agent is when it opens an in-process client on the app to list the tools it could call. */
+const DEMO_AGENT_PRINCIPAL: Principal = { subject: 'agent:demo', scopes: [] };
 
 /** The deployment's app from the environment (README "Environment"). */
 export function createDefaultApp(env?: Record<string, string | undefined>): App {
@@ -63,8 +89,26 @@ export function createDefaultApp(env?: Record<string, string | undefined>): App 
   if (config.stateSecretIsEphemeral && !config.local) {
     console.warn('[agent-mcp] MCP_STATE_SECRET is not set: MRTR requestState only verifies on this instance.');
   }
-  return createApp({
-    definitions: defaultDefinitions(env ?? process.env),
+  const upstash = readUpstashConfig(env ?? process.env);
+  const { store, summary } = selectStore(upstash);
+  const limits = createLimitsFromEnv(env ?? process.env, upstash);
+  const authConfig = readAuthConfig(env ?? process.env);
+  const auth = authConfig ? createBearerAuth(authConfig, env ?? process.env) : undefined;
+  console.info(`[agent-mcp] auth: ${authConfig ? `OAuth bearer tokens from ${authConfig.issuer}` : 'none (set AUTH_ISSUER to require OAuth)'}`);
+  console.info(`[agent-mcp] ${summary}`);
+  if (limits) console.info(`[agent-mcp] ${limits.summary}`);
+  const pay = readPayConfig(env ?? process.env);
+  if (pay) console.info(`[agent-mcp] paid calls: chat_with_agent costs ${pay.price} on ${pay.network}, paid to ${pay.payTo} (facilitator ${pay.facilitatorUrl})`);
+  // The demo agent reaches the app it belongs to, which exists once createApp returns.
+  let app: App | undefined;
+  const listTools = () => listToolsInProcess(app!.connectInProcess(DEMO_AGENT_PRINCIPAL));
+  return app = createApp({
+    definitions: defaultDefinitions(env ?? process.env, { listTools }),
+    mounts: mountsFromEnv(env ?? process.env),
+    store,
+    limits,
+    auth,
+    defaultToolScopes: authConfig?.scopes,
     instructions: INSTRUCTIONS,
     stateSecret: config.stateSecret,
     origin: { local: config.local, publicOrigin: config.publicUrl, allowedOrigins: new Set(config.allowedOrigins) },

@@ -17,3 +17,26 @@ export const demoAgent: InProcessAgent = async function* demo({ message, history
     .split(' ');
   for (const [i, word] of words.entries()) yield i === 0 ? word : ` ${word}`;
 };
+
+/** The tools an in-process agent could call, as an in-process MCP client on the app lists them. */
+export type ListTools = () => Promise<Array<{ name: string; description?: string }>>;
+
+const ASKS_FOR_TOOLS = /\b(what|which|list)\b.*\btools?\b/i;
+
+/**
+ * The demo agent that, asked which tools it can call, lists them through `listTools` (an in-process MCP
+ * client on the app, mounted servers' tools included); otherwise it echoes like `demoAgent`.
+ */
+export function createDemoAgent(listTools: ListTools): InProcessAgent {
+  return async function* demo(turn) {
+    if (!ASKS_FOR_TOOLS.test(turn.message)) return yield* demoAgent(turn);
+    const tools = await listTools();
+    yield `[demo agent] Through an in-process MCP client on this server I could call ${tools.length} tool(s):`;
+    for (const tool of tools) yield `\n- ${tool.name}${tool.description ? `: ${summarize(tool.description)}` : ''}`;
+  };
+}
+
+function summarize(description: string): string {
+  const line = description.split('\n', 1)[0]!;
+  return line.length > 100 ? `${line.slice(0, 99)}…` : line;
+}

@@ -1,9 +1,10 @@
 /**
  * What a server offers: tools, resources, resource templates and prompts, defined once.
- * A tool's zod schema is both its validator and its published JSON Schema (2020-12), computed once here.
+ * A tool's zod schema is both its validator and its published JSON Schema (2020-12), computed once here, or
+ * ahead of time for a LazySchema. Only types come from zod here: zod loads with the tools that use it.
  */
 
-import * as z from 'zod';
+import type * as z from 'zod';
 import type { RequestContext } from './context.js';
 
 export interface Icon {
@@ -46,15 +47,26 @@ export interface RawJsonSchema {
   jsonSchema: Record<string, unknown>;
 }
 
+/**
+ * A zod schema kept off the cold path: published as `jsonSchema`, which must be what zod computes for it (keep a
+ * test that says so), and loaded on the first call that validates arguments.
+ */
+export interface LazySchema<T extends z.ZodType = z.ZodType> {
+  jsonSchema: Record<string, unknown>;
+  load(): Promise<T>;
+}
+
 export interface ToolDefinition<Input extends z.ZodType = z.ZodType> {
   name: string;
   title?: string;
   description: string;
-  input?: Input | RawJsonSchema;
-  output?: z.ZodType;
+  input?: Input | RawJsonSchema | LazySchema<Input>;
+  output?: z.ZodType | RawJsonSchema;
   annotations?: Record<string, unknown>;
   icons?: Icon[];
   _meta?: Record<string, unknown>;
+  /** OAuth scopes a caller needs for this tool; absent means the server's default (AUTH_SCOPES). */
+  scopes?: string[];
   /** Client capabilities the tool cannot run without (modern wire: -32021 when undeclared). */
   requiredClientCapabilities?: Record<string, Record<string, unknown>>;
   run(args: z.output<Input>, ctx: RequestContext): ToolResult | InputRequired | Promise<ToolResult | InputRequired>;
@@ -125,6 +137,8 @@ export interface CompiledTool {
   listing: Record<string, unknown>;
   /** Argument names mirrored into `Mcp-Param-*` headers (x-mcp-header, SEP-2243), by header suffix. */
   headerParams: Array<{ argument: string; header: string }>;
+  /** Validates arguments against the tool's zod schema; absent when arguments are not validated. */
+  validate?(args: Record<string, unknown>): z.ZodSafeParseResult<unknown> | Promise<z.ZodSafeParseResult<unknown>>;
 }
 
 export interface CompiledTemplate {
@@ -138,19 +152,30 @@ export interface Registry {
   resources: Map<string, ResourceDefinition>;
   templates: CompiledTemplate[];
   prompts: Map<string, PromptDefinition>;
+  /** Set by a source while some of its definitions are loading or unavailable: lists from it are not cached. */
+  incomplete?: boolean;
 }
 
 /** Tool names per SEP-986 (2025-11-25 server/tools §Tool Names). */
-const TOOL_NAME = /^[A-Za-z0-9_.-]{1,128}$/;
+export const TOOL_NAME = /^[A-Za-z0-9_.-]{1,128}$/;
 
 const EMPTY_INPUT_SCHEMA = { type: 'object', additionalProperties: false } as const;
 
-function isRawSchema(input: unknown): input is RawJsonSchema {
-  return typeof input === 'object' && input !== null && 'jsonSchema' in input;
+/** True for a published JSON Schema (raw or lazy), false for a zod schema. */
+function isPublished(schema: unknown): schema is RawJsonSchema | LazySchema {
+  return typeof schema === 'object' && schema !== null && 'jsonSchema' in schema;
 }
 
 export function toJsonSchema(schema: z.ZodType, io: 'input' | 'output'): Record<string, unknown> {
-  return z.toJSONSchema(schema, { target: 'draft-2020-12', io, unrepresentable: 'any' }) as Record<string, unknown>;
+  return schema.toJSONSchema({ target: 'draft-2020-12', io, unrepresentable: 'any' }) as Record<string, unknown>;
+}
+
+function validatorOf(input: ToolDefinition['input']): CompiledTool['validate'] {
+  if (input === undefined) return undefined;
+  if (!isPublished(input)) return (args) => input.safeParse(args);
+  if (!('load' in input)) return undefined;
+  let schema: z.ZodType | undefined;
+  return async (args) => (schema ??= await input.load()).safeParse(args);
 }
 
 function compileTool(tool: ToolDefinition<any>): CompiledTool {
@@ -159,21 +184,22 @@ function compileTool(tool: ToolDefinition<any>): CompiledTool {
   }
   const inputSchema = tool.input === undefined
     ? EMPTY_INPUT_SCHEMA
-    : isRawSchema(tool.input) ? tool.input.jsonSchema : toJsonSchema(tool.input, 'input');
+    : isPublished(tool.input) ? tool.input.jsonSchema : toJsonSchema(tool.input, 'input');
   const listing: Record<string, unknown> = {
     name: tool.name,
     ...(tool.title ? { title: tool.title } : {}),
     description: tool.description,
     inputSchema,
-    ...(tool.output ? { outputSchema: toJsonSchema(tool.output, 'output') } : {}),
+    ...(tool.output ? { outputSchema: isPublished(tool.output) ? tool.output.jsonSchema : toJsonSchema(tool.output, 'output') } : {}),
     ...(tool.annotations ? { annotations: tool.annotations } : {}),
     ...(tool.icons ? { icons: tool.icons } : {}),
     ...(tool._meta ? { _meta: tool._meta } : {}),
   };
-  return { definition: tool, listing, headerParams: findHeaderParams(inputSchema) };
+  return { definition: tool, listing, headerParams: findHeaderParams(inputSchema), validate: validatorOf(tool.input) };
 }
 
-function findHeaderParams(schema: Record<string, unknown>): CompiledTool['headerParams'] {
+/** Arguments a tool's input schema mirrors into `Mcp-Param-*` headers (also used for tools compiled elsewhere). */
+export function findHeaderParams(schema: Record<string, unknown>): CompiledTool['headerParams'] {
   const properties = schema.properties as Record<string, Record<string, unknown>> | undefined;
   if (!properties) return [];
   return Object.entries(properties)
@@ -217,4 +243,53 @@ export function createRegistry(...definitions: RegistryDefinition[]): Registry {
     templates: definitions.flatMap((d) => d.resourceTemplates ?? []).map(compileTemplate),
     prompts: uniqueMap(definitions.flatMap((d) => d.prompts ?? []), (p) => p.name, 'prompt'),
   };
+}
+
+/**
+ * Definitions that change while the server runs (mounted MCP servers). The list handlers consult every
+ * source; the call, read and get handlers consult them only for names the static registry does not hold.
+ */
+export interface RegistrySource {
+  /** The definitions to serve now; may wait, bounded, for ones still loading. Never rejects. */
+  read(ctx: RequestContext): Promise<Registry>;
+}
+
+/** Answers from the static registry and then each source's, in precedence order; no await without sources. */
+export function withRegistries<T>(
+  registry: Registry,
+  sources: readonly RegistrySource[],
+  ctx: RequestContext,
+  answer: (registries: Registry[]) => T,
+): T | Promise<T> {
+  if (sources.length === 0) return answer([registry]);
+  return Promise.all(sources.map((source) => source.read(ctx))).then((read) => answer([registry, ...read]));
+}
+
+/** A list's caching hint: none (0, immediately stale) when any registry is incomplete, so no client keeps a partial list. */
+export function listTtl(ttlMs: number, registries: Registry[]): number {
+  return registries.some((registry) => registry.incomplete) ? 0 : ttlMs;
+}
+
+/** One kind of entry across registries; on a key used twice the earlier registry wins. */
+export function mergeEntries<T>(registries: Registry[], pick: (registry: Registry) => Map<string, T>): T[] {
+  if (registries.length === 1) return [...pick(registries[0]!).values()];
+  const merged = new Map<string, T>();
+  for (const registry of registries) {
+    for (const [key, entry] of pick(registry)) if (!merged.has(key)) merged.set(key, entry);
+  }
+  return [...merged.values()];
+}
+
+/** The first entry `pick` finds in a source, or undefined at once when there are no sources. */
+export async function findInSources<T>(
+  sources: readonly RegistrySource[],
+  ctx: RequestContext,
+  pick: (registry: Registry) => T | undefined,
+): Promise<T | undefined> {
+  if (sources.length === 0) return undefined;
+  for (const registry of await Promise.all(sources.map((source) => source.read(ctx)))) {
+    const found = pick(registry);
+    if (found !== undefined) return found;
+  }
+  return undefined;
 }

@@ -1,6 +1,6 @@
 /** The server's identity and settings, resolved once; handlers read it, never module state. */
 
-import type { Registry } from './registry.js';
+import type { Registry, RegistrySource } from './registry.js';
 import { createStateSigner, type StateSigner } from './request-state.js';
 
 export interface ServerInfo {
@@ -13,11 +13,15 @@ export interface ServerInfo {
 
 export interface ServerOptions {
   registry: Registry;
+  /** Definitions that change while the server runs (mounted MCP servers), after the registry's own. */
+  sources?: RegistrySource[];
   info: ServerInfo;
   instructions?: string;
   /** HMAC secret for MRTR `requestState`; must be shared by every instance of a deployment. */
   stateSecret: string;
   pageSize?: number;
+  /** Scopes a verified principal needs for tools that name none (AUTH_SCOPES); checked only when a principal exists. */
+  defaultToolScopes?: string[];
   /** Caching hints on the modern wire (server/utilities/caching). */
   listTtlMs?: number;
   readTtlMs?: number;
@@ -25,10 +29,12 @@ export interface ServerOptions {
 
 export interface Server {
   registry: Registry;
+  sources: readonly RegistrySource[];
   info: ServerInfo;
   instructions?: string;
   signer: StateSigner;
   pageSize: number;
+  defaultToolScopes: string[];
   listTtlMs: number;
   readTtlMs: number;
   capabilities: { legacy: Record<string, unknown>; modern: Record<string, unknown> };
@@ -37,20 +43,25 @@ export interface Server {
 export function createServer(options: ServerOptions): Server {
   if (!options.stateSecret) throw new TypeError('stateSecret must be a non-empty string.');
   const { registry } = options;
-  const hasResources = registry.resources.size > 0 || registry.templates.length > 0;
-  const hasPrompts = registry.prompts.size > 0;
+  const sources = options.sources ?? [];
+  // What a source will hold is unknown until it loads, so its presence declares every kind.
+  const dynamic = sources.length > 0;
+  const hasResources = dynamic || registry.resources.size > 0 || registry.templates.length > 0;
+  const hasPrompts = dynamic || registry.prompts.size > 0;
   const common = {
-    ...(registry.tools.size > 0 ? { tools: { listChanged: false } } : {}),
+    ...(dynamic || registry.tools.size > 0 ? { tools: { listChanged: false } } : {}),
     ...(hasPrompts ? { prompts: { listChanged: false } } : {}),
     logging: {},
     completions: {},
   };
   return {
     registry,
+    sources,
     info: options.info,
     instructions: options.instructions,
     signer: createStateSigner(options.stateSecret),
     pageSize: options.pageSize ?? 100,
+    defaultToolScopes: options.defaultToolScopes ?? [],
     listTtlMs: options.listTtlMs ?? 60_000,
     readTtlMs: options.readTtlMs ?? 0,
     capabilities: {

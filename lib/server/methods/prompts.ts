@@ -4,17 +4,23 @@ import { INVALID_PARAMS, McpError } from '../../protocol/errors.js';
 import { isObject } from '../../protocol/jsonrpc.js';
 import type { RequestContext } from '../context.js';
 import { paginate } from '../pagination.js';
+import { findInSources, listTtl, mergeEntries, withRegistries } from '../registry.js';
 import type { Server } from '../server.js';
 import { cacheHints } from './lifecycle.js';
 
 export function listPrompts(server: Server, params: Record<string, unknown>, ctx: RequestContext) {
-  const all = [...server.registry.prompts.values()].map(({ get: _get, complete: _complete, ...listing }) => listing);
-  const { page, nextCursor } = paginate(all, params.cursor, server.pageSize);
-  return { prompts: page, ...(nextCursor ? { nextCursor } : {}), ...cacheHints(server.listTtlMs, ctx) };
+  return withRegistries(server.registry, server.sources, ctx, (registries) => {
+    const all = mergeEntries(registries, (registry) => registry.prompts)
+      .map(({ get: _get, complete: _complete, ...listing }) => listing);
+    const { page, nextCursor } = paginate(all, params.cursor, server.pageSize);
+    return { prompts: page, ...(nextCursor ? { nextCursor } : {}), ...cacheHints(listTtl(server.listTtlMs, registries), ctx) };
+  });
 }
 
 export async function getPrompt(server: Server, params: Record<string, unknown>, ctx: RequestContext) {
-  const prompt = typeof params.name === 'string' ? server.registry.prompts.get(params.name) : undefined;
+  const name = params.name;
+  const prompt = typeof name !== 'string' ? undefined
+    : server.registry.prompts.get(name) ?? (await findInSources(server.sources, ctx, (registry) => registry.prompts.get(name)));
   if (!prompt) throw new McpError(INVALID_PARAMS, `Unknown prompt: ${String(params.name)}.`);
   const args = params.arguments ?? {};
   if (!isObject(args) || !Object.values(args).every((v) => typeof v === 'string')) {

@@ -6,7 +6,9 @@
 import { INVALID_PARAMS, McpError, RESOURCE_NOT_FOUND_LEGACY } from '../../protocol/errors.js';
 import type { RequestContext } from '../context.js';
 import { paginate } from '../pagination.js';
-import { matchTemplate, type ResourceContent } from '../registry.js';
+import {
+  findInSources, listTtl, matchTemplate, mergeEntries, withRegistries, type Registry, type ResourceContent,
+} from '../registry.js';
 import type { Server } from '../server.js';
 import { cacheHints } from './lifecycle.js';
 
@@ -16,15 +18,22 @@ function listing<T extends object>(item: T & { read?: unknown; complete?: unknow
 }
 
 export function listResources(server: Server, params: Record<string, unknown>, ctx: RequestContext) {
-  const all = [...server.registry.resources.values()].map(listing);
-  const { page, nextCursor } = paginate(all, params.cursor, server.pageSize);
-  return { resources: page, ...(nextCursor ? { nextCursor } : {}), ...cacheHints(server.listTtlMs, ctx) };
+  return withRegistries(server.registry, server.sources, ctx, (registries) => {
+    const all = mergeEntries(registries, (registry) => registry.resources).map(listing);
+    const { page, nextCursor } = paginate(all, params.cursor, server.pageSize);
+    return { resources: page, ...(nextCursor ? { nextCursor } : {}), ...cacheHints(listTtl(server.listTtlMs, registries), ctx) };
+  });
 }
 
 export function listResourceTemplates(server: Server, params: Record<string, unknown>, ctx: RequestContext) {
-  const all = server.registry.templates.map((t) => listing(t.definition));
-  const { page, nextCursor } = paginate(all, params.cursor, server.pageSize);
-  return { resourceTemplates: page, ...(nextCursor ? { nextCursor } : {}), ...cacheHints(server.listTtlMs, ctx) };
+  return withRegistries(server.registry, server.sources, ctx, (registries) => {
+    const seen = new Set<string>();
+    const all = registries.flatMap((registry) => registry.templates)
+      .filter(({ definition }) => !seen.has(definition.uriTemplate) && Boolean(seen.add(definition.uriTemplate)))
+      .map((template) => listing(template.definition));
+    const { page, nextCursor } = paginate(all, params.cursor, server.pageSize);
+    return { resourceTemplates: page, ...(nextCursor ? { nextCursor } : {}), ...cacheHints(listTtl(server.listTtlMs, registries), ctx) };
+  });
 }
 
 export async function readResource(server: Server, params: Record<string, unknown>, ctx: RequestContext) {
@@ -36,11 +45,16 @@ export async function readResource(server: Server, params: Record<string, unknow
 }
 
 async function findContents(server: Server, uri: string, ctx: RequestContext): Promise<ResourceContent[] | undefined> {
-  const resource = server.registry.resources.get(uri);
-  if (resource) return resource.read(ctx);
-  for (const template of server.registry.templates) {
+  const read = findReader(server.registry, uri) ?? (await findInSources(server.sources, ctx, (r) => findReader(r, uri)));
+  return read?.(ctx);
+}
+
+function findReader(registry: Registry, uri: string) {
+  const resource = registry.resources.get(uri);
+  if (resource) return (ctx: RequestContext) => resource.read(ctx);
+  for (const template of registry.templates) {
     const variables = matchTemplate(template, uri);
-    if (variables) return template.definition.read(uri, variables, ctx);
+    if (variables) return (ctx: RequestContext) => template.definition.read(uri, variables, ctx);
   }
   return undefined;
 }

@@ -2,19 +2,26 @@
 
 import { decodeHeaderValue, H_PARAM_PREFIX } from '../../protocol/headers.js';
 import {
-  HEADER_MISMATCH, INVALID_PARAMS, MISSING_REQUIRED_CLIENT_CAPABILITY, McpError,
+  HEADER_MISMATCH, INSUFFICIENT_SCOPE, INVALID_PARAMS, MISSING_REQUIRED_CLIENT_CAPABILITY, McpError,
 } from '../../protocol/errors.js';
 import { isObject } from '../../protocol/jsonrpc.js';
 import type { RequestContext } from '../context.js';
 import { paginate } from '../pagination.js';
-import { type CompiledTool, type InputRequired, type ToolResult } from '../registry.js';
+import {
+  findInSources, listTtl, mergeEntries, withRegistries, type CompiledTool, type InputRequired, type ToolResult,
+} from '../registry.js';
 import type { Server } from '../server.js';
 import { cacheHints } from './lifecycle.js';
 
 export function listTools(server: Server, params: Record<string, unknown>, ctx: RequestContext) {
-  const all = [...server.registry.tools.values()].map((tool) => tool.listing);
-  const { page, nextCursor } = paginate(all, params.cursor, server.pageSize);
-  return { tools: page, ...(nextCursor ? { nextCursor } : {}), ...cacheHints(server.listTtlMs, ctx) };
+  return withRegistries(server.registry, server.sources, ctx, (registries) => {
+    // tools/list MAY vary by the request's authorization (2026-07-28 server/tools): hide what the caller cannot call.
+    const all = mergeEntries(registries, (registry) => registry.tools)
+      .filter((tool) => missingScopes(server, tool, ctx).length === 0)
+      .map((tool) => tool.listing);
+    const { page, nextCursor } = paginate(all, params.cursor, server.pageSize);
+    return { tools: page, ...(nextCursor ? { nextCursor } : {}), ...cacheHints(listTtl(server.listTtlMs, registries), ctx) };
+  });
 }
 
 export async function callTool(
@@ -22,8 +29,17 @@ export async function callTool(
   params: Record<string, unknown>,
   ctx: RequestContext,
 ): Promise<ToolResult | InputRequired> {
-  const tool = typeof params.name === 'string' ? server.registry.tools.get(params.name) : undefined;
+  const name = params.name;
+  const tool = typeof name !== 'string' ? undefined
+    : server.registry.tools.get(name) ?? (await findInSources(server.sources, ctx, (registry) => registry.tools.get(name)));
   if (!tool) throw new McpError(INVALID_PARAMS, `Unknown tool: ${String(params.name)}.`);
+  const missing = missingScopes(server, tool, ctx);
+  if (missing.length > 0) {
+    throw new McpError(INSUFFICIENT_SCOPE, `Insufficient scope: ${tool.definition.name} needs ${missing.join(' ')}.`, {
+      requiredScopes: tool.definition.scopes ?? server.defaultToolScopes,
+      grantedScopes: ctx.principal!.scopes,
+    });
+  }
   const args = params.arguments === undefined ? {} : params.arguments;
   if (!isObject(args)) throw new McpError(INVALID_PARAMS, 'params.arguments must be an object.');
 
@@ -31,10 +47,9 @@ export async function callTool(
     checkRequiredCapabilities(tool, ctx);
     checkHeaderParams(tool, args, ctx);
   }
-  const input = tool.definition.input;
   let parsed: unknown = args;
-  if (input !== undefined && !('jsonSchema' in input)) {
-    const result = input.safeParse(args);
+  if (tool.validate) {
+    const result = await tool.validate(args);
     if (!result.success) return invalidArguments(tool.definition.name, result.error.issues);
     parsed = result.data;
   }
@@ -45,6 +60,13 @@ export async function callTool(
 function invalidArguments(name: string, issues: Array<{ path: PropertyKey[]; message: string }>): ToolResult {
   const detail = issues.map((i) => `${i.path.map(String).join('.') || '(arguments)'}: ${i.message}`).join('; ');
   return { content: [{ type: 'text', text: `Invalid arguments for tool ${name}: ${detail}` }], isError: true };
+}
+
+/** Scopes the principal lacks for a tool; none without a principal (auth off and no in-process props). */
+function missingScopes(server: Server, tool: CompiledTool, ctx: RequestContext): string[] {
+  if (!ctx.principal) return [];
+  const needed = tool.definition.scopes ?? server.defaultToolScopes;
+  return needed.filter((scope) => !ctx.principal!.scopes.includes(scope));
 }
 
 function checkRequiredCapabilities(tool: CompiledTool, ctx: RequestContext): void {

@@ -1,0 +1,96 @@
+/**
+ * A mounted server's offerings as registry entries, named `<mount>.<name>` (tools and prompts; the separator
+ * is valid in SEP-986 tool names and absent from mount names, so a name maps back to one mount). Resource
+ * URIs are kept as the server published them, so links in its tool results still resolve; their `name` is
+ * namespaced like tools. Arguments are validated by the mounted server, not here.
+ */
+
+import type { Prompt, Resource, ResourceTemplateType as ResourceTemplate, Tool } from '@modelcontextprotocol/client';
+import type { RequestContext } from '../server/context.js';
+import {
+  TOOL_NAME, findHeaderParams, type CompiledTemplate, type CompiledTool, type PromptDefinition, type Registry, type ResourceDefinition,
+} from '../server/registry.js';
+import { MOUNT_SEPARATOR } from './config.js';
+import type { MountListings } from './connect.js';
+import { forwardPrompt, forwardRead, forwardToolCall, type MountLink } from './forward.js';
+
+export interface MountCatalog {
+  registry: Registry;
+  /** Downstream tools left out because `<mount>.<name>` is not a valid tool name. */
+  skipped: string[];
+}
+
+export function buildCatalog(link: MountLink, listings: MountListings): MountCatalog {
+  const prefixed = (name: string) => `${link.name}${MOUNT_SEPARATOR}${name}`;
+  const skipped: string[] = [];
+  const tools = new Map<string, CompiledTool>();
+  for (const tool of listings.tools) {
+    const name = prefixed(tool.name);
+    if (TOOL_NAME.test(name)) tools.set(name, compileTool(link, name, tool));
+    else skipped.push(tool.name);
+  }
+  return {
+    registry: {
+      tools,
+      resources: new Map(listings.resources.map((r) => [r.uri, resourceEntry(link, prefixed(r.name), r)])),
+      templates: listings.templates.map((t) => templateEntry(link, prefixed(t.name), t)),
+      prompts: new Map(listings.prompts.map((p) => [prefixed(p.name), promptEntry(link, prefixed(p.name), p)])),
+    },
+    skipped,
+  };
+}
+
+function compileTool(link: MountLink, name: string, tool: Tool): CompiledTool {
+  const inputSchema = tool.inputSchema as Record<string, unknown>;
+  // Execution hints (tasks) are left out: calls through the mount are plain requests.
+  const listing = {
+    name,
+    ...(tool.title !== undefined ? { title: tool.title } : {}),
+    ...(tool.description !== undefined ? { description: tool.description } : {}),
+    inputSchema,
+    ...(tool.outputSchema !== undefined ? { outputSchema: tool.outputSchema } : {}),
+    ...(tool.annotations !== undefined ? { annotations: tool.annotations } : {}),
+    ...(tool.icons !== undefined ? { icons: tool.icons } : {}),
+    ...(tool._meta !== undefined ? { _meta: tool._meta } : {}),
+  };
+  return {
+    definition: {
+      name,
+      description: tool.description ?? '',
+      input: { jsonSchema: inputSchema },
+      run: (args: Record<string, unknown>, ctx) => forwardToolCall(link, tool.name, args, ctx),
+    },
+    listing,
+    headerParams: findHeaderParams(inputSchema),
+  };
+}
+
+function resourceEntry(link: MountLink, name: string, resource: Resource): ResourceDefinition {
+  return { ...withoutUndefined(resource), name, read: (ctx: RequestContext) => forwardRead(link, resource.uri, ctx) } as ResourceDefinition;
+}
+
+/**
+ * A downstream template may use any RFC 6570 level, so it is matched by its literal prefix (the text before
+ * its first expression) and the mounted server resolves the rest.
+ */
+function templateEntry(link: MountLink, name: string, template: ResourceTemplate): CompiledTemplate {
+  const prefix = template.uriTemplate.split('{', 1)[0]!;
+  const definition = {
+    ...withoutUndefined(template),
+    name,
+    read: (uri: string, _variables: Record<string, string>, ctx: RequestContext) => forwardRead(link, uri, ctx),
+  } as CompiledTemplate['definition'];
+  return { definition, pattern: new RegExp(`^${prefix.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}`), variables: [] };
+}
+
+function promptEntry(link: MountLink, name: string, prompt: Prompt): PromptDefinition {
+  return {
+    ...withoutUndefined(prompt),
+    name,
+    get: (args: Record<string, string>, ctx: RequestContext) => forwardPrompt(link, prompt.name, args, ctx),
+  } as PromptDefinition;
+}
+
+function withoutUndefined<T extends object>(value: T): T {
+  return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as T;
+}

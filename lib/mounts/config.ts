@@ -1,0 +1,162 @@
+/**
+ * Which MCP servers this deployment mounts, from the environment, validated at start-up
+ * (README "Mount MCP servers and call agent-mcp in-process"):
+ * - MCP_MOUNTS, a JSON array of `{ name, url, tokenEnv?, headersEnv?, era?, connectTimeoutMs?, callTimeoutMs? }`;
+ *   credentials are named by environment variable (`tokenEnv`, `headersEnv`), never inlined and never taken
+ *   from a client;
+ * - MCP_MOUNTS_WAIT_MS, how long a list waits for mounts still connecting.
+ * Checked by hand rather than with zod: this module is on every cold start's import path, mounts or not.
+ */
+
+type Env = Record<string, string | undefined>;
+
+/** Between a mount's name and a downstream name: valid in SEP-986 tool names and absent from mount names. */
+export const MOUNT_SEPARATOR = '.';
+
+const DEFAULT_WAIT_MS = 5_000;
+const MOUNT_NAME = /^[A-Za-z0-9_-]{1,32}$/;
+const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
+/** RFC 9110 §5.6.2 token. */
+const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
+const ERAS = ['legacy', 'auto'] as const;
+
+/** A mount as code adds it (`mounts.add`); MCP_MOUNTS entries become this once their variables are read. */
+export interface MountInput {
+  /** 1-32 characters of A-Z a-z 0-9 _ -; prefixes the mounted server's tool and prompt names. */
+  name: string;
+  /** The mounted server's Streamable HTTP endpoint. */
+  url: string;
+  /** Sent on every request to the mounted server. */
+  headers?: Record<string, string>;
+  /** `legacy` (the 2025 handshake, default) or `auto` (probe for 2026-07-28 first). */
+  era?: (typeof ERAS)[number];
+  /** Longest connect-and-list, in ms (default 10 s). */
+  connectTimeoutMs?: number;
+  /** Longest forwarded call without progress, in ms (default 120 s). */
+  callTimeoutMs?: number;
+}
+
+/** A mount, resolved: what the connection needs and nothing a client supplied. */
+export type MountConfig = Required<MountInput>;
+
+const ENV_KEYS = new Set(['name', 'url', 'tokenEnv', 'headersEnv', 'era', 'connectTimeoutMs', 'callTimeoutMs']);
+const CODE_KEYS = new Set(['name', 'url', 'headers', 'era', 'connectTimeoutMs', 'callTimeoutMs']);
+
+type Check = (entry: Record<string, unknown>) => string | undefined;
+
+const isRecord = (value: unknown): value is Record<string, unknown> =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
+
+const positiveInteger = (key: string): Check => (entry) =>
+  entry[key] === undefined || (Number.isInteger(entry[key]) && (entry[key] as number) > 0) ? undefined : `${key}: must be a positive integer of milliseconds`;
+
+const recordOf = (key: string, valid: (value: unknown) => boolean, what: string): Check => (entry) => {
+  const value = entry[key];
+  if (value === undefined) return undefined;
+  if (!isRecord(value)) return `${key}: must be an object`;
+  const bad = Object.entries(value).find(([header, v]) => !HEADER_NAME.test(header) || !valid(v));
+  return bad ? `${key}.${bad[0]}: must map a header name to ${what}` : undefined;
+};
+
+const COMMON: Check[] = [
+  (e) => (typeof e.name === 'string' && MOUNT_NAME.test(e.name) ? undefined : 'name: names are 1-32 characters of A-Z a-z 0-9 _ -'),
+  (e) => (typeof e.url === 'string' && isHttpUrl(e.url) ? undefined : 'url: must be an absolute http(s) URL'),
+  (e) => (e.era === undefined || ERAS.includes(e.era as never) ? undefined : `era: must be one of ${ERAS.join(', ')}`),
+  positiveInteger('connectTimeoutMs'),
+  positiveInteger('callTimeoutMs'),
+];
+
+const ENV_CHECKS: Check[] = [
+  ...COMMON,
+  (e) => (e.tokenEnv === undefined || (typeof e.tokenEnv === 'string' && ENV_NAME.test(e.tokenEnv)) ? undefined : 'tokenEnv: must name an environment variable'),
+  recordOf('headersEnv', (v) => typeof v === 'string' && ENV_NAME.test(v), 'an environment variable name'),
+];
+
+const CODE_CHECKS: Check[] = [...COMMON, recordOf('headers', (v) => typeof v === 'string', 'a string')];
+
+function isHttpUrl(value: string): boolean {
+  try {
+    const { protocol } = new URL(value);
+    return protocol === 'http:' || protocol === 'https:';
+  } catch {
+    return false;
+  }
+}
+
+/** The first problem with `entry`, as `field: why`, or undefined. */
+function findProblem(entry: unknown, keys: Set<string>, checks: Check[]): string | undefined {
+  if (!isRecord(entry)) return '(value): must be an object';
+  const unknown = Object.keys(entry).find((key) => !keys.has(key));
+  if (unknown !== undefined) return `${unknown}: is not a mount setting`;
+  for (const check of checks) {
+    const problem = check(entry);
+    if (problem) return problem;
+  }
+  return undefined;
+}
+
+function withDefaults(entry: Record<string, unknown>, headers: Record<string, string>): MountConfig {
+  return {
+    name: entry.name as string,
+    url: entry.url as string,
+    headers,
+    era: (entry.era as MountConfig['era'] | undefined) ?? 'legacy',
+    connectTimeoutMs: (entry.connectTimeoutMs as number | undefined) ?? 10_000,
+    callTimeoutMs: (entry.callTimeoutMs as number | undefined) ?? 120_000,
+  };
+}
+
+/** Validates a mount added in code; a TypeError names the mount and the field. */
+export function toMountConfig(input: MountInput): MountConfig {
+  const problem = findProblem(input, CODE_KEYS, CODE_CHECKS);
+  if (problem) throw new TypeError(`Mount "${String((input as { name?: unknown } | undefined)?.name)}" is invalid: ${problem}.`);
+  return withDefaults(input as unknown as Record<string, unknown>, { ...input.headers });
+}
+
+function resolveHeaders(entry: Record<string, unknown>, env: Env): Record<string, string> {
+  const read = (variable: string) => {
+    const value = env[variable];
+    if (!value) throw new TypeError(`MCP_MOUNTS: mount ${String(entry.name)} names ${variable}, which is not set.`);
+    return value;
+  };
+  const named = (entry.headersEnv ?? {}) as Record<string, string>;
+  const headers = Object.fromEntries(Object.entries(named).map(([header, variable]) => [header.toLowerCase(), read(variable)]));
+  if (typeof entry.tokenEnv === 'string') headers.authorization = `Bearer ${read(entry.tokenEnv)}`;
+  return headers;
+}
+
+/** MCP_MOUNTS as resolved mounts (none when unset); a TypeError names the variable on bad configuration. */
+export function readMounts(env: Env): MountConfig[] {
+  if (!env.MCP_MOUNTS) return [];
+  let json: unknown;
+  try {
+    json = JSON.parse(env.MCP_MOUNTS);
+  } catch {
+    throw new TypeError('MCP_MOUNTS must be a JSON array of mount objects.');
+  }
+  if (!Array.isArray(json) || json.length === 0) throw new TypeError('MCP_MOUNTS must be a JSON array of mount objects.');
+  const names = new Set<string>();
+  return json.map((entry: unknown, index) => {
+    // A secret written into MCP_MOUNTS would live in every copy of the variable; say how to name it instead.
+    if (isRecord(entry) && ('headers' in entry || 'token' in entry)) {
+      throw new TypeError(`MCP_MOUNTS: mount ${String(entry.name)} inlines credentials; name the variables that hold them with tokenEnv or headersEnv.`);
+    }
+    const problem = findProblem(entry, ENV_KEYS, ENV_CHECKS);
+    if (problem) throw new TypeError(`MCP_MOUNTS is invalid: ${index}.${problem}.`);
+    const mount = entry as Record<string, unknown>;
+    if (names.has(mount.name as string)) throw new TypeError(`MCP_MOUNTS: duplicate mount name "${String(mount.name)}".`);
+    names.add(mount.name as string);
+    return withDefaults(mount, resolveHeaders(mount, env));
+  });
+}
+
+/** MCP_MOUNTS_WAIT_MS: how long a list waits for mounts still connecting (0 answers at once). */
+export function readMountWait(env: Env): number {
+  const raw = env.MCP_MOUNTS_WAIT_MS;
+  if (raw === undefined || raw === '') return DEFAULT_WAIT_MS;
+  const value = Number(raw);
+  if (!Number.isInteger(value) || value < 0) {
+    throw new TypeError(`MCP_MOUNTS_WAIT_MS must be a non-negative integer of milliseconds, got "${raw}".`);
+  }
+  return value;
+}

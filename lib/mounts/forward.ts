@@ -1,0 +1,118 @@
+/**
+ * Requests forwarded to a mounted server. Progress flows back to the caller; the caller's cancellation
+ * aborts the downstream request (the client sends `notifications/cancelled`); the downstream answer comes
+ * back as it was: a tool result (error or not, with its structured content) unchanged, and a JSON-RPC error
+ * with its code, message and data. Failures of the connection itself are tool errors a model can read.
+ */
+
+import { INTERNAL_ERROR, INVALID_PARAMS, McpError, RESOURCE_NOT_FOUND_LEGACY, httpStatusFor } from '../protocol/errors.js';
+import { isObject } from '../protocol/jsonrpc.js';
+import type { RequestContext } from '../server/context.js';
+import type { PromptResult, ResourceContent, ToolResult } from '../server/registry.js';
+import type { MountSession } from './connect.js';
+
+/** A ready mount as its forwarded requests see it. */
+export interface MountLink {
+  name: string;
+  session: MountSession;
+  callTimeoutMs: number;
+  /** The connection failed under a request: drop it so the next request reconnects. */
+  broken(reason: string): void;
+}
+
+type Failure =
+  | { kind: 'protocol'; code: number; message: string; data?: unknown }
+  | { kind: 'cancelled' | 'timeout' | 'unavailable'; reason: string };
+
+export async function forwardToolCall(link: MountLink, tool: string, args: Record<string, unknown>, ctx: RequestContext): Promise<ToolResult> {
+  try {
+    const result = await link.session.client.callTool({ name: tool, arguments: args }, requestOptions(link, ctx));
+    return {
+      content: result.content as ToolResult['content'],
+      ...(result.structuredContent !== undefined ? { structuredContent: result.structuredContent } : {}),
+      ...(result.isError ? { isError: true } : {}),
+      ...(result._meta ? { _meta: result._meta } : {}),
+    };
+  } catch (error) {
+    const failure = classify(link, error, ctx);
+    if (failure.kind === 'protocol') throw toMcpError(link, failure);
+    return { content: [{ type: 'text', text: `Mount ${link.name}: ${failure.reason}` }], isError: true };
+  }
+}
+
+/** The contents of `uri`; none when the mounted server has no such resource (the caller answers not-found). */
+export async function forwardRead(link: MountLink, uri: string, ctx: RequestContext): Promise<ResourceContent[]> {
+  try {
+    const result = await link.session.client.readResource({ uri }, { ...requestOptions(link, ctx), cacheMode: 'bypass' as const });
+    return result.contents as ResourceContent[];
+  } catch (error) {
+    const failure = classify(link, error, ctx);
+    if (failure.kind === 'protocol' && isNotFound(failure)) return [];
+    throw toMcpError(link, failure);
+  }
+}
+
+export async function forwardPrompt(link: MountLink, prompt: string, args: Record<string, string>, ctx: RequestContext): Promise<PromptResult> {
+  try {
+    const result = await link.session.client.getPrompt({ name: prompt, arguments: args }, requestOptions(link, ctx));
+    return { ...(result.description ? { description: result.description } : {}), messages: result.messages as PromptResult['messages'] };
+  } catch (error) {
+    throw toMcpError(link, classify(link, error, ctx));
+  }
+}
+
+function requestOptions(link: MountLink, ctx: RequestContext) {
+  return {
+    signal: ctx.signal,
+    timeout: link.callTimeoutMs,
+    // A long tool that reports progress is alive; the caller's own timeout still bounds it.
+    resetTimeoutOnProgress: true,
+    onprogress: ({ progress, total, message }: { progress: number; total?: number; message?: string }) =>
+      ctx.progress(progress, total, message),
+  };
+}
+
+function classify(link: MountLink, error: unknown, ctx: RequestContext): Failure {
+  if (ctx.signal.aborted) return { kind: 'cancelled', reason: 'the call was cancelled.' };
+  const { code, message, data } = (isObject(error) ? error : {}) as { code?: unknown; message?: unknown; data?: unknown };
+  if (typeof code === 'number') return { kind: 'protocol', code, message: String(message ?? ''), data };
+  if (code === 'REQUEST_TIMEOUT') return { kind: 'timeout', reason: `no answer within ${link.callTimeoutMs} ms.` };
+  const reason = describeFailure(error);
+  link.broken(reason);
+  return { kind: 'unavailable', reason: `the server is unavailable (${reason}).` };
+}
+
+/**
+ * A downstream error keeps its code unless the code would change the HTTP status of our reply: those codes
+ * describe the client's request to us (malformed, unknown method, header mismatch), which this one was not.
+ */
+function toMcpError(link: MountLink, failure: Failure): McpError {
+  if (failure.kind !== 'protocol') return new McpError(INTERNAL_ERROR, `Mount ${link.name}: ${failure.reason}`);
+  const { code, message, data } = failure;
+  if (httpStatusFor('legacy', code) === 200 && httpStatusFor('modern', code) === 200) return new McpError(code, message, data);
+  return new McpError(INTERNAL_ERROR, `Mount ${link.name} answered ${code}: ${message}`);
+}
+
+/** Both not-found shapes: -32002 (legacy) and -32602 with `data.uri` (2026-07-28, SEP-2164). */
+function isNotFound(failure: { code: number; data?: unknown }): boolean {
+  return failure.code === RESOURCE_NOT_FOUND_LEGACY || (failure.code === INVALID_PARAMS && isObject(failure.data) && 'uri' in failure.data);
+}
+
+/** A short cause for logs and status: the system error code or HTTP status, never a URL or a header. */
+export function describeFailure(error: unknown): string {
+  const value = (isObject(error) ? error : {}) as { code?: unknown; message?: unknown; data?: unknown; cause?: unknown };
+  const status = isObject(value.data) && typeof value.data.status === 'number' ? value.data.status : undefined;
+  const kind = systemCode(error) ?? (status !== undefined ? `HTTP ${status}` : typeof value.code === 'string' ? value.code : undefined);
+  // Without a code, the cause says what happened ("fetch failed" alone does not).
+  const cause = kind === undefined && isObject(value.cause) && typeof value.cause.message === 'string' ? value.cause.message : undefined;
+  const message = typeof value.message === 'string' ? value.message : String(error);
+  return [kind, message, cause].filter(Boolean).join(': ').replace(/\bhttps?:\/\/\S+/g, '<url>').slice(0, 300);
+}
+
+/** The first system error code (ECONNREFUSED, ENOTFOUND…) among an error's causes; fetch nests it. */
+function systemCode(error: unknown, depth = 0): string | undefined {
+  if (!isObject(error) || depth > 4) return undefined;
+  if (depth > 0 && typeof error.code === 'string' && /^E[A-Z_]+$/.test(error.code)) return error.code;
+  const nested = Array.isArray(error.errors) ? error.errors[0] : undefined;
+  return systemCode(error.cause, depth + 1) ?? systemCode(nested, depth + 1);
+}

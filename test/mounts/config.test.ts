@@ -1,0 +1,76 @@
+/**
+ * MCP_MOUNTS and MCP_MOUNTS_WAIT_MS: validated at start-up; credentials come from the variables a mount
+ * names, never from the JSON itself; misconfiguration is a TypeError naming the variable.
+ */
+
+import { describe, expect, test } from 'vitest';
+import { readMountWait, readMounts, toMountConfig } from '../../lib/mounts/config.js';
+import { createDefaultApp } from '../../lib/app.js';
+
+const mounts = (value: unknown, env: Record<string, string> = {}) => readMounts({ MCP_MOUNTS: JSON.stringify(value), ...env });
+
+describe('MCP_MOUNTS', () => {
+  test('unset means no mounts, and the default app has none', () => {
+    expect(readMounts({})).toEqual([]);
+    expect(createDefaultApp({}).mounts).toBeUndefined();
+  });
+
+  test('a mount gets its defaults and the credentials its variables hold', () => {
+    const [github] = mounts(
+      [{ name: 'github', url: 'https://api.example.com/mcp', tokenEnv: 'GH_TOKEN', headersEnv: { 'x-team': 'TEAM_ID' } }],
+      { GH_TOKEN: 'ghp_secret', TEAM_ID: 'team-7' },
+    );
+    expect(github).toEqual({
+      name: 'github',
+      url: 'https://api.example.com/mcp',
+      headers: { 'x-team': 'team-7', authorization: 'Bearer ghp_secret' },
+      era: 'legacy',
+      connectTimeoutMs: 10_000,
+      callTimeoutMs: 120_000,
+    });
+  });
+
+  test.each([
+    ['not JSON', '{', 'MCP_MOUNTS must be a JSON array of mount objects.'],
+    ['an empty array', '[]', 'MCP_MOUNTS must be a JSON array of mount objects.'],
+    ['a name with the separator', JSON.stringify([{ name: 'a.b', url: 'https://x.example/mcp' }]), 'names are 1-32 characters'],
+    ['a non-http URL', JSON.stringify([{ name: 'a', url: 'ftp://x.example/mcp' }]), 'MCP_MOUNTS is invalid: 0.url'],
+    ['an unknown era', JSON.stringify([{ name: 'a', url: 'https://x.example/mcp', era: 'v3' }]), 'MCP_MOUNTS is invalid: 0.era'],
+    ['an unknown key', JSON.stringify([{ name: 'a', url: 'https://x.example/mcp', retry: true }]), 'MCP_MOUNTS is invalid: 0.retry: is not a mount setting.'],
+    ['inline headers', JSON.stringify([{ name: 'a', url: 'https://x.example/mcp', headers: { authorization: 'Bearer x' } }]),
+      'MCP_MOUNTS: mount a inlines credentials; name the variables that hold them with tokenEnv or headersEnv.'],
+    ['a variable that is not set', JSON.stringify([{ name: 'a', url: 'https://x.example/mcp', tokenEnv: 'MISSING_TOKEN' }]),
+      'MCP_MOUNTS: mount a names MISSING_TOKEN, which is not set.'],
+    ['a duplicate name', JSON.stringify([{ name: 'a', url: 'https://x.example/mcp' }, { name: 'a', url: 'https://y.example/mcp' }]),
+      'MCP_MOUNTS: duplicate mount name "a".'],
+  ])('%s is a TypeError at start-up', (_case, value, message) => {
+    expect(() => readMounts({ MCP_MOUNTS: value })).toThrow(TypeError);
+    expect(() => readMounts({ MCP_MOUNTS: value })).toThrow(message);
+  });
+
+  test('the default app refuses a bad MCP_MOUNTS when it is built', () => {
+    expect(() => createDefaultApp({ MCP_MOUNTS: '[{"name":"a"}]' })).toThrow(/^MCP_MOUNTS is invalid/);
+  });
+});
+
+describe('mounts added in code', () => {
+  test('take headers directly, with the same defaults', () => {
+    expect(toMountConfig({ name: 'docs', url: 'http://127.0.0.1:1/mcp', headers: { 'x-key': 'k' } }))
+      .toMatchObject({ name: 'docs', headers: { 'x-key': 'k' }, era: 'legacy' });
+  });
+
+  test('a bad one is a TypeError naming the mount', () => {
+    expect(() => toMountConfig({ name: 'docs', url: 'not a url' })).toThrow(/^Mount "docs" is invalid: url/);
+  });
+});
+
+describe('MCP_MOUNTS_WAIT_MS', () => {
+  test.each([[undefined, 5_000], ['0', 0], ['250', 250]])('%s means %i ms', (value, expected) => {
+    expect(readMountWait({ MCP_MOUNTS_WAIT_MS: value })).toBe(expected);
+  });
+
+  test.each(['-1', '1.5', 'soon'])('"%s" is a TypeError naming the variable', (value) => {
+    expect(() => readMountWait({ MCP_MOUNTS_WAIT_MS: value }))
+      .toThrow(new TypeError(`MCP_MOUNTS_WAIT_MS must be a non-negative integer of milliseconds, got "${value}".`));
+  });
+});
