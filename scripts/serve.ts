@@ -10,7 +10,7 @@ const { url } = await startLocalServer({ port });
 console.log(`agent-mcp listening on ${url}
   MCP endpoint   ${url}/mcp   (also ${url}/api/mcp)
   landing page   ${url}/
-  store          memory (one process; set UPSTASH_REDIS_REST_URL to share state across instances)
+  store          ${process.env.UPSTASH_REDIS_REST_URL || process.env.KV_REST_API_URL ? 'Upstash (shared)' : 'memory (one process; set UPSTASH_REDIS_REST_URL to share state across instances)'}
   agent          ${process.env.AGENT_URL ? process.env.AGENT_URL : 'in-process demo agent (set AGENT_URL for yours)'}
-  auth           none (set AUTH_ISSUER to require OAuth bearer tokens)
+  auth           ${process.env.AUTH_ISSUER ? `OAuth bearer tokens from ${process.env.AUTH_ISSUER}` : 'none (set AUTH_ISSUER to require OAuth bearer tokens)'}
   origins        loopback${config.allowedOrigins.length ? ` + ${config.allowedOrigins.join(', ')}` : ''}`);
