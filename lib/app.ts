@@ -80,9 +80,6 @@ export function defaultDefinitions(
   return [pay ? withPaidTool(agents, 'chat_with_agent', createPaymentEngine(pay)) : agents];
 }
 
-/** Who the demo agent is when it opens an in-process client on the app to list the tools it could call. */
-const DEMO_AGENT_PRINCIPAL: Principal = { subject: 'agent:demo', scopes: [] };
-
 /** The deployment's app from the environment (README "Environment"). */
 export function createDefaultApp(env?: Record<string, string | undefined>): App {
   const config = readConfig(env);
@@ -99,9 +96,11 @@ export function createDefaultApp(env?: Record<string, string | undefined>): App 
   if (limits) console.info(`[agent-mcp] ${limits.summary}`);
   const pay = readPayConfig(env ?? process.env);
   if (pay) console.info(`[agent-mcp] paid calls: chat_with_agent costs ${pay.price} on ${pay.network}, paid to ${pay.payTo} (facilitator ${pay.facilitatorUrl})`);
-  // The demo agent reaches the app it belongs to, which exists once createApp returns.
+  // The demo agent reaches the app it belongs to, which exists once createApp returns. It lists as a caller
+  // holding the deployment's default scopes would see the tools, no more.
   let app: App | undefined;
-  const listTools = () => listToolsInProcess(app!.connectInProcess(DEMO_AGENT_PRINCIPAL));
+  const demoPrincipal: Principal = { subject: 'agent:demo', scopes: authConfig?.scopes ?? [] };
+  const listTools = () => listToolsInProcess(app!.connectInProcess(demoPrincipal));
   return app = createApp({
     definitions: defaultDefinitions(env ?? process.env, { listTools }),
     mounts: mountsFromEnv(env ?? process.env),

@@ -58,6 +58,7 @@ function compileTool(link: MountLink, name: string, tool: Tool): CompiledTool {
       name,
       description: tool.description ?? '',
       input: { jsonSchema: inputSchema },
+      ...(link.scopes ? { scopes: link.scopes } : {}),
       run: (args: Record<string, unknown>, ctx) => forwardToolCall(link, tool.name, args, ctx),
     },
     listing,

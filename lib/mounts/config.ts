@@ -1,7 +1,7 @@
 /**
  * Which MCP servers this deployment mounts, from the environment, validated at start-up
  * (README "Mount MCP servers and call agent-mcp in-process"):
- * - MCP_MOUNTS, a JSON array of `{ name, url, tokenEnv?, headersEnv?, era?, connectTimeoutMs?, callTimeoutMs? }`;
+ * - MCP_MOUNTS, a JSON array of `{ name, url, tokenEnv?, headersEnv?, era?, connectTimeoutMs?, callTimeoutMs?, scopes? }`;
  *   credentials are named by environment variable (`tokenEnv`, `headersEnv`), never inlined and never taken
  *   from a client;
  * - MCP_MOUNTS_WAIT_MS, how long a list waits for mounts still connecting.
@@ -34,13 +34,15 @@ export interface MountInput {
   connectTimeoutMs?: number;
   /** Longest forwarded call without progress, in ms (default 120 s). */
   callTimeoutMs?: number;
+  /** OAuth scopes a caller needs for this mount's tools; absent means the server's default (AUTH_SCOPES). */
+  scopes?: string[];
 }
 
 /** A mount, resolved: what the connection needs and nothing a client supplied. */
-export type MountConfig = Required<MountInput>;
+export type MountConfig = Required<Omit<MountInput, 'scopes'>> & Pick<MountInput, 'scopes'>;
 
-const ENV_KEYS = new Set(['name', 'url', 'tokenEnv', 'headersEnv', 'era', 'connectTimeoutMs', 'callTimeoutMs']);
-const CODE_KEYS = new Set(['name', 'url', 'headers', 'era', 'connectTimeoutMs', 'callTimeoutMs']);
+const ENV_KEYS = new Set(['name', 'url', 'tokenEnv', 'headersEnv', 'era', 'connectTimeoutMs', 'callTimeoutMs', 'scopes']);
+const CODE_KEYS = new Set(['name', 'url', 'headers', 'era', 'connectTimeoutMs', 'callTimeoutMs', 'scopes']);
 
 type Check = (entry: Record<string, unknown>) => string | undefined;
 
@@ -64,6 +66,8 @@ const COMMON: Check[] = [
   (e) => (e.era === undefined || ERAS.includes(e.era as never) ? undefined : `era: must be one of ${ERAS.join(', ')}`),
   positiveInteger('connectTimeoutMs'),
   positiveInteger('callTimeoutMs'),
+  (e) => (e.scopes === undefined || (Array.isArray(e.scopes) && e.scopes.every((x) => typeof x === 'string' && /^\S+$/.test(x)))
+    ? undefined : 'scopes: must be an array of scope names'),
 ];
 
 const ENV_CHECKS: Check[] = [
@@ -103,6 +107,7 @@ function withDefaults(entry: Record<string, unknown>, headers: Record<string, st
     era: (entry.era as MountConfig['era'] | undefined) ?? 'legacy',
     connectTimeoutMs: (entry.connectTimeoutMs as number | undefined) ?? 10_000,
     callTimeoutMs: (entry.callTimeoutMs as number | undefined) ?? 120_000,
+    ...(entry.scopes !== undefined ? { scopes: [...(entry.scopes as string[])] } : {}),
   };
 }
 

@@ -16,6 +16,8 @@ export interface MountLink {
   name: string;
   session: MountSession;
   callTimeoutMs: number;
+  /** OAuth scopes a caller needs for the mount's tools (the server's default when absent). */
+  scopes?: string[];
   /** The connection failed under a request: drop it so the next request reconnects. */
   broken(reason: string): void;
 }

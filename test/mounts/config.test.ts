@@ -15,6 +15,10 @@ describe('MCP_MOUNTS', () => {
     expect(createDefaultApp({}).mounts).toBeUndefined();
   });
 
+  test('scopes, when given, are kept for the mount\'s tools', () => {
+    expect(mounts([{ name: 'a', url: 'https://x.example/mcp', scopes: ['docs:read'] }])[0]).toMatchObject({ scopes: ['docs:read'] });
+  });
+
   test('a mount gets its defaults and the credentials its variables hold', () => {
     const [github] = mounts(
       [{ name: 'github', url: 'https://api.example.com/mcp', tokenEnv: 'GH_TOKEN', headersEnv: { 'x-team': 'TEAM_ID' } }],
@@ -41,6 +45,8 @@ describe('MCP_MOUNTS', () => {
       'MCP_MOUNTS: mount a inlines credentials; name the variables that hold them with tokenEnv or headersEnv.'],
     ['a variable that is not set', JSON.stringify([{ name: 'a', url: 'https://x.example/mcp', tokenEnv: 'MISSING_TOKEN' }]),
       'MCP_MOUNTS: mount a names MISSING_TOKEN, which is not set.'],
+    ['scopes that are not names', JSON.stringify([{ name: 'a', url: 'https://x.example/mcp', scopes: ['two words'] }]),
+      'MCP_MOUNTS is invalid: 0.scopes: must be an array of scope names.'],
     ['a duplicate name', JSON.stringify([{ name: 'a', url: 'https://x.example/mcp' }, { name: 'a', url: 'https://y.example/mcp' }]),
       'MCP_MOUNTS: duplicate mount name "a".'],
   ])('%s is a TypeError at start-up', (_case, value, message) => {

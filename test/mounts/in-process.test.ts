@@ -10,8 +10,9 @@ import { agentDefinitions } from '../../lib/agent/index.js';
 import { createApp, createDefaultApp, type App } from '../../lib/app.js';
 import { createMounts, type Mounts } from '../../lib/mounts/index.js';
 import type { Principal } from '../../lib/server/context.js';
+import type { ToolDefinition } from '../../lib/server/registry.js';
 import { startDownstream, type Downstream } from '../support/downstream.js';
-import { namesOf, startMountedApp, type MountedApp } from '../support/mounts.js';
+import { namesOf, startMountedApp, whoami, type MountedApp } from '../support/mounts.js';
 import { firstText } from '../support/sdk.js';
 
 const JOB_RUNNER: Principal = { subject: 'job-runner', clientId: 'cron', scopes: ['agents:chat', 'docs:read'] };
@@ -48,6 +49,39 @@ describe('an in-process client with props', () => {
     const { client } = await mounted.connect('legacy', JOB_RUNNER);
     const result = await client.callTool({ name: 'docs.headers' });
     expect(firstText(result)).toBe('(none)');
+  });
+});
+
+describe('scopes of an in-process principal', () => {
+  const audit: ToolDefinition = {
+    name: 'audit',
+    description: 'Needs audit:read.',
+    scopes: ['audit:read'],
+    run: () => ({ content: [{ type: 'text', text: 'audited' }] }),
+  };
+  let scoped: MountedApp;
+
+  beforeAll(() => {
+    scoped = startMountedApp([{ name: 'docs', url: docs.url, scopes: ['docs:read'] }], { waitMs: 10_000, tools: [whoami, audit] });
+  });
+
+  afterAll(() => scoped.close());
+
+  test.each(['legacy', 'modern'] as const)('without the scope, a scoped tool (own or mounted) is hidden and refused with 403, on the %s era', async (era) => {
+    const { client } = await scoped.connect(era, { subject: 'intern', scopes: ['agents:chat'] });
+    expect(namesOf((await client.listTools()).tools)).toEqual(['whoami']);
+    for (const name of ['audit', 'docs.echo']) {
+      const error = await client.callTool({ name, arguments: { text: 'x' } }).then(() => undefined, (e: { code: number; message: string }) => e);
+      expect(error).toMatchObject({ code: 403 });
+      expect(error?.message).toContain(`Insufficient scope: ${name} needs`);
+    }
+  });
+
+  test('with the scopes, the same tools are listed and run', async () => {
+    const { client } = await scoped.connect('legacy', { subject: 'auditor', scopes: ['audit:read', 'docs:read'] });
+    expect(namesOf((await client.listTools()).tools)).toEqual(expect.arrayContaining(['audit', 'docs.echo', 'whoami']));
+    expect(firstText(await client.callTool({ name: 'audit' }))).toBe('audited');
+    expect(firstText(await client.callTool({ name: 'docs.echo', arguments: { text: 'x' } }))).toBe('docs: x');
   });
 });
 
