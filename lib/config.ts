@@ -51,3 +51,12 @@ export function readConfig(env: Env = process.env): Config {
     stateSecretIsEphemeral: secret === undefined,
   };
 }
+
+/** The JSON value of an environment variable, or a TypeError naming it (`shape` says what was expected). */
+export function parseJsonEnv(name: string, value: string, shape: string): unknown {
+  try {
+    return JSON.parse(value);
+  } catch {
+    throw new TypeError(`${name} must be ${shape}.`);
+  }
+}

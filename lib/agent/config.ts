@@ -7,6 +7,7 @@
 
 // zod/mini: the same validation with a far smaller import, since this runs at every cold start.
 import * as z from 'zod/mini';
+import { parseJsonEnv } from '../config.js';
 import { DEMO_AGENT, demoAgent } from './demo.js';
 import type { Agent, AgentProfile, InProcessAgent } from './types.js';
 import { createOpenAiAgent } from './upstream/openai.js';
@@ -71,12 +72,7 @@ function readDefaultAgent(env: Env): UpstreamAgentConfig | undefined {
 
 function readAgentList(env: Env): UpstreamAgentConfig[] {
   if (!env.AGENTS) return [];
-  let json: unknown;
-  try {
-    json = JSON.parse(env.AGENTS);
-  } catch {
-    throw new TypeError('AGENTS must be a JSON array of agent objects.');
-  }
+  const json = parseJsonEnv('AGENTS', env.AGENTS, 'a JSON array of agent objects');
   const parsed = z.array(upstreamAgent).check(z.minLength(1)).safeParse(json);
   if (!parsed.success) throw explain('AGENTS', parsed.error);
   for (const agent of parsed.data) {

@@ -8,6 +8,8 @@
  * Checked by hand rather than with zod: this module is on every cold start's import path, mounts or not.
  */
 
+import { parseJsonEnv } from '../config.js';
+
 type Env = Record<string, string | undefined>;
 
 /** Between a mount's name and a downstream name: valid in SEP-986 tool names and absent from mount names. */
@@ -133,12 +135,7 @@ function resolveHeaders(entry: Record<string, unknown>, env: Env): Record<string
 /** MCP_MOUNTS as resolved mounts (none when unset); a TypeError names the variable on bad configuration. */
 export function readMounts(env: Env): MountConfig[] {
   if (!env.MCP_MOUNTS) return [];
-  let json: unknown;
-  try {
-    json = JSON.parse(env.MCP_MOUNTS);
-  } catch {
-    throw new TypeError('MCP_MOUNTS must be a JSON array of mount objects.');
-  }
+  const json = parseJsonEnv('MCP_MOUNTS', env.MCP_MOUNTS, 'a JSON array of mount objects');
   if (!Array.isArray(json) || json.length === 0) throw new TypeError('MCP_MOUNTS must be a JSON array of mount objects.');
   const names = new Set<string>();
   return json.map((entry: unknown, index) => {
