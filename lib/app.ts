@@ -83,7 +83,7 @@ export function defaultDefinitions(
 /** The deployment's app from the environment (README "Environment"). */
 export function createDefaultApp(env?: Record<string, string | undefined>): App {
   const config = readConfig(env);
-  if (config.stateSecretIsEphemeral && !config.local) {
+  if (config.stateSecret === undefined && !config.local) {
     console.warn('[agent-mcp] MCP_STATE_SECRET is not set: MRTR requestState only verifies on this instance.');
   }
   const upstash = readUpstashConfig(env ?? process.env);

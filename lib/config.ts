@@ -3,15 +3,16 @@
  * naming the variable; absent variables mean the embedded defaults.
  */
 
+import { MIN_STATE_SECRET_LENGTH } from './server/request-state.js';
+
 export interface Config {
   /** Canonical public origin (PUBLIC_URL), without a trailing slash. */
   publicUrl?: string;
   /** True on a developer machine: not on Vercel and no PUBLIC_URL; only loopback hosts are served. */
   local: boolean;
   allowedOrigins: string[];
-  /** HMAC secret for MRTR requestState (MCP_STATE_SECRET); random per process when unset. */
-  stateSecret: string;
-  stateSecretIsEphemeral: boolean;
+  /** HMAC secret for MRTR requestState (MCP_STATE_SECRET); absent, a random key per process signs. */
+  stateSecret?: string;
 }
 
 type Env = Record<string, string | undefined>;
@@ -29,26 +30,20 @@ function parseOrigin(name: string, value: string): string {
   return url.origin;
 }
 
-function randomSecret(): string {
-  const bytes = crypto.getRandomValues(new Uint8Array(32));
-  return Array.from(bytes, (b) => b.toString(16).padStart(2, '0')).join('');
-}
-
 export function readConfig(env: Env = process.env): Config {
   const publicUrl = env.PUBLIC_URL ? parseOrigin('PUBLIC_URL', env.PUBLIC_URL) : undefined;
   const allowedOrigins = (env.MCP_ALLOWED_ORIGINS ?? '')
     .split(',').map((o) => o.trim()).filter(Boolean)
     .map((o) => parseOrigin('MCP_ALLOWED_ORIGINS', o));
   const secret = env.MCP_STATE_SECRET;
-  if (secret !== undefined && secret.length < 32) {
-    throw new TypeError('MCP_STATE_SECRET must be at least 32 characters.');
+  if (secret !== undefined && secret.length < MIN_STATE_SECRET_LENGTH) {
+    throw new TypeError(`MCP_STATE_SECRET must be at least ${MIN_STATE_SECRET_LENGTH} characters.`);
   }
   return {
     publicUrl,
     local: !env.VERCEL && publicUrl === undefined,
     allowedOrigins,
-    stateSecret: secret ?? randomSecret(),
-    stateSecretIsEphemeral: secret === undefined,
+    stateSecret: secret,
   };
 }
 

@@ -1,12 +1,11 @@
 /**
- * Which agents this deployment serves, from the environment, validated with zod at start-up:
+ * Which agents this deployment serves, from the environment, checked at start-up (lib/checks.ts):
  * - the default agent from AGENT_URL, AGENT_FORMAT (openai | platform), AGENT_API_KEY, AGENT_MODEL, AGENT_TIMEOUT_MS;
  * - more agents from AGENTS, a JSON array (README "Agents"); their keys are named by `apiKeyEnv`, never inlined;
  * - with neither, the in-process demo agent.
  */
 
-// zod/mini: the same validation with a far smaller import, since this runs at every cold start.
-import * as z from 'zod/mini';
+import { type Check, ENV_NAME, findProblem, isHttpUrl, isNonEmptyString, isPositiveInteger, matches, oneOf, optional, required } from '../checks.js';
 import { parseJsonEnv } from '../config.js';
 import { DEMO_AGENT, demoAgent } from './demo.js';
 import type { Agent, AgentProfile, InProcessAgent } from './types.js';
@@ -17,23 +16,45 @@ type Env = Record<string, string | undefined>;
 
 const DEFAULT_TIMEOUT_MS = 120_000;
 const AGENT_ID = /^[A-Za-z0-9_.-]{1,64}$/;
+const FORMATS = ['openai', 'platform'] as const;
 
-const nonEmpty = () => z.string().check(z.minLength(1));
+interface UpstreamAgentConfig {
+  id: string;
+  name?: string;
+  description?: string;
+  format: (typeof FORMATS)[number];
+  url: string;
+  model?: string;
+  apiKeyEnv?: string;
+  timeoutMs?: number;
+  systemPrompt?: string;
+  upstreamAgent?: string;
+}
 
-const upstreamAgent = z.object({
-  id: z.string().check(z.regex(AGENT_ID, 'ids are 1-64 characters of A-Z a-z 0-9 _ . -')),
-  name: z.optional(nonEmpty()),
-  description: z.optional(nonEmpty()),
-  format: z._default(z.enum(['openai', 'platform']), 'openai'),
-  url: z.url({ protocol: /^https?$/ }),
-  model: z.optional(nonEmpty()),
-  apiKeyEnv: z.optional(z.string().check(z.regex(/^[A-Z_][A-Z0-9_]*$/))),
-  timeoutMs: z.optional(z.number().check(z.int(), z.positive())),
-  systemPrompt: z.optional(z.string()),
-  upstreamAgent: z.optional(nonEmpty()),
-}).check(z.refine((a) => a.format !== 'openai' || Boolean(a.model), { message: 'openai agents need a model', path: ['model'] }));
+const KEYS = new Set(['id', 'name', 'description', 'format', 'url', 'model', 'apiKeyEnv', 'timeoutMs', 'systemPrompt', 'upstreamAgent']);
+const NON_EMPTY = 'must be a non-empty string';
 
-type UpstreamAgentConfig = z.output<typeof upstreamAgent>;
+const CHECKS: Check[] = [
+  required('id', matches(AGENT_ID), 'ids are 1-64 characters of A-Z a-z 0-9 _ . -'),
+  optional('name', isNonEmptyString, NON_EMPTY),
+  optional('description', isNonEmptyString, NON_EMPTY),
+  optional('format', oneOf(FORMATS), `must be one of ${FORMATS.join(', ')}`),
+  required('url', isHttpUrl, 'must be an absolute http(s) URL'),
+  optional('model', isNonEmptyString, NON_EMPTY),
+  optional('apiKeyEnv', matches(ENV_NAME), 'must name an environment variable'),
+  optional('timeoutMs', isPositiveInteger, 'must be a positive integer of milliseconds'),
+  optional('systemPrompt', (v) => typeof v === 'string', 'must be a string'),
+  optional('upstreamAgent', isNonEmptyString, NON_EMPTY),
+  (a) => ((a.format ?? 'openai') !== 'openai' || a.model !== undefined ? undefined : 'model: openai agents need a model'),
+];
+
+/** One agent's settings with defaults, or a TypeError naming `variable` and the field (after `path`). */
+function toUpstreamConfig(variable: string, entry: unknown, path = ''): UpstreamAgentConfig {
+  const problem = findProblem(entry, KEYS, CHECKS, 'an agent setting');
+  if (problem) throw new TypeError(`${variable} is invalid: ${path}${problem}.`);
+  const config = entry as Omit<UpstreamAgentConfig, 'format'> & { format?: UpstreamAgentConfig['format'] };
+  return { ...config, format: config.format ?? 'openai' };
+}
 
 /** An in-process agent a deployment adds in code (see README "Agents"). */
 export interface InProcessAgentDefinition {
@@ -41,11 +62,6 @@ export interface InProcessAgentDefinition {
   name: string;
   description: string;
   reply: InProcessAgent;
-}
-
-function explain(variable: string, error: { issues: Array<{ path: PropertyKey[]; message: string }> }): TypeError {
-  const detail = error.issues.map((i) => `${i.path.map(String).join('.') || '(value)'}: ${i.message}`).join('; ');
-  return new TypeError(`${variable} is invalid: ${detail}`);
 }
 
 /** AGENT_TIMEOUT_MS, the longest an upstream agent may take. */
@@ -58,27 +74,25 @@ export function readAgentTimeout(env: Env): number {
 
 function readDefaultAgent(env: Env): UpstreamAgentConfig | undefined {
   if (!env.AGENT_URL) return undefined;
-  const parsed = upstreamAgent.safeParse({
+  return toUpstreamConfig('AGENT_URL/AGENT_FORMAT/AGENT_MODEL', {
     id: 'default',
     name: 'Default agent',
     format: env.AGENT_FORMAT || 'openai',
     url: env.AGENT_URL,
-    model: env.AGENT_MODEL,
-    apiKeyEnv: env.AGENT_API_KEY ? 'AGENT_API_KEY' : undefined,
+    ...(env.AGENT_MODEL ? { model: env.AGENT_MODEL } : {}),
+    ...(env.AGENT_API_KEY ? { apiKeyEnv: 'AGENT_API_KEY' } : {}),
   });
-  if (!parsed.success) throw explain('AGENT_URL/AGENT_FORMAT/AGENT_MODEL', parsed.error);
-  return parsed.data;
 }
 
 function readAgentList(env: Env): UpstreamAgentConfig[] {
   if (!env.AGENTS) return [];
   const json = parseJsonEnv('AGENTS', env.AGENTS, 'a JSON array of agent objects');
-  const parsed = z.array(upstreamAgent).check(z.minLength(1)).safeParse(json);
-  if (!parsed.success) throw explain('AGENTS', parsed.error);
-  for (const agent of parsed.data) {
+  if (!Array.isArray(json) || json.length === 0) throw new TypeError('AGENTS must be a JSON array of agent objects.');
+  const agents = json.map((entry: unknown, index) => toUpstreamConfig('AGENTS', entry, `${index}.`));
+  for (const agent of agents) {
     if (agent.apiKeyEnv && !env[agent.apiKeyEnv]) throw new TypeError(`AGENTS: agent ${agent.id} names apiKeyEnv ${agent.apiKeyEnv}, which is not set.`);
   }
-  return parsed.data;
+  return agents;
 }
 
 function toAgent(config: UpstreamAgentConfig, env: Env, timeoutMs: number, paid: boolean): Agent {

@@ -5,9 +5,10 @@
  *   credentials are named by environment variable (`tokenEnv`, `headersEnv`), never inlined and never taken
  *   from a client;
  * - MCP_MOUNTS_WAIT_MS, how long a list waits for mounts still connecting.
- * Checked by hand rather than with zod: this module is on every cold start's import path, mounts or not.
+ * Checked by hand (lib/checks.ts): this module is on every cold start's import path, mounts or not.
  */
 
+import { type Check, ENV_NAME, findProblem, isHttpUrl, isPositiveInteger, isRecord, matches, oneOf, optional, required } from '../checks.js';
 import { parseJsonEnv } from '../config.js';
 
 type Env = Record<string, string | undefined>;
@@ -17,7 +18,6 @@ export const MOUNT_SEPARATOR = '.';
 
 const DEFAULT_WAIT_MS = 5_000;
 const MOUNT_NAME = /^[A-Za-z0-9_-]{1,32}$/;
-const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
 /** RFC 9110 §5.6.2 token. */
 const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
 const ERAS = ['legacy', 'auto'] as const;
@@ -45,14 +45,7 @@ export type MountConfig = Required<Omit<MountInput, 'scopes'>> & Pick<MountInput
 
 const ENV_KEYS = new Set(['name', 'url', 'tokenEnv', 'headersEnv', 'era', 'connectTimeoutMs', 'callTimeoutMs', 'scopes']);
 const CODE_KEYS = new Set(['name', 'url', 'headers', 'era', 'connectTimeoutMs', 'callTimeoutMs', 'scopes']);
-
-type Check = (entry: Record<string, unknown>) => string | undefined;
-
-const isRecord = (value: unknown): value is Record<string, unknown> =>
-  typeof value === 'object' && value !== null && !Array.isArray(value);
-
-const positiveInteger = (key: string): Check => (entry) =>
-  entry[key] === undefined || (Number.isInteger(entry[key]) && (entry[key] as number) > 0) ? undefined : `${key}: must be a positive integer of milliseconds`;
+const WHAT = 'a mount setting';
 
 const recordOf = (key: string, valid: (value: unknown) => boolean, what: string): Check => (entry) => {
   const value = entry[key];
@@ -62,44 +55,24 @@ const recordOf = (key: string, valid: (value: unknown) => boolean, what: string)
   return bad ? `${key}.${bad[0]}: must map a header name to ${what}` : undefined;
 };
 
+const MILLISECONDS = 'must be a positive integer of milliseconds';
+
 const COMMON: Check[] = [
-  (e) => (typeof e.name === 'string' && MOUNT_NAME.test(e.name) ? undefined : 'name: names are 1-32 characters of A-Z a-z 0-9 _ -'),
-  (e) => (typeof e.url === 'string' && isHttpUrl(e.url) ? undefined : 'url: must be an absolute http(s) URL'),
-  (e) => (e.era === undefined || ERAS.includes(e.era as never) ? undefined : `era: must be one of ${ERAS.join(', ')}`),
-  positiveInteger('connectTimeoutMs'),
-  positiveInteger('callTimeoutMs'),
-  (e) => (e.scopes === undefined || (Array.isArray(e.scopes) && e.scopes.every((x) => typeof x === 'string' && /^\S+$/.test(x)))
-    ? undefined : 'scopes: must be an array of scope names'),
+  required('name', matches(MOUNT_NAME), 'names are 1-32 characters of A-Z a-z 0-9 _ -'),
+  required('url', isHttpUrl, 'must be an absolute http(s) URL'),
+  optional('era', oneOf(ERAS), `must be one of ${ERAS.join(', ')}`),
+  optional('connectTimeoutMs', isPositiveInteger, MILLISECONDS),
+  optional('callTimeoutMs', isPositiveInteger, MILLISECONDS),
+  optional('scopes', (s) => Array.isArray(s) && s.every(matches(/^\S+$/)), 'must be an array of scope names'),
 ];
 
 const ENV_CHECKS: Check[] = [
   ...COMMON,
-  (e) => (e.tokenEnv === undefined || (typeof e.tokenEnv === 'string' && ENV_NAME.test(e.tokenEnv)) ? undefined : 'tokenEnv: must name an environment variable'),
-  recordOf('headersEnv', (v) => typeof v === 'string' && ENV_NAME.test(v), 'an environment variable name'),
+  optional('tokenEnv', matches(ENV_NAME), 'must name an environment variable'),
+  recordOf('headersEnv', matches(ENV_NAME), 'an environment variable name'),
 ];
 
 const CODE_CHECKS: Check[] = [...COMMON, recordOf('headers', (v) => typeof v === 'string', 'a string')];
-
-function isHttpUrl(value: string): boolean {
-  try {
-    const { protocol } = new URL(value);
-    return protocol === 'http:' || protocol === 'https:';
-  } catch {
-    return false;
-  }
-}
-
-/** The first problem with `entry`, as `field: why`, or undefined. */
-function findProblem(entry: unknown, keys: Set<string>, checks: Check[]): string | undefined {
-  if (!isRecord(entry)) return '(value): must be an object';
-  const unknown = Object.keys(entry).find((key) => !keys.has(key));
-  if (unknown !== undefined) return `${unknown}: is not a mount setting`;
-  for (const check of checks) {
-    const problem = check(entry);
-    if (problem) return problem;
-  }
-  return undefined;
-}
 
 function withDefaults(entry: Record<string, unknown>, headers: Record<string, string>): MountConfig {
   return {
@@ -115,7 +88,7 @@ function withDefaults(entry: Record<string, unknown>, headers: Record<string, st
 
 /** Validates a mount added in code; a TypeError names the mount and the field. */
 export function toMountConfig(input: MountInput): MountConfig {
-  const problem = findProblem(input, CODE_KEYS, CODE_CHECKS);
+  const problem = findProblem(input, CODE_KEYS, CODE_CHECKS, WHAT);
   if (problem) throw new TypeError(`Mount "${String((input as { name?: unknown } | undefined)?.name)}" is invalid: ${problem}.`);
   return withDefaults(input as unknown as Record<string, unknown>, { ...input.headers });
 }
@@ -143,7 +116,7 @@ export function readMounts(env: Env): MountConfig[] {
     if (isRecord(entry) && ('headers' in entry || 'token' in entry)) {
       throw new TypeError(`MCP_MOUNTS: mount ${String(entry.name)} inlines credentials; name the variables that hold them with tokenEnv or headersEnv.`);
     }
-    const problem = findProblem(entry, ENV_KEYS, ENV_CHECKS);
+    const problem = findProblem(entry, ENV_KEYS, ENV_CHECKS, WHAT);
     if (problem) throw new TypeError(`MCP_MOUNTS is invalid: ${index}.${problem}.`);
     const mount = entry as Record<string, unknown>;
     if (names.has(mount.name as string)) throw new TypeError(`MCP_MOUNTS: duplicate mount name "${String(mount.name)}".`);

@@ -7,6 +7,8 @@
 import { isObject } from '../protocol/jsonrpc.js';
 
 const TTL_MS = 10 * 60_000;
+/** A shared HMAC secret shorter than this is guessable. */
+export const MIN_STATE_SECRET_LENGTH = 32;
 /** Params that change between MRTR rounds and so stay out of the binding digest. */
 const ROUND_PARAMS = new Set(['_meta', 'inputResponses', 'requestState']);
 
@@ -58,12 +60,18 @@ async function digest(params: Record<string, unknown>): Promise<string> {
   return toBase64Url(new Uint8Array(hash));
 }
 
-export function createStateSigner(secret: string, now: () => number = Date.now): StateSigner {
-  // Imported on first use: most cold starts never sign or verify a requestState.
-  let imported: Promise<CryptoKey> | undefined;
-  const key = () => (imported ??= crypto.subtle.importKey('raw', encoder.encode(secret), { name: 'HMAC', hash: 'SHA-256' }, false, [
-    'sign', 'verify',
-  ]));
+const HMAC = { name: 'HMAC', hash: 'SHA-256' } as const;
+
+/**
+ * A signer keyed by `secret`, or without one by a random key of this process (tokens then verify only on the
+ * instance that signed them).
+ */
+export function createStateSigner(secret: string | undefined, now: () => number = Date.now): StateSigner {
+  // Made on first use: most cold starts never sign or verify a requestState.
+  let made: Promise<CryptoKey> | undefined;
+  const key = () => (made ??= secret === undefined
+    ? crypto.subtle.generateKey(HMAC, false, ['sign', 'verify']) as Promise<CryptoKey>
+    : crypto.subtle.importKey('raw', encoder.encode(secret), HMAC, false, ['sign', 'verify']));
 
   return {
     async sign(binding, state) {

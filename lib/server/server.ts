@@ -1,7 +1,7 @@
 /** The server's identity and settings, resolved once; handlers read it, never module state. */
 
 import type { Registry, RegistrySource } from './registry.js';
-import { createStateSigner, type StateSigner } from './request-state.js';
+import { createStateSigner, MIN_STATE_SECRET_LENGTH, type StateSigner } from './request-state.js';
 
 export interface ServerInfo {
   name: string;
@@ -17,8 +17,11 @@ export interface ServerOptions {
   sources?: RegistrySource[];
   info: ServerInfo;
   instructions?: string;
-  /** HMAC secret for MRTR `requestState`; must be shared by every instance of a deployment. */
-  stateSecret: string;
+  /**
+   * HMAC secret for MRTR `requestState`, shared by every instance of a deployment (MCP_STATE_SECRET). Absent,
+   * a random key of this process signs, and tokens verify only on the instance that issued them.
+   */
+  stateSecret?: string;
   pageSize?: number;
   /** Scopes a verified principal needs for tools that name none (AUTH_SCOPES); checked only when a principal exists. */
   defaultToolScopes?: string[];
@@ -41,7 +44,9 @@ export interface Server {
 }
 
 export function createServer(options: ServerOptions): Server {
-  if (!options.stateSecret) throw new TypeError('stateSecret must be a non-empty string.');
+  if (options.stateSecret !== undefined && options.stateSecret.length < MIN_STATE_SECRET_LENGTH) {
+    throw new TypeError(`stateSecret must be at least ${MIN_STATE_SECRET_LENGTH} characters.`);
+  }
   const { registry } = options;
   const sources = options.sources ?? [];
   // What a source will hold is unknown until it loads, so its presence declares every kind.

@@ -27,6 +27,9 @@ describe('agent configuration is validated at start-up, naming the variable', ()
     [{ AGENT_TIMEOUT_MS: 'soon' }, /AGENT_TIMEOUT_MS must be a positive integer/],
     [{ AGENTS: '{nope' }, /AGENTS must be a JSON array/],
     [{ AGENTS: '[{"id":"has space","format":"platform","url":"http://x"}]' }, /AGENTS is invalid: 0\.id/],
+    [{ AGENTS: '[]' }, /AGENTS must be a JSON array of agent objects/],
+    [{ AGENTS: '[{"id":"a","url":"http://x","modle":"m"}]' }, /AGENTS is invalid: 0\.modle: is not an agent setting/],
+    [{ AGENTS: '[{"id":"a","format":"platform","url":"http://x","timeoutMs":1.5}]' }, /0\.timeoutMs: must be a positive integer/],
     [{ AGENTS: '[{"id":"a","format":"platform","url":"http://x","apiKeyEnv":"MISSING_KEY"}]' }, /apiKeyEnv MISSING_KEY, which is not set/],
     [{ AGENTS: '[{"id":"a","format":"platform","url":"http://x"},{"id":"a","format":"platform","url":"http://y"}]' }, /duplicate agent id "a"/],
   ])('%j is refused', (env, message) => {

@@ -42,6 +42,14 @@ describe('MRTR requestState is signed and bound to the request', () => {
     expect(await signer.verify(binding, token)).toBeUndefined();
   });
 
+  test('without a secret, a random key of this process signs: its own tokens verify, no other signer accepts them', async () => {
+    const ephemeral = createStateSigner(undefined);
+    const token = await ephemeral.sign(binding, { step: 1 });
+    expect(await ephemeral.verify(binding, token)).toEqual({ state: { step: 1 } });
+    expect(await createStateSigner(undefined).verify(binding, token)).toBeUndefined();
+    expect(await signer.verify(binding, token)).toBeUndefined();
+  });
+
   test('an expired state is refused', async () => {
     let now = 1_000_000;
     const clocked = createStateSigner('s'.repeat(32), () => now);
