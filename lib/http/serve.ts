@@ -9,6 +9,7 @@ import { httpStatusFor } from '../protocol/errors.js';
 import { H_PARAM_PREFIX } from '../protocol/headers.js';
 import type { JsonRpcResponse } from '../protocol/jsonrpc.js';
 import { allowsSsePolling } from '../protocol/revisions.js';
+import { Cancellation } from '../server/cancellation.js';
 import type { CallContext, Principal } from '../server/context.js';
 import type { Dispatch } from '../server/dispatch.js';
 import type { Store } from '../store/types.js';
@@ -39,16 +40,16 @@ export async function serveLegacy(request: Request, classified: Ok<'legacy'>, de
   };
   if (classified.batch) {
     const replies = await Promise.all(
-      classified.messages.map((m) => deps.dispatch(m, { ...base, signal: request.signal })),
+      classified.messages.map((m) => deps.dispatch(m, base)),
     );
     const answered = replies.filter((r): r is JsonRpcResponse => r !== undefined);
     return answered.length ? jsonReply(answered) : accepted();
   }
   const polling = allowsSsePolling(classified.version);
-  // Legacy clients cancel explicitly; a dropped connection is not a cancellation (2025-11-25 transports).
-  const running = new AbortController();
+  // Legacy clients cancel explicitly (notifications/cancelled, watched by the dispatcher); a dropped connection
+  // is not a cancellation (2025-11-25 transports), so a legacy call has no signal of its own.
   return frameCall({
-    run: (outbound) => deps.dispatch(classified.messages[0], { ...base, signal: running.signal, outbound }),
+    run: (outbound) => deps.dispatch(classified.messages[0], { ...base, outbound }),
     statusOf: (reply) => ('error' in reply ? httpStatusFor('legacy', reply.error.code) : 200),
     headersOf: headersFor(deps, request),
     log: polling ? { store: deps.store, streamId: crypto.randomUUID(), owner: principal?.subject ?? '' } : undefined,
@@ -58,14 +59,15 @@ export async function serveLegacy(request: Request, classified: Ok<'legacy'>, de
 
 export async function serveModern(request: Request, classified: Ok<'modern'>, deps: ServeDeps, principal?: Principal) {
   if (!('id' in classified.message)) return accepted();
-  const gone = new AbortController();
+  // The client cancels by closing its response stream or dropping the request; the signal is made if read.
+  const gone = new Cancellation(() => request.signal);
   const call: Omit<CallContext, 'outbound'> = {
     era: 'modern',
     protocolVersion: classified.meta.protocolVersion,
     principal,
     clientCapabilities: classified.meta.clientCapabilities,
     logLevel: classified.meta.logLevel,
-    signal: AbortSignal.any([request.signal, gone.signal]),
+    signal: () => gone.signal,
     store: deps.store,
     paramHeaders: paramHeaders(request.headers),
   };
@@ -73,7 +75,7 @@ export async function serveModern(request: Request, classified: Ok<'modern'>, de
     run: (outbound) => deps.dispatch(classified.message, { ...call, outbound }),
     statusOf: (reply) => ('error' in reply ? httpStatusFor('modern', reply.error.code) : 200),
     headersOf: headersFor(deps, request),
-    onClientGone: () => gone.abort(new Error('The client closed the response stream.')),
+    onClientGone: () => gone.cancel(new Error('The client closed the response stream.')),
   });
 }
 

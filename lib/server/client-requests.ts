@@ -17,15 +17,16 @@ const replyKey = (id: string) => `reply:${id}`;
 
 export async function requestClient(
   call: CallContext,
+  signal: AbortSignal,
   method: string,
   params: Record<string, unknown>,
   timeoutMs = DEFAULT_TIMEOUT_MS,
 ): Promise<Record<string, unknown>> {
   const id = ID_PREFIX + crypto.randomUUID();
   call.outbound!.write({ jsonrpc: '2.0', id, method, params });
-  const reply = await takeValue<JsonRpcResponse>(call.store, replyKey(id), { signal: call.signal, timeoutMs });
+  const reply = await takeValue<JsonRpcResponse>(call.store, replyKey(id), { signal, timeoutMs });
   if (reply === undefined) {
-    throw new McpError(INTERNAL_ERROR, call.signal.aborted
+    throw new McpError(INTERNAL_ERROR, signal.aborted
       ? `The request was cancelled while waiting for the client's ${method} answer.`
       : `The client did not answer ${method} in time.`);
   }

@@ -8,6 +8,7 @@ import { McpError, INVALID_PARAMS } from '../protocol/errors.js';
 import { isObject, notificationMessage, type JsonRpcMessage, type RequestId } from '../protocol/jsonrpc.js';
 import { isLogLevel, logLevelPasses, type Era, type LogLevel } from '../protocol/methods.js';
 import type { Store } from '../store/types.js';
+import { Cancellation, type SignalSource } from './cancellation.js';
 import { requestClient } from './client-requests.js';
 
 /** A verified caller: from a bearer token, or from in-process props treated the same way. */
@@ -32,7 +33,8 @@ export interface CallContext {
   clientCapabilities: Record<string, unknown>;
   /** Modern wire: the per-request `_meta` log level; legacy: the level in force (none means default). */
   logLevel?: string;
-  signal: AbortSignal;
+  /** What cancels the call besides the dispatcher's own watch (a modern client closing its stream, a closed transport). */
+  signal?: SignalSource;
   outbound?: Outbound;
   store: Store;
   /** True when `notifications/cancelled` can reach this call (legacy HTTP, in-process); modern HTTP cancels by closing the stream. */
@@ -42,6 +44,8 @@ export interface CallContext {
 }
 
 export interface RequestContext extends CallContext {
+  /** Aborts when the call is cancelled; made when first read. */
+  signal: AbortSignal;
   requestId: RequestId;
   method: string;
   /** Reports progress when the client sent a progress token; a no-op otherwise. */
@@ -63,54 +67,107 @@ export interface RequestContext extends CallContext {
 /** Legacy clients get logs at `info` and above unless a level is known; see README "Logging". */
 const LEGACY_DEFAULT_LOG_LEVEL: LogLevel = 'info';
 
+/**
+ * One request's context. A class with its fields written out rather than `{ ...call, ... }` with closures:
+ * V8 (Node 20) builds that literal in ~15 µs, a third of a whole tools/list. The methods live on the
+ * prototype, so a copy made with spread would lose them; pass the context itself.
+ */
+class Context implements RequestContext {
+  readonly era: Era;
+  readonly protocolVersion: string;
+  readonly principal?: Principal;
+  readonly clientCapabilities: Record<string, unknown>;
+  readonly logLevel?: string;
+  readonly outbound?: Outbound;
+  readonly store: Store;
+  readonly cancelByNotification?: boolean;
+  readonly paramHeaders?: Record<string, string>;
+  readonly inputResponses: Record<string, unknown>;
+  readonly requestState?: unknown;
+  readonly meta: Record<string, unknown>;
+  readonly #call: CallContext;
+  readonly #cancellation: Cancellation;
+  readonly #threshold: string | undefined;
+  #lastProgress = -Infinity;
+
+  constructor(
+    call: CallContext,
+    readonly requestId: RequestId,
+    readonly method: string,
+    params: Record<string, unknown>,
+    extra: ContextExtra,
+  ) {
+    this.era = call.era;
+    this.protocolVersion = call.protocolVersion;
+    this.principal = call.principal;
+    this.clientCapabilities = call.clientCapabilities;
+    this.logLevel = call.logLevel;
+    this.outbound = call.outbound;
+    this.store = call.store;
+    this.cancelByNotification = call.cancelByNotification;
+    this.paramHeaders = call.paramHeaders;
+    this.inputResponses = extra.inputResponses ?? {};
+    this.requestState = extra.requestState;
+    this.meta = isObject(params._meta) ? params._meta : {};
+    this.#call = call;
+    this.#cancellation = extra.cancellation ?? new Cancellation(call.signal);
+    this.#threshold = call.era === 'modern' ? call.logLevel : (call.logLevel ?? LEGACY_DEFAULT_LOG_LEVEL);
+  }
+
+  get signal(): AbortSignal {
+    return this.#cancellation.signal;
+  }
+
+  progress(progress: number, total?: number, message?: string): void {
+    const progressToken = this.meta.progressToken;
+    if (progressToken === undefined || !this.outbound || this.signal.aborted) return;
+    // Progress MUST increase (basic/utilities/progress); a stale or equal value is dropped, not sent.
+    if (!(progress > this.#lastProgress)) return;
+    this.#lastProgress = progress;
+    this.outbound.write(notificationMessage('notifications/progress', {
+      progressToken,
+      progress,
+      ...(total !== undefined ? { total } : {}),
+      ...(message !== undefined ? { message } : {}),
+    }));
+  }
+
+  log(level: LogLevel, data: unknown, logger?: string): void {
+    const threshold = this.#threshold;
+    if (!this.outbound || this.signal.aborted || !isLogLevel(threshold)) return;
+    if (!logLevelPasses(level, threshold)) return;
+    this.outbound.write(notificationMessage('notifications/message', {
+      level,
+      data,
+      ...(logger !== undefined ? { logger } : {}),
+    }));
+  }
+
+  supports(capability: string): boolean {
+    return this.era === 'legacy' || isObject(this.clientCapabilities[capability]);
+  }
+
+  requestClient(clientMethod: string, clientParams: Record<string, unknown>, timeoutMs?: number): Promise<Record<string, unknown>> {
+    if (this.era !== 'legacy' || !this.outbound) {
+      throw new McpError(INVALID_PARAMS, `${clientMethod} cannot be sent on this transport.`);
+    }
+    return requestClient(this.#call, this.signal, clientMethod, clientParams, timeoutMs);
+  }
+}
+
+interface ContextExtra {
+  inputResponses?: Record<string, unknown>;
+  requestState?: unknown;
+  /** The call's cancellation when the dispatcher watches for one; else one linked to `call.signal`. */
+  cancellation?: Cancellation;
+}
+
 export function createRequestContext(
   call: CallContext,
   requestId: RequestId,
   method: string,
   params: Record<string, unknown>,
-  extra: { inputResponses?: Record<string, unknown>; requestState?: unknown } = {},
+  extra: ContextExtra = {},
 ): RequestContext {
-  const meta = isObject(params._meta) ? params._meta : {};
-  const progressToken = meta.progressToken;
-  const threshold = call.era === 'modern' ? call.logLevel : (call.logLevel ?? LEGACY_DEFAULT_LOG_LEVEL);
-  let lastProgress = -Infinity;
-
-  return {
-    ...call,
-    requestId,
-    method,
-    inputResponses: extra.inputResponses ?? {},
-    meta,
-    requestState: extra.requestState,
-    progress(progress, total, message) {
-      if (progressToken === undefined || !call.outbound || call.signal.aborted) return;
-      // Progress MUST increase (basic/utilities/progress); a stale or equal value is dropped, not sent.
-      if (!(progress > lastProgress)) return;
-      lastProgress = progress;
-      call.outbound.write(notificationMessage('notifications/progress', {
-        progressToken,
-        progress,
-        ...(total !== undefined ? { total } : {}),
-        ...(message !== undefined ? { message } : {}),
-      }));
-    },
-    log(level, data, logger) {
-      if (!call.outbound || call.signal.aborted || !isLogLevel(threshold)) return;
-      if (!logLevelPasses(level, threshold)) return;
-      call.outbound.write(notificationMessage('notifications/message', {
-        level,
-        data,
-        ...(logger !== undefined ? { logger } : {}),
-      }));
-    },
-    supports(capability) {
-      return call.era === 'legacy' || isObject(call.clientCapabilities[capability]);
-    },
-    requestClient(clientMethod, clientParams, timeoutMs) {
-      if (call.era !== 'legacy' || !call.outbound) {
-        throw new McpError(INVALID_PARAMS, `${clientMethod} cannot be sent on this transport.`);
-      }
-      return requestClient(call, clientMethod, clientParams, timeoutMs);
-    },
-  };
+  return new Context(call, requestId, method, params, extra);
 }

@@ -13,6 +13,7 @@ import {
 } from '../protocol/jsonrpc.js';
 import { META_SERVER_INFO } from '../protocol/meta.js';
 import { MRTR_METHODS, isLogLevel, servesMethod } from '../protocol/methods.js';
+import { Cancellation } from './cancellation.js';
 import { deliverClientResponse } from './client-requests.js';
 import { createRequestContext, type CallContext, type RequestContext } from './context.js';
 import { isInputRequired } from './registry.js';
@@ -84,9 +85,10 @@ async function runRequest(
     round = await readRound(server, binding, params);
   }
 
-  const watch = call.cancelByNotification && message.method === 'tools/call' ? watchCancellation(call, message.id) : undefined;
+  const cancellation = new Cancellation(call.signal);
+  const watch = call.cancelByNotification && message.method === 'tools/call' ? watchCancellation(call, message.id, cancellation) : undefined;
   try {
-    const ctx = createRequestContext(watch ? { ...call, signal: watch.signal } : call, message.id, message.method, params, round);
+    const ctx = createRequestContext(call, message.id, message.method, params, { ...round, cancellation });
     const result = await handler(server, params, ctx);
     if (isInputRequired(result)) {
       if (call.era !== 'modern') throw new Error(`${message.method} asked for input on the legacy wire.`);
@@ -100,6 +102,7 @@ async function runRequest(
     return call.era === 'modern' ? completeModern(server, result as Record<string, unknown>) : (result as Record<string, unknown>);
   } finally {
     watch?.stop();
+    cancellation.dispose();
   }
 }
 
@@ -136,18 +139,17 @@ async function handleNotification(message: JsonRpcNotification, call: CallContex
   await call.store.set(cancelKey(call, requestId), { reason: message.params?.reason ?? null }, CANCEL_TTL_MS);
 }
 
-function watchCancellation(call: CallContext, id: RequestId) {
+function watchCancellation(call: CallContext, id: RequestId, cancellation: Cancellation) {
   const done = new AbortController();
-  const cancelled = new AbortController();
   const key = cancelKey(call, id);
   void (async () => {
     await call.store.delete(key);
     while (!done.signal.aborted) {
-      if (await call.store.get(key)) return cancelled.abort(new Error('Cancelled by the client.'));
+      if (await call.store.get(key)) return cancellation.cancel(new Error('Cancelled by the client.'));
       await call.store.waitForWrite(key, { signal: done.signal, timeoutMs: LONGEST_CALL_MS });
     }
   })().catch(() => undefined);
-  return { signal: AbortSignal.any([call.signal, cancelled.signal]), stop: () => done.abort(CALL_DONE) };
+  return { stop: () => done.abort(CALL_DONE) };
 }
 
 /** A fixed reason: aborting without one allocates a DOMException on every call. */
