@@ -10,13 +10,19 @@ interface Entry {
   expires: number;
 }
 
-const SWEEP_EVERY = 1024;
+/** Entries examined for expiry per write: expired entries go in time proportional to writes, never all at once. */
+const SWEEP_PER_WRITE = 4;
 
 export class MemoryStore implements Store {
   readonly shared = false;
   readonly #entries = new Map<string, Entry>();
   readonly #waiters = new Map<string, Set<() => void>>();
-  #writes = 0;
+  #sweeping: Iterator<[string, Entry]> | undefined;
+
+  /** Entries held, counting expired ones not yet swept. */
+  get size(): number {
+    return this.#entries.size;
+  }
 
   async get<T>(key: string): Promise<T | undefined> {
     return this.#read(key) as T | undefined;
@@ -76,13 +82,23 @@ export class MemoryStore implements Store {
   }
 
   #written(key: string): void {
-    if (++this.#writes % SWEEP_EVERY === 0) this.#sweep();
+    this.#sweep();
     const waiters = this.#waiters.get(key);
     if (waiters) for (const wake of [...waiters]) wake();
   }
 
+  /** Moves a cursor a few entries along the map (Map iterators survive deletes and see later inserts). */
   #sweep(): void {
     const now = Date.now();
-    for (const [key, entry] of this.#entries) if (entry.expires <= now) this.#entries.delete(key);
+    for (let i = 0; i < SWEEP_PER_WRITE; i++) {
+      this.#sweeping ??= this.#entries.entries();
+      const next = this.#sweeping.next();
+      if (next.done) {
+        this.#sweeping = undefined;
+        return;
+      }
+      const [key, entry] = next.value;
+      if (entry.expires <= now) this.#entries.delete(key);
+    }
   }
 }

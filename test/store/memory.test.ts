@@ -15,3 +15,12 @@ test('values are copies: mutating what was stored does not change the store', as
   value.list.push(2);
   expect(await store.get('k')).toEqual({ list: [1] });
 });
+
+test('expired entries nobody reads again are dropped as later writes go on, a few per write', async () => {
+  const store = new MemoryStore();
+  for (let i = 0; i < 1_000; i++) await store.set(`old:${i}`, i, 1);
+  await new Promise((resolve) => setTimeout(resolve, 5));
+  for (let i = 0; i < 600; i++) await store.set(`new:${i}`, i, 60_000);
+  expect(store.size).toBe(600);
+  expect(await store.get('new:599')).toBe(599);
+});
