@@ -48,6 +48,7 @@ export async function measureProxyOverhead(path, calls) {
         const response = await fetch(`${upstream.url}/v1/chat/completions`, {
           method: 'POST', headers: { 'content-type': 'application/json', accept: 'text/event-stream' },
           body: JSON.stringify({ model: 'bench', stream: true, messages: [{ role: 'user', content: `direct ${i}` }] }),
+          redirect: 'error', // as agent-mcp calls upstreams, so the difference is agent-mcp's own work
         });
         await response.text();
       },

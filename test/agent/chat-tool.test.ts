@@ -52,6 +52,19 @@ describe.each(['legacy', 'modern'] as const)('chat_with_agent on the %s wire', (
   });
 });
 
+describe('the upstream connection', () => {
+  test('a body that ends after [DONE] is read to its end, so sequential calls reuse one connection', async () => {
+    const client = await h.connect('legacy');
+    const messages = [1, 2, 3].map((n) => `late-end ${n} ${crypto.randomUUID()}`);
+    for (const message of messages) {
+      await client.callTool({ name: 'chat_with_agent', arguments: { agent_id: 'echo', message } });
+      await new Promise((resolve) => setTimeout(resolve, 100)); // the body's end arrives 20 ms after the reply
+    }
+    const ports = await Promise.all(messages.map(async (message) => (await h.upstream.requestsFor(message))[0]!.port));
+    expect(new Set(ports).size).toBe(1);
+  });
+});
+
 describe('credentials', () => {
   test("the client's bearer token is never forwarded; the upstream gets the configured key", async () => {
     const client = await h.connect('legacy', { authorization: 'Bearer client-token-must-not-leak' });

@@ -21,6 +21,7 @@ describe('upstream failures are clear isError results, never a protocol error or
     ['a stream cut before [DONE] is reported', 'echo', 'fault:drop', /ended before \[DONE\]|connection to the upstream failed/],
     ['an empty reply is reported', 'echo', 'fault:empty', /empty reply/],
     ['an unreachable upstream is a connection failure', 'gone', 'hello', /connection to the upstream failed/],
+    ['an upstream that redirects is named, not followed', 'echo', 'fault:redirect', /answered with a redirect; configure the URL it redirects to/],
     ['an upstream that hangs hits the agent timeout', 'quick', 'fault:hang', /did not answer within 300 ms/],
   ])('%s', async (_name, agent, message, expected) => {
     const result = await chat(agent, message);

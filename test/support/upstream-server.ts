@@ -2,9 +2,11 @@
  * A real local upstream agent for tests (test-only): speaks OpenAI streaming SSE at /v1/chat/completions
  * and the platform JSON contract at /platform/chat. The last user message picks a fault mode:
  *   "fault:slow …" chunks 150 ms apart · "fault:500" HTTP 500 · "fault:garbage" a malformed body ·
- *   "fault:hang" never answers · "fault:drop" closes the connection mid-stream · "fault:empty" no text.
+ *   "fault:hang" never answers · "fault:drop" closes the connection mid-stream · "fault:empty" no text ·
+ *   "fault:redirect" a 308 to the same path · "late-end …" ends the body 20 ms after [DONE].
  * Otherwise it echoes, naming how many history messages it received. GET /__log returns what it saw:
- * each request (path, authorization, body) and each connection the client closed before the reply ended.
+ * each request (path, authorization, body, the client's port) and each connection the client closed before the
+ * reply ended.
  * Run: node --import tsx test/support/upstream-server.ts  (prints "listening on http://127.0.0.1:PORT").
  */
 
@@ -16,6 +18,8 @@ interface LogEntry {
   path: string;
   authorization?: string;
   body?: any;
+  /** The client's port: requests with the same port came over one connection. */
+  port?: number;
 }
 
 const log: LogEntry[] = [];
@@ -43,6 +47,7 @@ async function openai(req: IncomingMessage, res: ServerResponse, body: any) {
     return res.end(JSON.stringify({ error: { message: 'The model is overloaded, try later.' } }));
   }
   if (message.startsWith('fault:hang')) return;
+  if (message.startsWith('fault:redirect')) return res.writeHead(308, { location: req.url }).end();
   res.writeHead(200, { 'content-type': 'text/event-stream' });
   if (message.startsWith('fault:garbage')) return res.end('data: {this is not json\n\n');
   const text = message.startsWith('fault:empty') ? '' : `Echo: ${message} (history ${history})`;
@@ -54,7 +59,10 @@ async function openai(req: IncomingMessage, res: ServerResponse, body: any) {
     res.write(`data: ${JSON.stringify({ choices: [{ delta: { content: piece } }] })}\n\n`);
     await sleep(delay);
   }
-  res.end('data: [DONE]\n\n');
+  if (!message.startsWith('late-end')) return res.end('data: [DONE]\n\n');
+  res.write('data: [DONE]\n\n');
+  await sleep(20);
+  res.end();
 }
 
 function platform(res: ServerResponse, body: any) {
@@ -80,7 +88,7 @@ const server = createServer(async (req, res) => {
     return res.end(JSON.stringify(log));
   }
   const body = JSON.parse((await readBody(req)) || '{}');
-  log.push({ at: Date.now(), kind: 'request', path, authorization: req.headers.authorization, body });
+  log.push({ at: Date.now(), kind: 'request', path, authorization: req.headers.authorization, body, port: req.socket.remotePort });
   res.on('close', () => {
     if (!res.writableEnded) log.push({ at: Date.now(), kind: 'closed', path, body });
   });

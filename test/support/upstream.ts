@@ -11,6 +11,8 @@ export interface UpstreamLogEntry {
   path: string;
   authorization?: string;
   body?: { messages?: Array<{ role: string; content: string }>; session_id?: string; agent?: string; model?: string };
+  /** The client's port: requests with the same port came over one connection. */
+  port?: number;
 }
 
 export interface Upstream {

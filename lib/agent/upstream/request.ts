@@ -60,6 +60,9 @@ export async function postUpstream(target: UpstreamTarget, body: unknown, signal
       },
       body: JSON.stringify(body),
       signal: combined.signal,
+      // Redirects are not followed: a POST that moves is a misconfigured URL, and following one makes fetch
+      // copy the request first (~25 µs a call).
+      redirect: 'error',
     });
   } catch (error) {
     release();
@@ -79,17 +82,24 @@ function failure(target: UpstreamTarget, error: unknown, timedOut: boolean, sign
   if (error instanceof AgentError) return error;
   if (signal.aborted) return new AgentError(`Agent ${target.agentId}: the call was cancelled.`);
   if (timedOut) return new AgentError(`Agent ${target.agentId} did not answer within ${target.timeoutMs} ms.`);
-  const code = (error as { cause?: { code?: string } }).cause?.code ?? (error as { code?: string }).code;
+  const cause = (error as { cause?: { code?: string; message?: string } }).cause;
+  if (cause?.message === 'unexpected redirect') {
+    return new AgentError(`Agent ${target.agentId}: the upstream answered with a redirect; configure the URL it redirects to.`);
+  }
+  const code = cause?.code ?? (error as { code?: string }).code;
   return new AgentError(`Agent ${target.agentId}: the connection to the upstream failed${code ? ` (${code})` : ''}.`);
 }
 
 async function* readText(response: Response, fail: (error: unknown) => Error, release: () => void): AsyncIterable<string> {
   const reader = response.body!.getReader();
   const decoder = new TextDecoder();
+  let ended = false;
+  let failed = false;
   try {
     for (;;) {
       const { done, value } = await reader.read();
       if (done) {
+        ended = true;
         const rest = decoder.decode();
         if (rest) yield rest;
         return;
@@ -97,9 +107,37 @@ async function* readText(response: Response, fail: (error: unknown) => Error, re
       yield decoder.decode(value, { stream: true });
     }
   } catch (error) {
+    failed = true;
     throw fail(error);
   } finally {
     release();
-    void reader.cancel().catch(() => undefined);
+    if (failed) void reader.cancel().catch(() => undefined);
+    else if (!ended) void drain(reader);
+  }
+}
+
+const DRAIN_MS = 1_000;
+const DRAIN_BYTES = 64 * 1024;
+
+/**
+ * The consumer has what it needs (an OpenAI stream's [DONE]) but the body has not ended: it is read to its end
+ * in the background, so the connection goes back to the pool instead of being torn down and opened again on
+ * the next call. An upstream that keeps talking is cut off.
+ */
+async function drain(reader: ReadableStreamDefaultReader<Uint8Array>): Promise<void> {
+  const cutOff = () => void reader.cancel().catch(() => undefined);
+  const timer = setTimeout(cutOff, DRAIN_MS);
+  try {
+    let bytes = 0;
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) return;
+      bytes += value.byteLength;
+      if (bytes > DRAIN_BYTES) return cutOff();
+    }
+  } catch {
+    // The connection failed after the reply was complete: nothing to report.
+  } finally {
+    clearTimeout(timer);
   }
 }
