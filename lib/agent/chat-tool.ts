@@ -51,6 +51,10 @@ export function chatWithAgentTool({ agents, timeoutMs }: ChatToolOptions): ToolD
       const principal = ctx.principal?.subject ?? '';
       const session: SessionKey = { principal, agentId: agent.profile.id, sessionId: args.session_id ?? crypto.randomUUID() };
       const progress = createProgressReporter(ctx);
+      // A conversation this call starts has a session id nobody else holds yet: no history to load and no
+      // earlier turn to wait for, so it skips those store round trips.
+      const isNew = args.session_id === undefined;
+      const talk = () => converse(agent, session, isNew, args.message, ctx, progress);
       try {
         return await runOnce({
           store: ctx.store,
@@ -59,11 +63,11 @@ export function chatWithAgentTool({ agents, timeoutMs }: ChatToolOptions): ToolD
           signal: ctx.signal,
           succeeded: (result) => !result.isError,
           onJoin: () => progress.note('An identical call is already running; waiting for its reply.'),
-        }, () => inSessionOrder(ctx.store, keyOf('session', principal, agent.profile.id, session.sessionId), {
+        }, () => isNew ? talk() : inSessionOrder(ctx.store, keyOf('session', principal, agent.profile.id, session.sessionId), {
           signal: ctx.signal,
           maxWaitMs: timeoutMs + CLAIM_MARGIN_MS,
           onWait: (ahead) => progress.note(`Waiting for ${ahead} earlier message(s) in this session.`),
-        }, () => converse(agent, session, args.message, ctx, progress)));
+        }, talk));
       } finally {
         progress.stop();
       }
@@ -74,12 +78,13 @@ export function chatWithAgentTool({ agents, timeoutMs }: ChatToolOptions): ToolD
 async function converse(
   agent: Agent,
   session: SessionKey,
+  isNew: boolean,
   message: string,
   ctx: RequestContext,
   progress: ReturnType<typeof createProgressReporter>,
 ): Promise<ToolResult> {
   try {
-    const history = agent.keepsHistory ? await loadHistory(ctx.store, session) : [];
+    const history = agent.keepsHistory && !isNew ? await loadHistory(ctx.store, session) : [];
     progress.note(`Asking ${agent.profile.name}…`);
     let reply = '';
     for await (const chunk of agent.reply({ message, sessionId: session.sessionId, history, signal: ctx.signal })) {
