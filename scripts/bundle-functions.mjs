@@ -10,7 +10,7 @@
  */
 
 import { existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { join, relative } from 'node:path';
 import { build } from 'esbuild';
 
 const SOURCE_EXTENSIONS = ['.ts', '.mts', '.js', '.mjs'];
@@ -54,7 +54,7 @@ async function bundleFunction(projectRoot, funcDir) {
     banner: { js: "import { createRequire as __createRequire } from 'node:module'; const require = __createRequire(import.meta.url);" },
     logLevel: 'warning',
   });
-  console.log(`bundle: ${config.handler} ${describeStartup(metafile)}`);
+  console.log(`bundle: ${config.handler} ${describeStartup(metafile, relative(process.cwd(), source))}`);
   writeFileSync(join(funcDir, 'package.json'), '{ "type": "module" }\n');
   // Stack traces name the bundle's functions; without maps, the platform need not load source-map support.
   writeFileSync(configPath, `${JSON.stringify({ ...config, shouldAddSourcemapSupport: false }, null, 2)}\n`);
@@ -64,8 +64,9 @@ async function bundleFunction(projectRoot, funcDir) {
 const kb = (bytes) => `${Math.round(bytes / 1024)} KB`;
 
 /** What a function loads before its first request (the entry and its static imports), by package, and the rest. */
-function describeStartup({ outputs }) {
-  const entry = Object.keys(outputs).find((path) => outputs[path].entryPoint);
+function describeStartup({ outputs }, entryPoint) {
+  // Chunks that `import()` loads are entry points too; the function's own is the one built from its source.
+  const entry = Object.keys(outputs).find((path) => outputs[path].entryPoint === entryPoint);
   const startup = new Set();
   for (const queue = [entry]; queue.length;) {
     const path = queue.pop();

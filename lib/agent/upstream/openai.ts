@@ -3,7 +3,6 @@
  * LM Studio, OpenRouter…). The upstream is stateless: we send the session's history with each turn.
  */
 
-import { createParser } from 'eventsource-parser';
 import { AgentError, type Agent, type AgentProfile, type AgentTurn } from '../types.js';
 import { postUpstream, type UpstreamTarget } from './request.js';
 
@@ -62,6 +61,8 @@ export function createOpenAiAgent(profile: AgentProfile, options: OpenAiOptions)
 
 /** SSE `data` payloads from a text stream. */
 async function* toEvents(chunks: AsyncIterable<string>): AsyncIterable<string> {
+  // Loaded with the first streamed reply rather than on every cold start.
+  const { createParser } = await import('eventsource-parser');
   const ready: string[] = [];
   const parser = createParser({ onEvent: (event) => ready.push(event.data) });
   for await (const chunk of chunks) {
