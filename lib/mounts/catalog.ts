@@ -8,11 +8,11 @@
 import type { Prompt, Resource, ResourceTemplateType as ResourceTemplate, Tool } from '@modelcontextprotocol/client';
 import type { RequestContext } from '../server/context.js';
 import {
-  TOOL_NAME, findHeaderParams, type CompiledTemplate, type CompiledTool, type PromptDefinition, type Registry, type ResourceDefinition,
+  TOOL_NAME, findHeaderParams, type CompiledTemplate, type Completer, type CompiledTool, type PromptDefinition, type Registry, type ResourceDefinition,
 } from '../server/registry.js';
 import { MOUNT_SEPARATOR } from './config.js';
 import type { MountListings } from './connect.js';
-import { forwardPrompt, forwardRead, forwardToolCall, type MountLink } from './forward.js';
+import { forwardComplete, forwardPrompt, forwardRead, forwardToolCall, type MountLink } from './forward.js';
 
 export interface MountCatalog {
   registry: Registry;
@@ -76,20 +76,38 @@ function resourceEntry(link: MountLink, name: string, resource: Resource): Resou
  */
 function templateEntry(link: MountLink, name: string, template: ResourceTemplate): CompiledTemplate {
   const prefix = template.uriTemplate.split('{', 1)[0]!;
+  const ref = { type: 'ref/resource' as const, uri: template.uriTemplate };
   const definition = {
     ...withoutUndefined(template),
     name,
+    complete: completers(link, ref, templateVariables(template.uriTemplate)),
     read: (uri: string, _variables: Record<string, string>, ctx: RequestContext) => forwardRead(link, uri, ctx),
   } as CompiledTemplate['definition'];
   return { definition, pattern: new RegExp(`^${prefix.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}`), variables: [] };
 }
 
 function promptEntry(link: MountLink, name: string, prompt: Prompt): PromptDefinition {
+  const ref = { type: 'ref/prompt' as const, name: prompt.name };
   return {
     ...withoutUndefined(prompt),
     name,
+    complete: completers(link, ref, (prompt.arguments ?? []).map((a) => a.name)),
     get: (args: Record<string, string>, ctx: RequestContext) => forwardPrompt(link, prompt.name, args, ctx),
   } as PromptDefinition;
+}
+
+/** Completion of each argument, asked of the mounted server under its own names. */
+function completers(link: MountLink, ref: Parameters<typeof forwardComplete>[1], names: string[]): Record<string, Completer> {
+  return Object.fromEntries(names.map((argument) => [
+    argument,
+    (value: string, context: Record<string, string>, ctx: RequestContext) => forwardComplete(link, ref, argument, value, context, ctx),
+  ]));
+}
+
+/** The variable names of an RFC 6570 template: `{+path}`, `{?q,lang}` and `{id:3}` give path, q, lang and id. */
+export function templateVariables(uriTemplate: string): string[] {
+  return [...uriTemplate.matchAll(/\{([^}]*)\}/g)].flatMap(([, expression]) =>
+    expression!.replace(/^[+#./;?&=,!@|]/, '').split(',').map((name) => name.replace(/(?::\d+|\*)$/, '').trim()).filter(Boolean));
 }
 
 function withoutUndefined<T extends object>(value: T): T {

@@ -16,7 +16,7 @@ export interface MountListings {
 }
 
 export interface MountSession {
-  client: Pick<Client, 'callTool' | 'readResource' | 'getPrompt'>;
+  client: Pick<Client, 'callTool' | 'readResource' | 'getPrompt' | 'complete' | 'getServerCapabilities'>;
   listings: MountListings;
   close(): Promise<void>;
 }

@@ -63,6 +63,30 @@ export async function forwardPrompt(link: MountLink, prompt: string, args: Recor
   }
 }
 
+type CompletionRef = { type: 'ref/prompt'; name: string } | { type: 'ref/resource'; uri: string };
+
+/** The mounted server's completions for an argument of its prompt or template; none when it offers no completions. */
+export async function forwardComplete(
+  link: MountLink,
+  ref: CompletionRef,
+  argument: string,
+  value: string,
+  context: Record<string, string>,
+  ctx: RequestContext,
+): Promise<string[]> {
+  if (!link.session.client.getServerCapabilities()?.completions) return [];
+  try {
+    const result = await link.session.client.complete({
+      ref,
+      argument: { name: argument, value },
+      ...(Object.keys(context).length > 0 ? { context: { arguments: context } } : {}),
+    }, requestOptions(link, ctx));
+    return result.completion.values;
+  } catch (error) {
+    throw toMcpError(link, classify(link, error, ctx));
+  }
+}
+
 function requestOptions(link: MountLink, ctx: RequestContext) {
   return {
     signal: ctx.signal,

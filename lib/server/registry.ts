@@ -90,7 +90,8 @@ export interface ResourceDefinition {
   read(ctx: RequestContext): ResourceContent[] | Promise<ResourceContent[]>;
 }
 
-export type Completer = (value: string, context: Record<string, string>) => string[] | Promise<string[]>;
+/** Values for an argument being typed (`value`), given the arguments already chosen (`context`). */
+export type Completer = (value: string, context: Record<string, string>, ctx: RequestContext) => string[] | Promise<string[]>;
 
 export interface ResourceTemplateDefinition {
   uriTemplate: string;

@@ -108,6 +108,14 @@ describe.each(['legacy', 'modern'] as const)('forwarded tools on the %s era', (e
     const prompt = await client.getPrompt({ name: 'docs.greet', arguments: { who: 'Ada' } });
     expect(prompt.messages).toEqual([{ role: 'user', content: { type: 'text', text: 'Say hello to Ada from docs.' } }]);
   });
+
+  test('completions of a mounted prompt\'s and template\'s arguments come from the mounted server', async () => {
+    const { client } = await mounted.connect(era);
+    const names = await client.complete({ ref: { type: 'ref/prompt', name: 'docs.greet' }, argument: { name: 'who', value: 'A' } });
+    expect(names.completion.values).toEqual(['Ada', 'Alan']);
+    const ids = await client.complete({ ref: { type: 'ref/resource', uri: 'note://docs/items/{id}' }, argument: { name: 'id', value: '1' } });
+    expect(ids.completion.values).toEqual(['1', '10']);
+  });
 });
 
 describe('errors on the wire', () => {

@@ -8,6 +8,7 @@
 import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { completable } from '@modelcontextprotocol/sdk/server/completable.js';
 import { McpServer, ResourceTemplate } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { UrlElicitationRequiredError } from '@modelcontextprotocol/sdk/types.js';
@@ -83,9 +84,10 @@ function buildServer(name: string, waitCall: (key: string) => WaitCall): McpServ
     });
   server.registerResource('readme', `note://${name}/readme`, { description: `Readme of ${name}.`, mimeType: 'text/plain' },
     async (uri) => ({ contents: [{ uri: uri.href, mimeType: 'text/plain', text: `readme of ${name}` }] }));
-  server.registerResource('item', new ResourceTemplate(`note://${name}/items/{id}`, { list: undefined }), { mimeType: 'text/plain' },
+  const startingWith = (values: string[]) => (value: string) => values.filter((v) => v.startsWith(value));
+  server.registerResource('item', new ResourceTemplate(`note://${name}/items/{id}`, { list: undefined, complete: { id: startingWith(['1', '2', '10']) } }), { mimeType: 'text/plain' },
     async (uri, { id }) => ({ contents: [{ uri: uri.href, mimeType: 'text/plain', text: `item ${String(id)} of ${name}` }] }));
-  server.registerPrompt('greet', { description: 'Greets someone.', argsSchema: { who: z.string() } },
+  server.registerPrompt('greet', { description: 'Greets someone.', argsSchema: { who: completable(z.string(), startingWith(['Ada', 'Alan', 'Grace'])) } },
     ({ who }) => ({ messages: [{ role: 'user', content: { type: 'text', text: `Say hello to ${who} from ${name}.` } }] }));
   return server;
 }

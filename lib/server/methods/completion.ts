@@ -2,20 +2,21 @@
 
 import { INVALID_PARAMS, McpError } from '../../protocol/errors.js';
 import { isObject } from '../../protocol/jsonrpc.js';
-import type { Completer } from '../registry.js';
+import type { RequestContext } from '../context.js';
+import { findInSources, type Completer, type Registry } from '../registry.js';
 import type { Server } from '../server.js';
 
 const MAX_VALUES = 100;
 
-export async function complete(server: Server, params: Record<string, unknown>) {
+export async function complete(server: Server, params: Record<string, unknown>, ctx: RequestContext) {
   const { ref, argument } = params;
   if (!isObject(ref) || !isObject(argument) || typeof argument.name !== 'string') {
     throw new McpError(INVALID_PARAMS, 'completion/complete needs ref and argument.name.');
   }
-  const completer = findCompleter(server, ref, argument.name);
+  const completer = await findCompleter(server, ref, argument.name, ctx);
   const context = isObject(params.context) && isObject(params.context.arguments) ? params.context.arguments : {};
   const values = completer
-    ? await completer(String(argument.value ?? ''), context as Record<string, string>)
+    ? await completer(String(argument.value ?? ''), context as Record<string, string>, ctx)
     : [];
   return {
     completion: {
@@ -26,16 +27,19 @@ export async function complete(server: Server, params: Record<string, unknown>) 
   };
 }
 
-function findCompleter(server: Server, ref: Record<string, unknown>, argument: string): Completer | undefined {
+/** The completer of a prompt's or template's argument, ours or a mounted server's; an unknown reference is -32602. */
+async function findCompleter(server: Server, ref: Record<string, unknown>, argument: string, ctx: RequestContext): Promise<Completer | undefined> {
+  const find = async <T>(pick: (registry: Registry) => T | undefined) => pick(server.registry) ?? (await findInSources(server.sources, ctx, pick));
   if (ref.type === 'ref/prompt') {
-    const prompt = server.registry.prompts.get(String(ref.name));
+    const prompt = await find((registry) => registry.prompts.get(String(ref.name)));
     if (!prompt) throw new McpError(INVALID_PARAMS, `Unknown prompt: ${String(ref.name)}.`);
     return prompt.complete?.[argument];
   }
   if (ref.type === 'ref/resource') {
-    const template = server.registry.templates.find((t) => t.definition.uriTemplate === ref.uri);
-    if (!template && !server.registry.resources.has(String(ref.uri))) {
-      throw new McpError(INVALID_PARAMS, `Unknown resource: ${String(ref.uri)}.`);
+    const uri = String(ref.uri);
+    const template = await find((registry) => registry.templates.find((t) => t.definition.uriTemplate === uri));
+    if (!template && !(await find((registry) => registry.resources.get(uri)))) {
+      throw new McpError(INVALID_PARAMS, `Unknown resource: ${uri}.`);
     }
     return template?.definition.complete?.[argument];
   }
