@@ -1,7 +1,7 @@
 /**
  * Serves one built function (argv[2]: its handler module) on loopback with srvx, the Node adapter `npm start`
  * uses, for benchmarks: every target sits behind the same adapter. With an IPC channel, answers 'rss' with its
- * resident set size and heap use after a full GC (run with --expose-gc).
+ * resident set size, V8 heap size and heap use after a full GC (run with --expose-gc).
  */
 
 import { pathToFileURL } from 'node:url';
@@ -13,7 +13,7 @@ await server.ready();
 process.on('message', (message) => {
   if (message !== 'rss') return;
   globalThis.gc?.();
-  const { rss, heapUsed } = process.memoryUsage();
-  process.send({ rss, heapUsed });
+  const { rss, heapTotal, heapUsed } = process.memoryUsage();
+  process.send({ rss, heapTotal, heapUsed });
 });
 console.log(`listening on ${server.url.replace(/\/$/, '')}`);

@@ -92,12 +92,26 @@ export async function measureThroughput(targets, { rounds, seconds }) {
   }
 }
 
+/** Least-squares slope of `values` per step. */
+function slope(values) {
+  const n = values.length;
+  const meanX = (n - 1) / 2;
+  const meanY = values.reduce((a, b) => a + b, 0) / n;
+  const num = values.reduce((sum, y, x) => sum + (x - meanX) * (y - meanY), 0);
+  const den = values.reduce((sum, _y, x) => sum + (x - meanX) ** 2, 0);
+  return num / den;
+}
+
 /**
- * Memory of a fresh server for `target` under tools/list, after a full GC: warmed with 5000 requests, after
- * `amount` requests (which take RSS to its steady state: allocators keep what a peak needed) and after `amount`
- * more. A leak shows as growth over the second stretch, in the heap as in RSS. (tools/call is left out: each
- * call starts a conversation the memory store keeps for a day, which is growth by design.)
+ * Memory of a fresh server for `target` under tools/list, after a full GC: warmed with 5000 requests, then
+ * after each of STRETCHES stretches of `amount` requests. The first stretch takes RSS to its steady state (V8
+ * keeps the heap pages a peak needed, and its young generation grows and shrinks by a few MB from one sample to
+ * the next); growth is the least-squares slope of the steady samples per `amount` requests, so a leak (growth
+ * that goes on) shows and that breathing averages out. (tools/call is left out: each call starts a conversation
+ * the memory store keeps for a day, which is growth by design.)
  */
+const STRETCHES = 4;
+
 export async function measureMemory(target, amount) {
   const mb = (bytes) => round(bytes / 2 ** 20);
   const server = await startServer(['bench/serve-built.mjs', target.path()]);
@@ -105,17 +119,18 @@ export async function measureMemory(target, amount) {
     const url = `${server.url}/mcp`;
     await load(url, 'tools/list', { amount: 5_000 });
     const samples = [await server.memory()];
-    for (let i = 0; i < 2; i++) {
+    for (let i = 0; i < STRETCHES; i++) {
       await load(url, 'tools/list', { amount });
       samples.push(await server.memory());
     }
-    const [, steady, end] = samples;
+    const steady = samples.slice(1);
     return {
       requests: amount,
       rssMb: samples.map((m) => mb(m.rss)),
+      heapTotalMb: samples.map((m) => mb(m.heapTotal)),
       heapMb: samples.map((m) => mb(m.heapUsed)),
-      growthMb: mb(end.rss - steady.rss),
-      heapGrowthMb: mb(end.heapUsed - steady.heapUsed),
+      growthMb: mb(slope(steady.map((m) => m.rss))),
+      heapGrowthMb: mb(slope(steady.map((m) => m.heapUsed))),
     };
   } finally {
     server.stop();
