@@ -7,6 +7,7 @@
 import { MCP_PATHS, publicOrigin, resourceMetadataUrl } from '../http/public-url.js';
 import { refuse } from '../http/replies.js';
 import { INSUFFICIENT_SCOPE } from '../protocol/errors.js';
+import { H_RETRY_AFTER } from '../protocol/headers.js';
 import type { Principal } from '../server/context.js';
 import { bearerChallenge, challengeReply } from './challenge.js';
 import type { AuthConfig } from './config.js';
@@ -60,7 +61,7 @@ export function createBearerAuth(config: AuthConfig, env: Env = process.env, ver
         loggedAt = Date.now();
         console.error(`[agent-mcp] auth: ${result.unavailable}`);
       }
-      return refuse(503, 'Service Unavailable: the authorization server\'s keys cannot be fetched; try again shortly.', { 'retry-after': '5' });
+      return refuse(503, 'Service Unavailable: the authorization server\'s keys cannot be fetched; try again shortly.', { [H_RETRY_AFTER]: '5' });
     },
     errorHeaders(request, error) {
       if (error.code !== INSUFFICIENT_SCOPE) return undefined;

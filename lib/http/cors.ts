@@ -1,16 +1,20 @@
 /**
  * CORS for browser clients. The preflight is answered before anything else (before Origin checks and auth),
- * and every reply exposes the headers a browser client must read (`WWW-Authenticate` for the OAuth challenge).
+ * and every reply exposes the headers a browser client must read (`WWW-Authenticate` for the OAuth challenge,
+ * `Retry-After` and `RateLimit` for back-off).
  */
 
-import { H_LAST_EVENT_ID, H_METHOD, H_NAME, H_PARAM_PREFIX, H_PROTOCOL_VERSION, H_SESSION_ID } from '../protocol/headers.js';
+import {
+  H_LAST_EVENT_ID, H_METHOD, H_NAME, H_PARAM_PREFIX, H_PROTOCOL_VERSION, H_RATELIMIT, H_RATELIMIT_POLICY, H_RETRY_AFTER, H_SESSION_ID,
+} from '../protocol/headers.js';
 
 const ALLOWED_HEADERS = new Set([
   H_PROTOCOL_VERSION, H_METHOD, H_NAME, H_SESSION_ID, H_LAST_EVENT_ID, 'authorization', 'content-type', 'accept',
   'x-vercel-protection-bypass',
 ]);
 const ALLOW_HEADERS = [...ALLOWED_HEADERS].join(', ');
-const EXPOSE_HEADERS = ['www-authenticate', H_SESSION_ID, H_PROTOCOL_VERSION].join(', ');
+// Retry-After and the RateLimit fields are not CORS-safelisted: a browser client could not see when to retry.
+const EXPOSE_HEADERS = ['www-authenticate', H_SESSION_ID, H_PROTOCOL_VERSION, H_RETRY_AFTER, H_RATELIMIT_POLICY, H_RATELIMIT].join(', ');
 const ALLOW_METHODS = 'GET, POST, DELETE, OPTIONS';
 
 /** Answers an OPTIONS preflight; undefined for every other request. */

@@ -5,6 +5,7 @@
  * model can read. The limit is checked before the body is read, so the error's id is null (JSON-RPC 2.0 §5).
  */
 
+import { H_RATELIMIT, H_RATELIMIT_POLICY, H_RETRY_AFTER } from '../protocol/headers.js';
 import { RATE_LIMITED, RATE_LIMITED_MESSAGE } from '../protocol/errors.js';
 import { errorReply, refuse } from '../http/replies.js';
 import type { Rate } from './rate.js';
@@ -26,16 +27,16 @@ export function tooManyRequests(scope: LimitScope, rate: Rate, reset: number, no
     message,
     data: { scope, limit: rate.limit, windowSeconds: rate.windowMs / 1000, retryAfterSeconds: retryAfter },
   }, null, {
-    'retry-after': String(retryAfter),
-    'ratelimit-policy': `"${scope}";q=${rate.limit};w=${Math.ceil(rate.windowMs / 1000)}`,
-    ratelimit: `"${scope}";r=0;t=${retryAfter}`,
+    [H_RETRY_AFTER]: String(retryAfter),
+    [H_RATELIMIT_POLICY]: `"${scope}";q=${rate.limit};w=${Math.ceil(rate.windowMs / 1000)}`,
+    [H_RATELIMIT]: `"${scope}";r=0;t=${retryAfter}`,
     'cache-control': 'no-store',
   });
 }
 
 /** The fail-closed answer when the limiter cannot decide (RATE_LIMIT_ON_ERROR=closed). */
 export function limitUnavailable(): Response {
-  return refuse(503, 'Service unavailable: the rate limiter cannot be reached; try again shortly.', { 'retry-after': '1' });
+  return refuse(503, 'Service unavailable: the rate limiter cannot be reached; try again shortly.', { [H_RETRY_AFTER]: '1' });
 }
 
 function describeWindow(ms: number): string {

@@ -10,6 +10,11 @@ export const H_SESSION_ID = 'mcp-session-id';
 export const H_LAST_EVENT_ID = 'last-event-id';
 export const H_PARAM_PREFIX = 'mcp-param-';
 
+/** Back-off headers of a 429 or 503 (RFC 9110 §10.2.3; draft-ietf-httpapi-ratelimit-headers-09 §3, §4). */
+export const H_RETRY_AFTER = 'retry-after';
+export const H_RATELIMIT = 'ratelimit';
+export const H_RATELIMIT_POLICY = 'ratelimit-policy';
+
 /** Methods whose target travels in `Mcp-Name`, and the params field it mirrors. */
 export const NAME_FIELD_BY_METHOD: Readonly<Record<string, string>> = {
   'tools/call': 'name',

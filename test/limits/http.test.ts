@@ -47,6 +47,16 @@ describe('the per-IP limit', () => {
     });
   });
 
+  test('a browser client can read when to retry: CORS exposes Retry-After, RateLimit-Policy and RateLimit', async () => {
+    const origin = { ...LEGACY, origin: 'http://localhost:6274' };
+    let refused = await post(server.mcpUrl, ping(4), origin);
+    for (let i = 5; refused.status !== 429 && i < 8; i++) refused = await post(server.mcpUrl, ping(i), origin);
+    expect(refused.status).toBe(429);
+    expect(refused.headers.get('access-control-allow-origin')).toBe('http://localhost:6274');
+    const exposed = refused.headers.get('access-control-expose-headers')!.split(', ');
+    expect(exposed).toEqual(expect.arrayContaining(['retry-after', 'ratelimit-policy', 'ratelimit']));
+  });
+
   test('it comes after the method check: a PUT is still 405, a preflight still 204', async () => {
     expect((await fetch(server.mcpUrl, { method: 'PUT' })).status).toBe(405);
     expect((await fetch(server.mcpUrl, { method: 'OPTIONS' })).status).toBe(204);
