@@ -24,8 +24,10 @@ export class MemoryStore implements Store {
     return this.#entries.size;
   }
 
+  /** A copy, as a shared store's read would be: a caller changing it must not change the store. */
   async get<T>(key: string): Promise<T | undefined> {
-    return this.#read(key) as T | undefined;
+    const value = this.#read(key);
+    return (value === undefined ? undefined : structuredClone(value)) as T | undefined;
   }
 
   async set(key: string, value: unknown, ttlMs: number): Promise<void> {

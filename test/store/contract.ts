@@ -19,6 +19,20 @@ export function storeContract(name: string, makeStore: () => Store | Promise<Sto
       expect(await store.get(k)).toBeUndefined();
     });
 
+    test('a value read back is a copy: changing it does not change the store', async () => {
+      const store = await makeStore();
+      const k = key('copy');
+      await store.set(k, { list: [1] }, 10_000);
+      const read = await store.get<{ list: number[] }>(k);
+      read!.list.push(2);
+      expect(await store.get(k)).toEqual({ list: [1] });
+      const l = key('copy-list');
+      await store.append(l, { n: 1 }, 10_000);
+      const [item] = await store.range<{ n: number }>(l, 0);
+      item!.n = 2;
+      expect(await store.range(l, 0)).toEqual([{ n: 1 }]);
+    });
+
     test('a value expires after its ttl', async () => {
       const store = await makeStore();
       const k = key('ttl');
