@@ -6,6 +6,7 @@
 
 import type { RequestContext } from '../server/context.js';
 import type { ToolDefinition, ToolResult } from '../server/registry.js';
+import { sha256Hex } from '../digest.js';
 import { keyOf, loadHistory, saveTurn, type SessionKey } from './conversation.js';
 import { runOnce } from './once.js';
 import { createProgressReporter } from './progress.js';
@@ -58,7 +59,8 @@ export function chatWithAgentTool({ agents, timeoutMs }: ChatToolOptions): ToolD
       try {
         return await runOnce({
           store: ctx.store,
-          key: keyOf('chat', principal, agent.profile.id, args.session_id ?? '', args.message),
+          // The message by its digest: a long message never becomes a store key, nor readable in one.
+          key: keyOf('chat', principal, agent.profile.id, args.session_id ?? '', await sha256Hex(args.message)),
           claimTtlMs: timeoutMs + CLAIM_MARGIN_MS,
           signal: ctx.signal,
           succeeded: (result) => !result.isError,

@@ -3,6 +3,8 @@
  * any origin), cacheable, with an ETag so clients can revalidate cheaply (304).
  */
 
+import { sha256Hex } from '../digest.js';
+
 const CORS = {
   'access-control-allow-origin': '*',
   'access-control-allow-methods': 'GET, OPTIONS',
@@ -11,8 +13,7 @@ const CORS = {
 };
 
 async function etagOf(body: string): Promise<string> {
-  const hash = new Uint8Array(await crypto.subtle.digest('SHA-256', new TextEncoder().encode(body)));
-  return `"${Array.from(hash.slice(0, 12), (b) => b.toString(16).padStart(2, '0')).join('')}"`;
+  return `"${(await sha256Hex(body)).slice(0, 24)}"`;
 }
 
 /** Answers OPTIONS, refuses other non-GET methods, and serves `document` as JSON of `contentType`. */

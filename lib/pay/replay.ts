@@ -6,6 +6,7 @@
  */
 
 import type { PaymentPayload } from '@x402/core/types';
+import { sha256Hex } from '../digest.js';
 import type { ToolResult } from '../server/registry.js';
 import type { Store } from '../store/types.js';
 
@@ -26,13 +27,9 @@ const POLL_MS = 1_000;
 const recordKey = (id: string) => `x402:paid:${id}`;
 const claimKey = (id: string) => `x402:claim:${id}`;
 
-function hex(bytes: ArrayBuffer): string {
-  return Array.from(new Uint8Array(bytes), (b) => b.toString(16).padStart(2, '0')).join('');
-}
-
 /** SHA-256 of the JSON of `parts`, hex. */
 export async function fingerprintOf(parts: unknown): Promise<string> {
-  return hex(await crypto.subtle.digest('SHA-256', new TextEncoder().encode(JSON.stringify(parts))));
+  return sha256Hex(JSON.stringify(parts));
 }
 
 /** The payment's on-chain identity: network, payer and nonce of its authorization (or its signature's hash). */

@@ -33,6 +33,13 @@ describe('store round trips of a chat call', () => {
     expect(ops.filter((op) => op.startsWith('set conv:'))).toHaveLength(1);
   });
 
+  test('the retry key names the message by its digest: the message text is in no store key', async () => {
+    const message = `a long message ${'x'.repeat(10_000)}`;
+    const { ops } = await chat(new NotingStore(), { message });
+    expect(ops.some((op) => op.includes('once-claim:'))).toBe(true);
+    expect(ops.filter((op) => op.includes(encodeURIComponent(message).slice(0, 40)))).toEqual([]);
+  });
+
   test('a call that continues a conversation takes its turn in the session and reads its history', async () => {
     const store = new NotingStore();
     const first = await chat(store, { message: 'hello' });
