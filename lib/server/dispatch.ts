@@ -130,22 +130,32 @@ const cancelKey = (call: CallContext, id: RequestId) => `cancel:${call.principal
 
 /**
  * Legacy `notifications/cancelled` arrives on another POST, perhaps at another instance; it is filed in the
- * store and the running call watches for it. Ids are only unique per client, so the key includes the principal.
+ * store with the time it was filed, and the running call watches for it. Ids are only unique per client, so
+ * the key includes the principal, and a call heeds only a cancellation filed after it started: one left by an
+ * earlier call with the same id (kept CANCEL_TTL_MS) is older. Instances' clocks must agree to within the
+ * time a client takes to cancel, which NTP-synced hosts do.
  */
 async function handleNotification(message: JsonRpcNotification, call: CallContext): Promise<void> {
   if (message.method !== 'notifications/cancelled' || !call.cancelByNotification) return;
   const requestId = message.params?.requestId;
   if (typeof requestId !== 'string' && typeof requestId !== 'number') return;
-  await call.store.set(cancelKey(call, requestId), { reason: message.params?.reason ?? null }, CANCEL_TTL_MS);
+  const filed: FiledCancel = { reason: message.params?.reason ?? null, at: Date.now() };
+  await call.store.set(cancelKey(call, requestId), filed, CANCEL_TTL_MS);
+}
+
+interface FiledCancel {
+  reason: unknown;
+  at: number;
 }
 
 function watchCancellation(call: CallContext, id: RequestId, cancellation: Cancellation) {
   const done = new AbortController();
   const key = cancelKey(call, id);
+  const started = Date.now();
   void (async () => {
-    await call.store.delete(key);
     while (!done.signal.aborted) {
-      if (await call.store.get(key)) return cancellation.cancel(new Error('Cancelled by the client.'));
+      const filed = await call.store.get<FiledCancel>(key);
+      if (filed && filed.at >= started) return cancellation.cancel(new Error('Cancelled by the client.'));
       await call.store.waitForWrite(key, { signal: done.signal, timeoutMs: LONGEST_CALL_MS });
     }
   })().catch(() => undefined);

@@ -13,6 +13,7 @@ import {
   LEGACY_VERSION, answerElicitation, answerSampling, connectHttp, createV2Client, firstText, isClientAnswer,
   methodsOf, recordTraffic,
 } from '../support/sdk.js';
+import { post } from '../support/rpc.js';
 import { startTestServer, type TestServer } from '../support/server.js';
 
 describe('the v2 SDK client on the 2025-11-25 wire', () => {
@@ -178,5 +179,21 @@ describe('legacy cancellation', () => {
     expect(calls).toHaveLength(1);
     const cancels = traffic.exchanges.filter((e) => e.body?.method === 'notifications/cancelled');
     expect(cancels.map((e) => e.body.params.requestId)).toContain(calls[0]!.body.id);
+  });
+
+  test('a cancellation filed before a call with the same id started does not cancel it; one filed after does', async () => {
+    const headers = { 'mcp-protocol-version': LEGACY_VERSION };
+    const cancel = () => post(server.mcpUrl, { jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 'reused-7' } }, headers);
+    expect((await cancel()).status).toBe(202);
+    const key = 'same id as an earlier cancelled call';
+    const reply = post(server.mcpUrl, { jsonrpc: '2.0', id: 'reused-7', method: 'tools/call', params: { name: WAIT_FOR_CANCEL, arguments: { key } } }, headers);
+    let freshCancelSent = false;
+    const abortedByStale = probe.aborted(key).then(() => !freshCancelSent);
+    await probe.started(key);
+    await new Promise((resolve) => setTimeout(resolve, 100)); // time the watcher has to (wrongly) see the old one
+    freshCancelSent = true;
+    expect((await cancel()).status).toBe(202);
+    expect(await abortedByStale).toBe(false);
+    expect((await (await reply).json()).result.content[0].text).toBe('The call observed its cancellation.');
   });
 });
