@@ -58,7 +58,7 @@ describe('the upstream connection', () => {
     const messages = [1, 2, 3].map((n) => `late-end ${n} ${crypto.randomUUID()}`);
     for (const message of messages) {
       await client.callTool({ name: 'chat_with_agent', arguments: { agent_id: 'echo', message } });
-      await new Promise((resolve) => setTimeout(resolve, 100)); // the body's end arrives 20 ms after the reply
+      await new Promise((resolve) => setTimeout(resolve, 300)); // the body's end arrives 20 ms after the reply
     }
     const ports = await Promise.all(messages.map(async (message) => (await h.upstream.requestsFor(message))[0]!.port));
     expect(new Set(ports).size).toBe(1);
