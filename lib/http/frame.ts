@@ -5,6 +5,7 @@
 
 import type { JsonRpcResponse } from '../protocol/jsonrpc.js';
 import type { Outbound } from '../server/context.js';
+import { keepAlive } from './keep-alive.js';
 import { accepted, jsonReply } from './replies.js';
 import { SseStream, type EventLog } from './sse.js';
 
@@ -21,11 +22,15 @@ export interface FrameOptions {
 export function frameCall(options: FrameOptions): Promise<Response> {
   return new Promise<Response>((resolve, reject) => {
     let sse: SseStream | undefined;
+    let finished!: () => void;
+    const settled = new Promise<void>((done) => (finished = done));
     const open = (): SseStream => {
       if (!sse) {
         sse = new SseStream({ log: options.log, onClientGone: options.onClientGone });
         sse.prime();
         resolve(sse.response);
+        // The stream may end (closed early, the client gone) before the call does; the call must still finish.
+        keepAlive(settled);
       }
       return sse;
     };
@@ -33,7 +38,7 @@ export function frameCall(options: FrameOptions): Promise<Response> {
       write: (message) => open().send(message),
       closeStream: () => open().detach(),
     };
-    options.run(outbound).then(async (reply) => {
+    void options.run(outbound).then(async (reply) => {
       if (sse) {
         if (reply) sse.send(reply);
         await sse.finish();
@@ -45,6 +50,6 @@ export function frameCall(options: FrameOptions): Promise<Response> {
       // The stream is already the reply: end it rather than leave the client waiting on it.
       console.error('[agent-mcp] a streamed call failed:', error);
       await sse.finish();
-    });
+    }).finally(finished);
   });
 }
