@@ -12,14 +12,19 @@ import { createOriginCheck } from '../lib/http/origin.js';
 import { errorReply, methodNotAllowed } from '../lib/http/replies.js';
 import { resumeStream } from '../lib/http/resume.js';
 import { serveLegacy, serveModern, type ServeDeps } from '../lib/http/serve.js';
+import { callerKey } from '../lib/server/caller.js';
 import { INTERNAL_ERROR } from '../lib/protocol/errors.js';
-import { H_LAST_EVENT_ID } from '../lib/protocol/headers.js';
+import { H_LAST_EVENT_ID, H_RETRY_AFTER } from '../lib/protocol/headers.js';
+import { StoreUnavailableError } from '../lib/store/types.js';
+
+/** Seconds a client should wait after a store outage: Upstash client retries take about half a second. */
+const STORE_RETRY_AFTER_S = 2;
 
 export type FetchHandler = (request: Request) => Promise<Response>;
 
 export function createMcpHandler(app: App, maxBodyBytes = DEFAULT_MAX_BODY_BYTES): FetchHandler {
   // A 403 for a missing tool scope carries the step-up challenge (MCP authorization §Scope Challenge Handling).
-  const deps: ServeDeps = { dispatch: app.dispatch, store: app.store, errorHeaders: app.auth?.errorHeaders };
+  const deps: ServeDeps = { dispatch: app.dispatch, store: app.store, sessions: app.sessions, errorHeaders: app.auth?.errorHeaders };
   const { checkOrigin, isAllowedOrigin } = createOriginCheck(app.origin);
   const { byIp: limitByIp, byPrincipal: limitByPrincipal } = app.limits ?? {};
 
@@ -33,7 +38,9 @@ export function createMcpHandler(app: App, maxBodyBytes = DEFAULT_MAX_BODY_BYTES
     if (principal instanceof Response) return principal;
     const overPrincipalLimit = principal && limitByPrincipal && (await limitByPrincipal(principal));
     if (overPrincipalLimit) return overPrincipalLimit;
-    if (request.method === 'GET') return resumeStream(request, deps.store, principal);
+    const session = await app.sessions.read(request, principal);
+    if (session instanceof Response) return session;
+    if (request.method === 'GET') return resumeStream(request, deps.store, callerKey(principal, session));
     const refused = checkAccept(request) ?? checkContentType(request);
     if (refused) return refused;
     const body = await readJsonBody(request, maxBodyBytes);
@@ -41,7 +48,7 @@ export function createMcpHandler(app: App, maxBodyBytes = DEFAULT_MAX_BODY_BYTES
     const classified = classifyBody(body.value, request.headers);
     if (classified.kind === 'reject') return errorReply(classified.error.status, classified.error, classified.id);
     if (classified.kind === 'modern') return serveModern(request, classified, deps, principal);
-    return serveLegacy(request, classified, deps, principal);
+    return serveLegacy(request, classified, deps, principal, session);
   }
 
   return async function handleMcp(request) {
@@ -50,10 +57,21 @@ export function createMcpHandler(app: App, maxBodyBytes = DEFAULT_MAX_BODY_BYTES
     try {
       return withCors(request, await handle(request), isAllowedOrigin);
     } catch (error) {
-      console.error('[agent-mcp] unexpected failure:', error);
-      return withCors(request, errorReply(500, { code: INTERNAL_ERROR, message: 'Internal error.' }), isAllowedOrigin);
+      return withCors(request, failureReply(error), isAllowedOrigin);
     }
   };
+}
+
+/** A failure no step turned into a reply: a store outage is the client's to retry (503), anything else a 500. */
+function failureReply(error: unknown): Response {
+  if (error instanceof StoreUnavailableError) {
+    console.error(`[agent-mcp] ${error.message}`, error.cause);
+    return errorReply(503, { code: INTERNAL_ERROR, message: 'The shared store is unavailable; try again shortly.' }, null, {
+      [H_RETRY_AFTER]: String(STORE_RETRY_AFTER_S),
+    });
+  }
+  console.error('[agent-mcp] unexpected failure:', error);
+  return errorReply(500, { code: INTERNAL_ERROR, message: 'Internal error.' });
 }
 
 /** The one GET we serve: resuming a 2025-11-25 SSE stream (SEP-1699). */

@@ -8,6 +8,7 @@ import { agentDefinitions, type AgentOptions } from './agent/index.js';
 import { readConfig } from './config.js';
 import { INSTRUCTIONS, SERVER_INFO } from './identity.js';
 import type { OriginPolicy } from './http/origin.js';
+import { createSessions, type Sessions } from './http/session.js';
 import { createDispatcher, type Dispatch } from './server/dispatch.js';
 import { InProcessTransport } from './server/in-process.js';
 import { listToolsInProcess, mountStatusDefinitions, mountsFromEnv, type Mounts } from './mounts/index.js';
@@ -29,6 +30,8 @@ export { INSTRUCTIONS, SERVER_INFO } from './identity.js';
 export interface App {
   dispatch: Dispatch;
   store: Store;
+  /** The legacy wire's stateless `Mcp-Session-Id`s, MACs under the server's key (lib/http/session.ts). */
+  sessions: Sessions;
   origin: OriginPolicy;
   /** A client transport on this app with no network hop; `principal` counts as a verified token. */
   connectInProcess(principal?: Principal): InProcessTransport;
@@ -61,6 +64,7 @@ export function createApp(options: AppOptions): App {
   return {
     dispatch,
     store,
+    sessions: createSessions(server.keyring),
     origin: options.origin,
     connectInProcess: (principal) => new InProcessTransport({ dispatch, store, principal }),
     mounts,

@@ -39,6 +39,13 @@ export function readConfig(env: Env = process.env): Config {
   if (secret !== undefined && secret.length < MIN_STATE_SECRET_LENGTH) {
     throw new TypeError(`MCP_STATE_SECRET must be at least ${MIN_STATE_SECRET_LENGTH} characters.`);
   }
+  // With a shared store there are several instances, and every id the server issues (session, conversation)
+  // must verify on all of them: a per-process key would make a conversation unreachable from the next instance.
+  const shared = env.UPSTASH_REDIS_REST_URL ?? env.KV_REST_API_URL;
+  if (secret === undefined && shared) {
+    throw new TypeError(`MCP_STATE_SECRET must be set when the store is shared (${env.UPSTASH_REDIS_REST_URL ? 'UPSTASH_REDIS_REST_URL' : 'KV_REST_API_URL'} is set): ` +
+      `session and conversation ids must verify on every instance. Make one with: openssl rand -base64 32`);
+  }
   return {
     publicUrl,
     local: !env.VERCEL && publicUrl === undefined,

@@ -2,12 +2,16 @@
  * The `chat_with_agent` tool: one message to an agent, its reply back as text and structured content.
  * The reply streams as progress notifications when the client asked for progress; identical retries join
  * the first call; turns of one session run in order; every failure is an isError result.
+ * Per-caller state is keyed as lib/server/caller.ts says: conversations by owner, retries by caller.
  */
 
 import type { RequestContext } from '../server/context.js';
 import type { ToolDefinition, ToolResult } from '../server/registry.js';
 import { sha256Hex } from '../digest.js';
-import { keyOf, loadHistory, saveTurn, type SessionKey } from './conversation.js';
+import { canonicalJson } from '../server/request-state.js';
+import { ownerOf, storeKeys } from '../server/caller.js';
+import { StoreUnavailableError } from '../store/types.js';
+import { loadHistory, saveTurn, type Conversation } from './conversation.js';
 import { runOnce } from './once.js';
 import { createProgressReporter } from './progress.js';
 import { inSessionOrder } from './session-queue.js';
@@ -19,6 +23,9 @@ import type { input } from './chat-schema.js';
 const loadInput = () => import('./chat-schema.js').then((schemas) => schemas.input);
 
 const CLAIM_MARGIN_MS = 30_000;
+/** Keyring labels: a conversation id as clients hold it, and as the upstream agent sees it. */
+const CONVERSATION = 'conversation';
+const UPSTREAM_CONVERSATION = 'upstream-conversation';
 
 function toolError(text: string): ToolResult {
   return { content: [{ type: 'text', text }], isError: true };
@@ -49,27 +56,39 @@ export function chatWithAgentTool({ agents, timeoutMs }: ChatToolOptions): ToolD
         const why = args.agent_id === undefined ? 'agent_id is required when the server has several agents' : `unknown agent "${args.agent_id}"`;
         return toolError(`Cannot chat: ${why}. Known agents: ${[...byId.keys()].join(', ')}.`);
       }
-      const principal = ctx.principal?.subject ?? '';
-      const session: SessionKey = { principal, agentId: agent.profile.id, sessionId: args.session_id ?? crypto.randomUUID() };
       const progress = createProgressReporter(ctx);
-      // A conversation this call starts has a session id nobody else holds yet: no history to load and no
-      // earlier turn to wait for, so it skips those store round trips.
-      const isNew = args.session_id === undefined;
-      const talk = () => converse(agent, session, isNew, args.message, ctx, progress);
       try {
-        return await runOnce({
-          store: ctx.store,
-          // The message by its digest: a long message never becomes a store key, nor readable in one.
-          key: keyOf('chat', principal, agent.profile.id, args.session_id ?? '', await sha256Hex(args.message)),
-          claimTtlMs: timeoutMs + CLAIM_MARGIN_MS,
-          signal: ctx.signal,
-          succeeded: (result) => !result.isError,
-          onJoin: () => progress.note('An identical call is already running; waiting for its reply.'),
-        }, () => isNew ? talk() : inSessionOrder(ctx.store, keyOf('session', principal, agent.profile.id, session.sessionId), {
+        const session = await openConversation(ctx, agent.profile.id, args.session_id);
+        if (!session) {
+          return toolError(`Invalid arguments: session_id is not a conversation this server started for you with agent ` +
+            `"${agent.profile.id}". Omit session_id to start a new conversation.`);
+        }
+        // A conversation this call starts has an id nobody else holds yet: no history to load and no earlier
+        // turn to wait for, so it skips those store round trips.
+        const isNew = args.session_id === undefined;
+        const talk = () => converse(agent, session, isNew, args.message, ctx, progress);
+        const inOrder = () => isNew ? talk() : inSessionOrder(ctx.store, storeKeys.turns(session.owner, session.agentId, session.id), {
           signal: ctx.signal,
           maxWaitMs: timeoutMs + CLAIM_MARGIN_MS,
           onWait: (ahead) => progress.note(`Waiting for ${ahead} earlier message(s) in this session.`),
-        }, talk));
+        }, talk);
+        // Only a retry joins a running or finished call: the same caller sending the same request (id and
+        // arguments) again. A caller the server cannot recognise gets no joining; a new request always runs.
+        if (ctx.caller === undefined) return await inOrder();
+        return await runOnce({
+          store: ctx.store,
+          key: storeKeys.retry(ctx.caller, ctx.requestId, await sha256Hex(canonicalJson(args))),
+          claimTtlMs: timeoutMs + CLAIM_MARGIN_MS,
+          signal: ctx.signal,
+          succeeded: (result) => !result.isError,
+          onJoin: () => progress.note('This request is already running; waiting for its reply.'),
+        }, inOrder);
+      } catch (error) {
+        if (error instanceof StoreUnavailableError) {
+          console.error(`[agent-mcp] chat_with_agent: ${error.message}`, error.cause);
+          return toolError('The shared store is unavailable, so the conversation cannot be read or saved; try again shortly.');
+        }
+        throw error;
       } finally {
         progress.stop();
       }
@@ -77,9 +96,21 @@ export function chatWithAgentTool({ agents, timeoutMs }: ChatToolOptions): ToolD
   };
 }
 
+/**
+ * The conversation a call continues or starts. Conversation ids are capabilities the server issues, bound by a MAC
+ * to their owner and agent: an id another principal holds, or one a client made up, is refused. The upstream
+ * sees a third id derived from all three, never the client's string.
+ */
+async function openConversation(ctx: RequestContext, agentId: string, given: string | undefined): Promise<Conversation | undefined> {
+  const owner = ownerOf(ctx.principal);
+  const id = given ?? (await ctx.keyring.issue(CONVERSATION, owner, agentId));
+  if (given !== undefined && !(await ctx.keyring.check(CONVERSATION, given, owner, agentId))) return undefined;
+  return { owner, agentId, id, upstreamId: await ctx.keyring.mac(UPSTREAM_CONVERSATION, owner, agentId, id) };
+}
+
 async function converse(
   agent: Agent,
-  session: SessionKey,
+  session: Conversation,
   isNew: boolean,
   message: string,
   ctx: RequestContext,
@@ -89,7 +120,7 @@ async function converse(
     const history = agent.keepsHistory && !isNew ? await loadHistory(ctx.store, session) : [];
     progress.note(`Asking ${agent.profile.name}…`);
     let reply = '';
-    for await (const chunk of agent.reply({ message, sessionId: session.sessionId, history, signal: ctx.signal })) {
+    for await (const chunk of agent.reply({ message, sessionId: session.upstreamId, history, signal: ctx.signal })) {
       reply += chunk;
       progress.text(chunk);
     }
@@ -97,7 +128,7 @@ async function converse(
     if (!reply.trim()) return toolError(`Agent ${agent.profile.id} returned an empty reply.`);
     progress.flush();
     if (agent.keepsHistory) await saveTurn(ctx.store, session, history, message, reply);
-    const structured = { agent_id: agent.profile.id, session_id: session.sessionId, reply };
+    const structured = { agent_id: agent.profile.id, session_id: session.id, reply };
     return { content: [{ type: 'text', text: reply }], structuredContent: structured };
   } catch (error) {
     if (error instanceof AgentError) return toolError(error.message);

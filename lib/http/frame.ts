@@ -14,8 +14,10 @@ export interface FrameOptions {
   statusOf(reply: JsonRpcResponse): number;
   /** Extra headers for a single JSON reply (e.g. the step-up challenge of a 403). */
   headersOf?(reply: JsonRpcResponse): Record<string, string> | undefined;
-  /** Set for 2025-11-25 calls: events get ids and are logged for resumption. */
+  /** Set for 2025-11-25 calls of a recognised caller: events get ids and are logged for resumption. */
   log?: EventLog;
+  /** A request gets a reply or, when it has none (it was cancelled), a stream closed without one; else 202. */
+  isRequest: boolean;
   onClientGone(): void;
 }
 
@@ -34,16 +36,21 @@ export function frameCall(options: FrameOptions): Promise<Response> {
       }
       return sse;
     };
+    // Closing early is only offered when the client can come back for the rest (a logged stream).
     const outbound: Outbound = {
       write: (message) => open().send(message),
-      closeStream: () => open().detach(),
+      ...(options.log ? { closeStream: () => open().detach() } : {}),
     };
     void options.run(outbound).then(async (reply) => {
       if (sse) {
         if (reply) sse.send(reply);
         await sse.finish();
+      } else if (reply) {
+        resolve(jsonReply(reply, options.statusOf(reply), options.headersOf?.(reply)));
+      } else if (options.isRequest) {
+        await open().finish();
       } else {
-        resolve(reply ? jsonReply(reply, options.statusOf(reply), options.headersOf?.(reply)) : accepted());
+        resolve(accepted());
       }
     }, async (error: unknown) => {
       if (!sse) return reject(error);

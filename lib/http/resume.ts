@@ -1,11 +1,11 @@
 /**
  * GET + Last-Event-ID: the rest of a 2025-11-25 call stream the server closed early (SEP-1699 polling).
  * This is the only GET served with a stream; it replays what the log holds after the given id and follows it
- * until the call's reply has been delivered. Stream ids are random, so an id is also the right to resume.
+ * until the call's reply has been delivered. Only the caller that made the call may resume it: a stream id seen
+ * by someone else (a log, a proxy) is no right to its events.
  */
 
 import { H_LAST_EVENT_ID } from '../protocol/headers.js';
-import type { Principal } from '../server/context.js';
 import type { Store } from '../store/types.js';
 import { acceptsEventStream } from './negotiate.js';
 import { methodNotAllowed, refuse } from './replies.js';
@@ -16,7 +16,8 @@ const encoder = new TextEncoder();
 /** Re-read the log at least this often; a comment goes out whenever nothing new arrived. */
 const POLL_MS = 1_000;
 
-export async function resumeStream(request: Request, store: Store, principal?: Principal): Promise<Response> {
+/** `caller`: the requester's identity (lib/server/caller.ts); only the caller that owns a stream resumes it. */
+export async function resumeStream(request: Request, store: Store, caller: string | undefined): Promise<Response> {
   const lastEventId = request.headers.get(H_LAST_EVENT_ID);
   if (lastEventId === null) return methodNotAllowed();
   if (!acceptsEventStream(request)) return refuse(406, 'Not Acceptable: resuming needs Accept: text/event-stream.');
@@ -25,7 +26,7 @@ export async function resumeStream(request: Request, store: Store, principal?: P
   const streamId = match[1]!;
   let last = Number(match[2]);
   const [opening] = await store.range<LoggedEvent>(eventLogKey(streamId), 0);
-  if (opening?.owner === undefined || opening.owner !== (principal?.subject ?? '')) {
+  if (caller === undefined || opening?.owner === undefined || opening.owner !== caller) {
     return refuse(404, 'Not Found: no stream to resume for this Last-Event-ID.');
   }
   const gone = new AbortController();

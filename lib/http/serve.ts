@@ -6,19 +6,22 @@
 
 import type { Classified } from '../protocol/classify.js';
 import { httpStatusFor } from '../protocol/errors.js';
-import { H_PARAM_PREFIX } from '../protocol/headers.js';
-import type { JsonRpcResponse } from '../protocol/jsonrpc.js';
+import { H_PARAM_PREFIX, H_SESSION_ID } from '../protocol/headers.js';
+import { isRequest, type JsonRpcResponse } from '../protocol/jsonrpc.js';
 import { allowsSsePolling } from '../protocol/revisions.js';
 import { Cancellation } from '../server/cancellation.js';
+import { callerKey } from '../server/caller.js';
 import type { CallContext, Principal } from '../server/context.js';
 import type { Dispatch } from '../server/dispatch.js';
 import type { Store } from '../store/types.js';
 import { frameCall } from './frame.js';
 import { accepted, jsonReply } from './replies.js';
+import { startsSession, type Sessions } from './session.js';
 
 export interface ServeDeps {
   dispatch: Dispatch;
   store: Store;
+  sessions: Sessions;
   /** Headers for an error reply of this request, e.g. the insufficient_scope challenge of a 403. */
   errorHeaders?(request: Request, error: { code: number; data?: unknown }): Record<string, string> | undefined;
 }
@@ -29,11 +32,14 @@ function headersFor(deps: ServeDeps, request: Request) {
 
 type Ok<K> = Extract<Classified, { kind: K }>;
 
-export async function serveLegacy(request: Request, classified: Ok<'legacy'>, deps: ServeDeps, principal?: Principal) {
+/** Legacy: `session` is the verified id the server issued to this client, if it sent one. */
+export async function serveLegacy(request: Request, classified: Ok<'legacy'>, deps: ServeDeps, principal?: Principal, session?: string) {
+  const caller = callerKey(principal, session);
   const base = {
     era: 'legacy' as const,
     protocolVersion: classified.version,
     principal,
+    caller,
     clientCapabilities: {},
     store: deps.store,
     cancelByNotification: true,
@@ -45,14 +51,19 @@ export async function serveLegacy(request: Request, classified: Ok<'legacy'>, de
     const answered = replies.filter((r): r is JsonRpcResponse => r !== undefined);
     return answered.length ? jsonReply(answered) : accepted();
   }
-  const polling = allowsSsePolling(classified.version);
+  const [message] = classified.messages;
+  // Only a caller the server recognises may resume a stream, so only its streams are logged (SEP-1699).
+  const polling = allowsSsePolling(classified.version) && caller !== undefined;
+  const issued = startsSession(message) ? await deps.sessions.issue(principal) : undefined;
+  const errorHeaders = headersFor(deps, request);
   // Legacy clients cancel explicitly (notifications/cancelled, watched by the dispatcher); a dropped connection
   // is not a cancellation (2025-11-25 transports), so a legacy call has no signal of its own.
   return frameCall({
-    run: (outbound) => deps.dispatch(classified.messages[0], { ...base, outbound }),
+    run: (outbound) => deps.dispatch(message, { ...base, outbound }),
     statusOf: (reply) => ('error' in reply ? httpStatusFor('legacy', reply.error.code) : 200),
-    headersOf: headersFor(deps, request),
-    log: polling ? { store: deps.store, streamId: crypto.randomUUID(), owner: principal?.subject ?? '' } : undefined,
+    headersOf: (reply) => ('error' in reply ? errorHeaders(reply) : issued ? { [H_SESSION_ID]: issued } : undefined),
+    log: polling ? { store: deps.store, streamId: crypto.randomUUID(), owner: caller } : undefined,
+    isRequest: isRequest(message),
     onClientGone: () => undefined,
   });
 }
@@ -65,6 +76,7 @@ export async function serveModern(request: Request, classified: Ok<'modern'>, de
     era: 'modern',
     protocolVersion: classified.meta.protocolVersion,
     principal,
+    caller: callerKey(principal, undefined),
     clientCapabilities: classified.meta.clientCapabilities,
     logLevel: classified.meta.logLevel,
     signal: () => gone.signal,
@@ -75,6 +87,7 @@ export async function serveModern(request: Request, classified: Ok<'modern'>, de
     run: (outbound) => deps.dispatch(classified.message, { ...call, outbound }),
     statusOf: (reply) => ('error' in reply ? httpStatusFor('modern', reply.error.code) : 200),
     headersOf: headersFor(deps, request),
+    isRequest: true,
     onClientGone: () => gone.cancel(new Error('The client closed the response stream.')),
   });
 }

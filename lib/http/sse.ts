@@ -24,7 +24,7 @@ const encoder = new TextEncoder();
 export interface EventLog {
   store: Store;
   streamId: string;
-  /** Who may resume the stream (the principal's subject; '' when anonymous). */
+  /** Who may resume the stream: the caller's identity (lib/server/caller.ts). */
   owner: string;
 }
 

@@ -12,6 +12,8 @@ export const INTERNAL_ERROR = -32603;
 export const TRANSPORT_ERROR = -32000;
 /** Legacy wire only; 2026-07-28 servers report a missing resource with -32602 instead (SEP-2164). */
 export const RESOURCE_NOT_FOUND_LEGACY = -32002;
+/** Legacy wire: an `Mcp-Session-Id` the server did not issue (sent with HTTP 404), the code the SDKs use. */
+export const SESSION_NOT_FOUND = -32001;
 export const HEADER_MISMATCH = -32020;
 export const MISSING_REQUIRED_CLIENT_CAPABILITY = -32021;
 export const UNSUPPORTED_PROTOCOL_VERSION = -32022;

@@ -1,30 +1,45 @@
 /**
  * Server-to-client requests on the stateless legacy wire (sampling, elicitation, roots).
- * The request goes out on the call's own stream with an unguessable id; the client answers with a separate
- * POST that may land on any instance, so the answer travels through the store to the waiting call.
+ * The request goes out on the call's own stream; the client answers with a separate POST that may land on any
+ * instance, so the answer travels through the store to the waiting call. The request's id is bound to the
+ * caller by a MAC, and the answer is filed under the caller's key: only the caller that owns the call can
+ * answer it, and a caller without an identity (no principal, no session) cannot be asked at all.
  */
 
-import { McpError, INTERNAL_ERROR } from '../protocol/errors.js';
-import { isObject, type JsonRpcResponse } from '../protocol/jsonrpc.js';
+import { McpError, INTERNAL_ERROR, INVALID_PARAMS, INVALID_REQUEST, rpcError, type RpcError } from '../protocol/errors.js';
+import { isObject, type JsonRpcMessage, type JsonRpcResponse } from '../protocol/jsonrpc.js';
 import { takeValue, type Store } from '../store/types.js';
-import type { CallContext } from './context.js';
+import { storeKeys } from './caller.js';
+import type { Keyring } from './keyring.js';
 
 const ID_PREFIX = 'mcp-srv-';
+const LABEL = 'client-request';
 const REPLY_TTL_MS = 10 * 60_000;
 const DEFAULT_TIMEOUT_MS = 5 * 60_000;
 
-const replyKey = (id: string) => `reply:${id}`;
+/** What a call needs to ask its client. */
+export interface ClientChannel {
+  keyring: Keyring;
+  store: Store;
+  caller: string | undefined;
+  write(message: JsonRpcMessage): void;
+}
 
 export async function requestClient(
-  call: CallContext,
+  channel: ClientChannel,
   signal: AbortSignal,
   method: string,
   params: Record<string, unknown>,
   timeoutMs = DEFAULT_TIMEOUT_MS,
 ): Promise<Record<string, unknown>> {
-  const id = ID_PREFIX + crypto.randomUUID();
-  call.outbound!.write({ jsonrpc: '2.0', id, method, params });
-  const reply = await takeValue<JsonRpcResponse>(call.store, replyKey(id), { signal, timeoutMs });
+  const { caller } = channel;
+  if (caller === undefined) {
+    throw new McpError(INVALID_PARAMS, `${method} needs a client the server can recognise when it answers: ` +
+      'keep the Mcp-Session-Id this server issued at initialize (or authenticate).');
+  }
+  const id = ID_PREFIX + (await channel.keyring.issue(LABEL, caller));
+  channel.write({ jsonrpc: '2.0', id, method, params });
+  const reply = await takeValue<JsonRpcResponse>(channel.store, storeKeys.clientAnswer(caller, id), { signal, timeoutMs });
   if (reply === undefined) {
     throw new McpError(INTERNAL_ERROR, signal.aborted
       ? `The request was cancelled while waiting for the client's ${method} answer.`
@@ -38,8 +53,30 @@ export async function requestClient(
   return isObject(reply.result) ? reply.result : {};
 }
 
-/** Files a client's answer for the call waiting on it; answers to ids we never minted are ignored. */
-export async function deliverClientResponse(store: Store, response: JsonRpcResponse): Promise<void> {
-  if (typeof response.id !== 'string' || !response.id.startsWith(ID_PREFIX)) return;
-  await store.set(replyKey(response.id), response, REPLY_TTL_MS);
+/**
+ * Files a client's answer for the call waiting on it. Answers to ids of another form are not ours and are
+ * ignored; an answer to one of our ids from anyone but the caller it was sent to is refused.
+ */
+export async function deliverClientResponse(
+  keyring: Keyring,
+  store: Store,
+  caller: string | undefined,
+  response: JsonRpcResponse,
+): Promise<RpcError | undefined> {
+  if (typeof response.id !== 'string' || !response.id.startsWith(ID_PREFIX)) return undefined;
+  const token = response.id.slice(ID_PREFIX.length);
+  if (caller === undefined || !(await keyring.check(LABEL, token, caller))) {
+    return rpcError(INVALID_REQUEST, 'This response answers no request this server sent to you.');
+  }
+  await store.set(storeKeys.clientAnswer(caller, response.id), storedAnswer(response), REPLY_TTL_MS);
+  return undefined;
+}
+
+/** Only what an answer is specified to hold goes to the store: the id and a result or an error. */
+function storedAnswer(response: JsonRpcResponse): JsonRpcResponse {
+  if ('error' in response) {
+    const { code, message } = response.error;
+    return { jsonrpc: '2.0', id: response.id, error: { code: Number(code) || 0, message: String(message).slice(0, 1024) } };
+  }
+  return { jsonrpc: '2.0', id: response.id, result: response.result };
 }

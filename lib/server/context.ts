@@ -10,6 +10,7 @@ import { isLogLevel, logLevelPasses, type Era, type LogLevel } from '../protocol
 import type { Store } from '../store/types.js';
 import { Cancellation, type SignalSource } from './cancellation.js';
 import { requestClient } from './client-requests.js';
+import type { Keyring } from './keyring.js';
 
 /** A verified caller: from a bearer token, or from in-process props treated the same way. */
 export interface Principal {
@@ -30,6 +31,11 @@ export interface CallContext {
   era: Era;
   protocolVersion: string;
   principal?: Principal;
+  /**
+   * The caller's identity for cross-request state (lib/server/caller.ts: the principal and/or the session the
+   * server issued to this client); undefined when it has neither, and then nothing can act on its calls later.
+   */
+  caller?: string;
   clientCapabilities: Record<string, unknown>;
   /** Modern wire: the per-request `_meta` log level; legacy: the level in force (none means default). */
   logLevel?: string;
@@ -60,6 +66,8 @@ export interface RequestContext extends CallContext {
   inputResponses: Record<string, unknown>;
   /** Modern wire (MRTR): the verified application state we asked the client to carry. */
   requestState?: unknown;
+  /** The server's MAC key, for ids the server issues to clients and later trusts (e.g. conversation ids). */
+  keyring: Keyring;
   /** The request's `params._meta` as the client sent it (e.g. an x402 payment under `x402/payment`). */
   meta: Record<string, unknown>;
 }
@@ -76,6 +84,7 @@ class Context implements RequestContext {
   readonly era: Era;
   readonly protocolVersion: string;
   readonly principal?: Principal;
+  readonly caller?: string;
   readonly clientCapabilities: Record<string, unknown>;
   readonly logLevel?: string;
   readonly outbound?: Outbound;
@@ -85,7 +94,7 @@ class Context implements RequestContext {
   readonly inputResponses: Record<string, unknown>;
   readonly requestState?: unknown;
   readonly meta: Record<string, unknown>;
-  readonly #call: CallContext;
+  readonly keyring: Keyring;
   readonly #cancellation: Cancellation;
   readonly #threshold: string | undefined;
   #lastProgress = -Infinity;
@@ -100,6 +109,7 @@ class Context implements RequestContext {
     this.era = call.era;
     this.protocolVersion = call.protocolVersion;
     this.principal = call.principal;
+    this.caller = call.caller;
     this.clientCapabilities = call.clientCapabilities;
     this.logLevel = call.logLevel;
     this.outbound = call.outbound;
@@ -109,7 +119,7 @@ class Context implements RequestContext {
     this.inputResponses = extra.inputResponses ?? {};
     this.requestState = extra.requestState;
     this.meta = isObject(params._meta) ? params._meta : {};
-    this.#call = call;
+    this.keyring = extra.keyring;
     this.#cancellation = extra.cancellation ?? new Cancellation(call.signal);
     this.#threshold = call.era === 'modern' ? call.logLevel : (call.logLevel ?? LEGACY_DEFAULT_LOG_LEVEL);
   }
@@ -149,11 +159,14 @@ class Context implements RequestContext {
     if (this.era !== 'legacy' || !this.outbound) {
       throw new McpError(INVALID_PARAMS, `${clientMethod} cannot be sent on this transport.`);
     }
-    return requestClient(this.#call, this.signal, clientMethod, clientParams, timeoutMs);
+    const channel = { keyring: this.keyring, store: this.store, caller: this.caller, write: this.outbound.write };
+    return requestClient(channel, this.signal, clientMethod, clientParams, timeoutMs);
   };
 }
 
 interface ContextExtra {
+  /** The server's MAC key, which binds our requests to the client to this caller. */
+  keyring: Keyring;
   inputResponses?: Record<string, unknown>;
   requestState?: unknown;
   /** The call's cancellation when the dispatcher watches for one; else one linked to `call.signal`. */
@@ -165,7 +178,7 @@ export function createRequestContext(
   requestId: RequestId,
   method: string,
   params: Record<string, unknown>,
-  extra: ContextExtra = {},
+  extra: ContextExtra,
 ): RequestContext {
   return new Context(call, requestId, method, params, extra);
 }

@@ -8,11 +8,13 @@ import {
   INTERNAL_ERROR, INVALID_PARAMS, INVALID_REQUEST, METHOD_NOT_FOUND, McpError, rpcError, type RpcError,
 } from '../protocol/errors.js';
 import {
-  errorMessage, isNotification, isObject, isRequest, isResponse, readId, resultMessage,
+  errorMessage, isNotification, isObject, isRequest, isRequestId, isResponse, readId, resultMessage,
   type JsonRpcNotification, type JsonRpcRequest, type JsonRpcResponse, type RequestId,
 } from '../protocol/jsonrpc.js';
 import { META_SERVER_INFO } from '../protocol/meta.js';
 import { MRTR_METHODS, isLogLevel, servesMethod } from '../protocol/methods.js';
+import { StoreUnavailableError } from '../store/types.js';
+import { storeKeys } from './caller.js';
 import { Cancellation } from './cancellation.js';
 import { deliverClientResponse } from './client-requests.js';
 import { createRequestContext, type CallContext, type RequestContext } from './context.js';
@@ -44,13 +46,17 @@ const HANDLERS: Readonly<Record<string, Handler>> = {
 };
 
 const CANCEL_TTL_MS = 30_000;
+const MAX_REASON_CHARS = 1024;
 const LONGEST_CALL_MS = 15 * 60_000;
 
 export type Dispatch = (message: unknown, call: CallContext) => Promise<JsonRpcResponse | undefined>;
 
 export function createDispatcher(server: Server): Dispatch {
   return async function dispatch(message, call) {
-    if (isResponse(message)) return void (await deliverClientResponse(call.store, message));
+    if (isResponse(message)) {
+      const refused = await deliverClientResponse(server.keyring, call.store, call.caller, message);
+      return refused && errorMessage(null, refused);
+    }
     if (isNotification(message)) return void (await handleNotification(message, call));
     if (!isRequest(message)) {
       return errorMessage(readId(message), rpcError(INVALID_REQUEST, 'Not a valid JSON-RPC 2.0 request.'));
@@ -59,11 +65,15 @@ export function createDispatcher(server: Server): Dispatch {
     if (!handler) {
       return errorMessage(message.id, rpcError(METHOD_NOT_FOUND, `Method not found: ${message.method}`));
     }
+    const watch = watchCancellation(call, message);
     try {
-      const result = await runRequest(server, handler, message, call);
-      return resultMessage(message.id, result);
+      const result = await runRequest(server, handler, message, call, watch?.cancellation);
+      return watch?.cancelled ? undefined : resultMessage(message.id, result);
     } catch (error) {
-      return errorMessage(message.id, toRpcError(error, message.method));
+      // Receivers of a cancellation SHOULD NOT respond to the cancelled request (basic/utilities/cancellation).
+      return watch?.cancelled ? undefined : errorMessage(message.id, toRpcError(error, message.method));
+    } finally {
+      watch?.stop();
     }
   };
 }
@@ -73,6 +83,7 @@ async function runRequest(
   handler: Handler,
   message: JsonRpcRequest,
   call: CallContext,
+  watched: Cancellation | undefined,
 ): Promise<Record<string, unknown>> {
   const params = message.params ?? {};
   if (call.era === 'modern' && call.logLevel !== undefined && !isLogLevel(call.logLevel)) {
@@ -85,10 +96,9 @@ async function runRequest(
     round = await readRound(server, binding, params);
   }
 
-  const cancellation = new Cancellation(call.signal);
-  const watch = call.cancelByNotification && message.method === 'tools/call' ? watchCancellation(call, message.id, cancellation) : undefined;
+  const cancellation = watched ?? new Cancellation(call.signal);
   try {
-    const ctx = createRequestContext(call, message.id, message.method, params, { ...round, cancellation });
+    const ctx = createRequestContext(call, message.id, message.method, params, { ...round, cancellation, keyring: server.keyring });
     const result = await handler(server, params, ctx);
     if (isInputRequired(result)) {
       if (call.era !== 'modern') throw new Error(`${message.method} asked for input on the legacy wire.`);
@@ -101,7 +111,6 @@ async function runRequest(
     }
     return call.era === 'modern' ? completeModern(server, result as Record<string, unknown>) : (result as Record<string, unknown>);
   } finally {
-    watch?.stop();
     cancellation.dispose();
   }
 }
@@ -126,40 +135,49 @@ async function readRound(
   return { inputResponses, requestState: verified.state };
 }
 
-const cancelKey = (call: CallContext, id: RequestId) => `cancel:${call.principal?.subject ?? ''}:${JSON.stringify(id)}`;
-
 /**
  * Legacy `notifications/cancelled` arrives on another POST, perhaps at another instance; it is filed in the
- * store with the time it was filed, and the running call watches for it. Ids are only unique per client, so
- * the key includes the principal, and a call heeds only a cancellation filed after it started: one left by an
- * earlier call with the same id (kept CANCEL_TTL_MS) is older. Instances' clocks must agree to within the
- * time a client takes to cancel, which NTP-synced hosts do.
+ * store under the caller's identity with the time it was filed, and the running call watches for it. Request
+ * ids are chosen by clients and repeat across them (SDKs count 0, 1, 2…), so only a caller the server can
+ * recognise (principal and/or issued session) can cancel, and only its own calls; a caller without an identity
+ * cannot cancel by notification. A call heeds only a cancellation filed after it started: one left by an
+ * earlier call with the same id (kept CANCEL_TTL_MS) is older. Instances' clocks must agree to within the time
+ * a client takes to cancel, which NTP-synced hosts do.
  */
 async function handleNotification(message: JsonRpcNotification, call: CallContext): Promise<void> {
-  if (message.method !== 'notifications/cancelled' || !call.cancelByNotification) return;
+  if (message.method !== 'notifications/cancelled' || !call.cancelByNotification || call.caller === undefined) return;
   const requestId = message.params?.requestId;
-  if (typeof requestId !== 'string' && typeof requestId !== 'number') return;
-  const filed: FiledCancel = { reason: message.params?.reason ?? null, at: Date.now() };
-  await call.store.set(cancelKey(call, requestId), filed, CANCEL_TTL_MS);
+  if (!isRequestId(requestId)) return;
+  // Only what the field is specified to be: `reason` is an optional string (schema CancelledNotificationParams).
+  const reason = message.params?.reason;
+  const filed: FiledCancel = { reason: typeof reason === 'string' ? reason.slice(0, MAX_REASON_CHARS) : null, at: Date.now() };
+  await call.store.set(storeKeys.cancel(call.caller, requestId), filed, CANCEL_TTL_MS);
 }
 
 interface FiledCancel {
-  reason: unknown;
+  reason: string | null;
   at: number;
 }
 
-function watchCancellation(call: CallContext, id: RequestId, cancellation: Cancellation) {
+/** Watches the store for a cancellation of this legacy tools/call by its caller; undefined when none can come. */
+function watchCancellation(call: CallContext, message: JsonRpcRequest) {
+  if (!call.cancelByNotification || call.caller === undefined || message.method !== 'tools/call') return undefined;
+  const cancellation = new Cancellation(call.signal);
   const done = new AbortController();
-  const key = cancelKey(call, id);
+  const key = storeKeys.cancel(call.caller, message.id);
   const started = Date.now();
+  const watch = { cancellation, cancelled: false, stop: () => done.abort(CALL_DONE) };
   void (async () => {
     while (!done.signal.aborted) {
       const filed = await call.store.get<FiledCancel>(key);
-      if (filed && filed.at >= started) return cancellation.cancel(new Error('Cancelled by the client.'));
+      if (filed && filed.at >= started) {
+        watch.cancelled = true;
+        return cancellation.cancel(new Error('Cancelled by the client.'));
+      }
       await call.store.waitForWrite(key, { signal: done.signal, timeoutMs: LONGEST_CALL_MS });
     }
   })().catch(() => undefined);
-  return { stop: () => done.abort(CALL_DONE) };
+  return watch;
 }
 
 /** A fixed reason: aborting without one allocates a DOMException on every call. */
@@ -167,6 +185,10 @@ const CALL_DONE = new Error('The call finished.');
 
 function toRpcError(error: unknown, method: string): RpcError {
   if (error instanceof McpError) return error.toJSON();
+  if (error instanceof StoreUnavailableError) {
+    console.error(`[agent-mcp] ${method}: ${error.message}`, error.cause);
+    return rpcError(INTERNAL_ERROR, 'The shared store is unavailable; try again shortly.');
+  }
   console.error(`[agent-mcp] ${method} failed:`, error);
   return rpcError(INTERNAL_ERROR, 'Internal error.');
 }

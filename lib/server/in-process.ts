@@ -11,6 +11,7 @@ import { errorMessage, isObject, type JsonRpcMessage } from '../protocol/jsonrpc
 import { META_PROTOCOL_VERSION } from '../protocol/meta.js';
 import { ASSUMED_LEGACY_VERSION } from '../protocol/revisions.js';
 import type { Store } from '../store/types.js';
+import { callerKey } from './caller.js';
 import type { CallContext, Principal } from './context.js';
 import type { Dispatch } from './dispatch.js';
 
@@ -47,9 +48,12 @@ export class InProcessTransport {
   #version = ASSUMED_LEGACY_VERSION;
   #closed = new AbortController();
   readonly #options: InProcessOptions;
+  /** This connection is one client: its identity for cross-request state, as a session id would be over HTTP. */
+  readonly #caller: string;
 
   constructor(options: InProcessOptions) {
     this.#options = options;
+    this.#caller = callerKey(options.principal, crypto.randomUUID())!;
   }
 
   async start(): Promise<void> {}
@@ -70,6 +74,7 @@ export class InProcessTransport {
       era: classified.kind,
       protocolVersion: classified.kind === 'modern' ? classified.meta.protocolVersion : classified.version,
       principal: this.#options.principal,
+      caller: this.#caller,
       clientCapabilities: classified.kind === 'modern' ? classified.meta.clientCapabilities : {},
       logLevel: classified.kind === 'modern' ? classified.meta.logLevel : undefined,
       signal: this.#closed.signal,

@@ -1,5 +1,6 @@
 /** The server's identity and settings, resolved once; handlers read it, never module state. */
 
+import { createKeyring, type Keyring } from './keyring.js';
 import type { Registry, RegistrySource } from './registry.js';
 import { createStateSigner, MIN_STATE_SECRET_LENGTH, type StateSigner } from './request-state.js';
 
@@ -18,7 +19,7 @@ export interface ServerOptions {
   info: ServerInfo;
   instructions?: string;
   /**
-   * HMAC secret for MRTR `requestState`, shared by every instance of a deployment (MCP_STATE_SECRET). Absent,
+   * HMAC secret for MRTR `requestState` and the ids the server issues, shared by every instance of a deployment (MCP_STATE_SECRET). Absent,
    * a random key of this process signs, and tokens verify only on the instance that issued them.
    */
   stateSecret?: string;
@@ -36,6 +37,8 @@ export interface Server {
   info: ServerInfo;
   instructions?: string;
   signer: StateSigner;
+  /** MACs the ids the server issues and later trusts: sessions, conversations, requests to the client. */
+  keyring: Keyring;
   pageSize: number;
   defaultToolScopes: string[];
   listTtlMs: number;
@@ -65,6 +68,7 @@ export function createServer(options: ServerOptions): Server {
     info: options.info,
     instructions: options.instructions,
     signer: createStateSigner(options.stateSecret),
+    keyring: createKeyring(options.stateSecret),
     pageSize: options.pageSize ?? 100,
     defaultToolScopes: options.defaultToolScopes ?? [],
     listTtlMs: options.listTtlMs ?? 60_000,

@@ -4,6 +4,18 @@
  * Values are JSON. Every key expires.
  */
 
+/**
+ * The shared store did not answer (network, Redis down, an Upstash error). Callers tell their client the shared
+ * store is unavailable, never an internal error; the next operation tries again, so service resumes by itself
+ * when the store does.
+ */
+export class StoreUnavailableError extends Error {
+  constructor(cause: unknown) {
+    super('The shared store is unavailable.', { cause });
+    this.name = 'StoreUnavailableError';
+  }
+}
+
 export interface WaitOptions {
   signal?: AbortSignal;
   timeoutMs: number;

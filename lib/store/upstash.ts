@@ -19,7 +19,7 @@
  */
 
 import type { Redis } from '@upstash/redis';
-import type { Store, WaitOptions } from './types.js';
+import { StoreUnavailableError, type Store, type WaitOptions } from './types.js';
 import { loadUpstashClient } from './upstash-client.js';
 import { DEFAULT_PREFIX, type UpstashConfig } from './upstash-config.js';
 
@@ -56,46 +56,66 @@ export class UpstashStore implements Store {
   }
 
   async get<T>(key: string): Promise<T | undefined> {
-    const redis = this.#client ?? (await this.#load());
-    const [value, version] = await redis.pipeline().get(this.#data(key)).get(this.#counter(key)).exec<[string | null, Version]>();
-    this.#remember(key, version);
-    return value === null ? undefined : (JSON.parse(value) as T);
+    try {
+      const redis = this.#client ?? (await this.#load());
+      const [value, version] = await redis.pipeline().get(this.#data(key)).get(this.#counter(key)).exec<[string | null, Version]>();
+      this.#remember(key, version);
+      return value === null ? undefined : (JSON.parse(value) as T);
+    } catch (error) {
+      throw new StoreUnavailableError(error);
+    }
   }
 
   async set(key: string, value: unknown, ttlMs: number): Promise<void> {
-    const redis = this.#client ?? (await this.#load());
-    const px = toPx(ttlMs);
-    await redis.pipeline()
-      .set(this.#data(key), serialize(value), { px })
-      .incr(this.#counter(key))
-      .pexpire(this.#counter(key), px)
-      .exec();
-    this.#wake(key);
+    try {
+      const redis = this.#client ?? (await this.#load());
+      const px = toPx(ttlMs);
+      await redis.pipeline()
+        .set(this.#data(key), serialize(value), { px })
+        .incr(this.#counter(key))
+        .pexpire(this.#counter(key), px)
+        .exec();
+      this.#wake(key);
+    } catch (error) {
+      throw new StoreUnavailableError(error);
+    }
   }
 
   async delete(key: string): Promise<void> {
-    const redis = this.#client ?? (await this.#load());
-    await redis.del(this.#data(key));
+    try {
+      const redis = this.#client ?? (await this.#load());
+      await redis.del(this.#data(key));
+    } catch (error) {
+      throw new StoreUnavailableError(error);
+    }
   }
 
   async append(key: string, value: unknown, ttlMs: number): Promise<number> {
-    const redis = this.#client ?? (await this.#load());
-    const px = toPx(ttlMs);
-    const [length] = await redis.pipeline()
-      .rpush(this.#data(key), serialize(value))
-      .pexpire(this.#data(key), px)
-      .incr(this.#counter(key))
-      .pexpire(this.#counter(key), px)
-      .exec<[number, unknown, unknown, unknown]>();
-    this.#wake(key);
-    return length;
+    try {
+      const redis = this.#client ?? (await this.#load());
+      const px = toPx(ttlMs);
+      const [length] = await redis.pipeline()
+        .rpush(this.#data(key), serialize(value))
+        .pexpire(this.#data(key), px)
+        .incr(this.#counter(key))
+        .pexpire(this.#counter(key), px)
+        .exec<[number, unknown, unknown, unknown]>();
+      this.#wake(key);
+      return length;
+    } catch (error) {
+      throw new StoreUnavailableError(error);
+    }
   }
 
   async range<T>(key: string, from: number): Promise<T[]> {
-    const redis = this.#client ?? (await this.#load());
-    const [items, version] = await redis.pipeline().lrange(this.#data(key), from, -1).get(this.#counter(key)).exec<[string[], Version]>();
-    this.#remember(key, version);
-    return items.map((item) => JSON.parse(item) as T);
+    try {
+      const redis = this.#client ?? (await this.#load());
+      const [items, version] = await redis.pipeline().lrange(this.#data(key), from, -1).get(this.#counter(key)).exec<[string[], Version]>();
+      this.#remember(key, version);
+      return items.map((item) => JSON.parse(item) as T);
+    } catch (error) {
+      throw new StoreUnavailableError(error);
+    }
   }
 
   waitForWrite(key: string, { signal, timeoutMs }: WaitOptions): Promise<boolean> {

@@ -41,14 +41,19 @@ describe.each(['legacy', 'modern'] as const)('chat_with_agent on the %s wire', (
     expect(request!.body!.messages!.map((m) => m.content)).toEqual([`one ${era}`, `Echo: one ${era} (history 0)`, `two ${era}`]);
   });
 
-  test('the platform adapter sends the session id and lets the upstream keep history', async () => {
+  test('the platform adapter lets the upstream keep history under an id derived from ours, never the client\'s', async () => {
     const client = await h.connect(era);
-    const session_id = `plat-${era}-${crypto.randomUUID()}`;
-    await client.callTool({ name: 'chat_with_agent', arguments: { agent_id: 'plat', message: 'first', session_id } });
+    const opening = `first ${era} ${crypto.randomUUID()}`;
+    const first = await client.callTool({ name: 'chat_with_agent', arguments: { agent_id: 'plat', message: opening } });
+    const session_id = (first.structuredContent as { session_id: string }).session_id;
     const second = await client.callTool({ name: 'chat_with_agent', arguments: { agent_id: 'plat', message: 'second', session_id } });
     expect(textOf(second)).toBe('Platform support-bot turn 2: second');
-    const requests = (await h.upstream.log()).filter((e) => e.body?.session_id === session_id);
-    expect(requests.map((e) => e.body!.messages)).toEqual([[{ role: 'user', content: 'first' }], [{ role: 'user', content: 'second' }]]);
+    const [firstRequest] = await h.upstream.requestsFor(opening);
+    const upstreamId = firstRequest!.body!.session_id;
+    expect(upstreamId).toEqual(expect.any(String));
+    expect(upstreamId).not.toBe(session_id);
+    const requests = (await h.upstream.log()).filter((e) => e.body?.session_id === upstreamId);
+    expect(requests.map((e) => e.body!.messages)).toEqual([[{ role: 'user', content: opening }], [{ role: 'user', content: 'second' }]]);
   });
 });
 

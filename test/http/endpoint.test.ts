@@ -29,9 +29,24 @@ describe('methods and routes', () => {
     expect((await response.json()).error.code).toBe(-32000);
   });
 
-  test('no Mcp-Session-Id is ever issued', async () => {
+  test('initialize issues an Mcp-Session-Id of visible ASCII, and the session works on the next request', async () => {
     const response = await post(server.mcpUrl, initialize());
-    expect(response.headers.get('mcp-session-id')).toBeNull();
+    const session = response.headers.get('mcp-session-id');
+    expect(session).toMatch(/^[\x21-\x7E]+$/);
+    const next = await post(server.mcpUrl, { jsonrpc: '2.0', id: 2, method: 'tools/list' }, { 'mcp-session-id': session! });
+    expect(next.status).toBe(200);
+  });
+
+  test('a request without Mcp-Session-Id is served as before: sessions are issued, never required', async () => {
+    const response = await post(server.mcpUrl, { jsonrpc: '2.0', id: 2, method: 'tools/list' }, { 'mcp-protocol-version': '2025-11-25' });
+    expect(response.status).toBe(200);
+    expect((await response.json()).result.tools.length).toBeGreaterThan(0);
+  });
+
+  test('an Mcp-Session-Id the server did not issue gets 404, telling the client to initialize again', async () => {
+    const response = await post(server.mcpUrl, { jsonrpc: '2.0', id: 2, method: 'tools/list' }, { 'mcp-session-id': 'made-up-session' });
+    expect(response.status).toBe(404);
+    expect(await response.json()).toMatchObject({ jsonrpc: '2.0', id: null, error: { code: -32001 } });
   });
 });
 
@@ -92,9 +107,15 @@ describe('legacy JSON-RPC framing', () => {
     expect(await response.text()).toBe('');
   });
 
-  test('a client response to an unknown server request gets 202', async () => {
-    const response = await post(server.mcpUrl, { jsonrpc: '2.0', id: 'mcp-srv-unknown', result: {} }, { 'mcp-protocol-version': '2025-11-25' });
+  test('a client response to a request that is not ours gets 202 and is ignored', async () => {
+    const response = await post(server.mcpUrl, { jsonrpc: '2.0', id: 'someone-elses-id', result: {} }, { 'mcp-protocol-version': '2025-11-25' });
     expect(response.status).toBe(202);
+  });
+
+  test('a client response naming one of our ids that we never sent to this client gets 400', async () => {
+    const response = await post(server.mcpUrl, { jsonrpc: '2.0', id: 'mcp-srv-unknown', result: {} }, { 'mcp-protocol-version': '2025-11-25' });
+    expect(response.status).toBe(400);
+    expect(await response.json()).toMatchObject({ id: null, error: { code: -32600 } });
   });
 
   test('a single request is answered with a single object, never a one-element array', async () => {

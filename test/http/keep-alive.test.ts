@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, test, vi } from 'vitest';
 import { frameCall } from '../../lib/http/frame.js';
 import { notificationMessage, resultMessage } from '../../lib/protocol/jsonrpc.js';
+import { MemoryStore } from '../../lib/store/memory.js';
 
 const REQUEST_CONTEXT = Symbol.for('@vercel/request-context');
 
@@ -24,6 +25,9 @@ function streamedCall() {
       return resultMessage(1, {});
     },
     statusOf: () => 200,
+    // A logged stream: only a stream the client can resume may be closed early.
+    log: { store: new MemoryStore(), streamId: 'keep-alive-test-stream', owner: 'caller' },
+    isRequest: true,
     onClientGone: () => undefined,
   });
   return { response, finish };

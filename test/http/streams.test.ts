@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { startTestServer, type TestServer } from '../support/server.js';
-import { post, postModern, readSse } from '../support/rpc.js';
+import { openSession, post, postModern, readSse } from '../support/rpc.js';
 
 let server: TestServer;
 beforeAll(async () => {
@@ -53,7 +53,7 @@ describe('reply framing', () => {
 
 describe('2025-11-25 SSE polling (SEP-1699)', () => {
   test('a stream opens with a priming event: an id, a retry and empty data', async () => {
-    const response = await post(server.mcpUrl, call('test_tool_with_progress', {}, { progressToken: 'p' }), { 'mcp-protocol-version': '2025-11-25' });
+    const response = await post(server.mcpUrl, call('test_tool_with_progress', {}, { progressToken: 'p' }), await openSession(server.mcpUrl));
     const stream = readSse(response);
     const priming = await stream.next();
     expect(priming).toMatchObject({ id: expect.stringMatching(/_0$/), retry: expect.any(Number), data: '' });
@@ -63,12 +63,13 @@ describe('2025-11-25 SSE polling (SEP-1699)', () => {
   });
 
   test('a stream the server closes early is resumed with GET and Last-Event-ID, and ends with the reply', async () => {
-    const response = await post(server.mcpUrl, call('test_reconnection', {}, undefined, 'r1'), { 'mcp-protocol-version': '2025-11-25' });
+    const session = await openSession(server.mcpUrl);
+    const response = await post(server.mcpUrl, call('test_reconnection', {}, undefined, 'r1'), session);
     const first = readSse(response);
     const priming = await first.next();
     expect(await first.next()).toBeUndefined();
 
-    const resumed = await fetch(server.mcpUrl, { headers: { accept: 'text/event-stream', 'last-event-id': priming!.id! } });
+    const resumed = await fetch(server.mcpUrl, { headers: { ...session, accept: 'text/event-stream', 'last-event-id': priming!.id! } });
     expect(resumed.status).toBe(200);
     const events = [];
     const stream = readSse(resumed);
@@ -76,6 +77,12 @@ describe('2025-11-25 SSE polling (SEP-1699)', () => {
     expect(events).toHaveLength(1);
     expect(events[0]!.id).toMatch(/_1$/);
     expect(JSON.parse(events[0]!.data)).toMatchObject({ id: 'r1', result: { content: [{ text: expect.stringContaining('Reconnection') }] } });
+  });
+
+  test('a client without a session, which could not resume, is never cut off: its reply comes whole', async () => {
+    const response = await post(server.mcpUrl, call('test_reconnection', {}, undefined, 'r2'), { 'mcp-protocol-version': '2025-11-25' });
+    expect(response.headers.get('content-type')).toBe('application/json');
+    expect(await response.json()).toMatchObject({ id: 'r2', result: { content: [{ text: expect.stringContaining('Reconnection') }] } });
   });
 
   test('resuming an unknown stream is 404 and a malformed id is 400', async () => {
@@ -86,32 +93,40 @@ describe('2025-11-25 SSE polling (SEP-1699)', () => {
   });
 });
 
-describe('server-to-client requests without sessions', () => {
+describe('server-to-client requests on the stateless legacy wire', () => {
   test('an elicitation goes out on the call stream and the answer POSTed separately completes the call', async () => {
-    const response = await post(server.mcpUrl, call('test_elicitation', { message: 'Who are you?' }, undefined, 'e1'), { 'mcp-protocol-version': '2025-06-18' });
+    const session = await openSession(server.mcpUrl, '2025-06-18');
+    const response = await post(server.mcpUrl, call('test_elicitation', { message: 'Who are you?' }, undefined, 'e1'), session);
     const stream = readSse(response);
     const request = JSON.parse((await stream.next())!.data);
     expect(request).toMatchObject({ method: 'elicitation/create', params: { message: 'Who are you?' } });
-    expect(request.id).toMatch(/^mcp-srv-[0-9a-f-]{36}$/);
+    expect(request.id).toMatch(/^mcp-srv-[\w-]{22}\.[\w-]{22}$/);
 
     const answer = await post(server.mcpUrl, {
       jsonrpc: '2.0', id: request.id, result: { action: 'accept', content: { username: 'ada', email: 'ada@example.com' } },
-    }, { 'mcp-protocol-version': '2025-06-18' });
+    }, session);
     expect(answer.status).toBe(202);
     const [reply] = await stream.rest();
     expect(reply).toMatchObject({ id: 'e1', result: { content: [{ text: expect.stringContaining('ada@example.com') }] } });
   });
 
   test('an error answer from the client fails the call as an internal error carrying the client\'s answer', async () => {
-    const response = await post(server.mcpUrl, call('test_sampling', { prompt: 'hi' }, undefined, 's1'), { 'mcp-protocol-version': '2025-06-18' });
+    const session = await openSession(server.mcpUrl, '2025-06-18');
+    const response = await post(server.mcpUrl, call('test_sampling', { prompt: 'hi' }, undefined, 's1'), session);
     const stream = readSse(response);
     const request = JSON.parse((await stream.next())!.data);
     expect(request.method).toBe('sampling/createMessage');
-    await post(server.mcpUrl, { jsonrpc: '2.0', id: request.id, error: { code: -1, message: 'User rejected sampling' } }, { 'mcp-protocol-version': '2025-06-18' });
+    await post(server.mcpUrl, { jsonrpc: '2.0', id: request.id, error: { code: -1, message: 'User rejected sampling' } }, session);
     const [reply] = await stream.rest();
     expect(reply).toMatchObject({
       id: 's1',
       error: { code: -32603, message: expect.stringContaining('User rejected sampling'), data: { clientError: { code: -1 } } },
     });
+  });
+
+  test('a client without a session cannot be asked: the call fails saying the session id is needed', async () => {
+    const response = await post(server.mcpUrl, call('test_elicitation', { message: 'Who are you?' }, undefined, 'e2'), { 'mcp-protocol-version': '2025-06-18' });
+    const reply = await response.json();
+    expect(reply).toMatchObject({ id: 'e2', error: { code: -32602, message: expect.stringContaining('Mcp-Session-Id') } });
   });
 });

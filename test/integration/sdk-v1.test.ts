@@ -35,10 +35,10 @@ describe('the v1 SDK client', () => {
     await server?.close();
   });
 
-  test('a v1 client connects at 2025-11-25 and gets no session id, because the server is stateless', () => {
+  test('a v1 client connects at 2025-11-25 and keeps the session id the server issued', () => {
     expect(client.getServerVersion()?.name).toBe('agent-mcp');
     expect(transport.protocolVersion).toBe(LEGACY_VERSION);
-    expect(transport.sessionId).toBeUndefined();
+    expect(transport.sessionId).toMatch(/^[\x21-\x7E]+$/);
   });
 
   test('a v1 client lists tools', async () => {
@@ -68,13 +68,12 @@ describe('the v1 SDK client', () => {
     expect(exchanges.filter(isClientAnswer)).toHaveLength(1);
   });
 
-  test('no request or response of the session carried an Mcp-Session-Id, and the transport reported no error', () => {
+  test('every request after initialize carried the issued Mcp-Session-Id, and the transport reported no error', () => {
     expect(traffic.exchanges.length).toBeGreaterThan(4);
-    for (const exchange of traffic.exchanges) {
-      expect(exchange.requestHeaders.get('mcp-session-id')).toBeNull();
-      expect(exchange.responseHeaders?.get('mcp-session-id') ?? null).toBeNull();
-    }
-    expect(transport.sessionId).toBeUndefined();
+    const [initialize, ...rest] = traffic.exchanges;
+    expect(initialize!.requestHeaders.get('mcp-session-id')).toBeNull();
+    expect(initialize!.responseHeaders?.get('mcp-session-id')).toBe(transport.sessionId);
+    for (const exchange of rest) expect(exchange.requestHeaders.get('mcp-session-id')).toBe(transport.sessionId);
     expect(transportErrors).toEqual([]);
   });
 });

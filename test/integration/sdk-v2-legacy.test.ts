@@ -13,7 +13,7 @@ import {
   LEGACY_VERSION, answerElicitation, answerSampling, connectHttp, createV2Client, firstText, isClientAnswer,
   methodsOf, recordTraffic,
 } from '../support/sdk.js';
-import { post } from '../support/rpc.js';
+import { openSession, post, readSse } from '../support/rpc.js';
 import { startTestServer, type TestServer } from '../support/server.js';
 
 describe('the v2 SDK client on the 2025-11-25 wire', () => {
@@ -36,13 +36,13 @@ describe('the v2 SDK client on the 2025-11-25 wire', () => {
     await server?.close();
   });
 
-  test('a legacy client connects with initialize and negotiates 2025-11-25 without a session', () => {
+  test('a legacy client connects with initialize, negotiates 2025-11-25 and keeps the issued session id', () => {
     expect(client.getProtocolEra()).toBe('legacy');
     expect(client.getNegotiatedProtocolVersion()).toBe(LEGACY_VERSION);
     expect(client.getServerVersion()?.name).toBe('agent-mcp');
     expect(methodsOf(traffic.exchanges).slice(0, 2)).toEqual(['initialize', 'notifications/initialized']);
     expect(methodsOf(traffic.exchanges)).not.toContain('server/discover');
-    expect(transport.sessionId).toBeUndefined();
+    expect(transport.sessionId).toMatch(/^[\x21-\x7E]+$/);
   });
 
   test('a legacy client lists tools and finds chat_with_agent and the fixtures', async () => {
@@ -181,8 +181,8 @@ describe('legacy cancellation', () => {
     expect(cancels.map((e) => e.body.params.requestId)).toContain(calls[0]!.body.id);
   });
 
-  test('a cancellation filed before a call with the same id started does not cancel it; one filed after does', async () => {
-    const headers = { 'mcp-protocol-version': LEGACY_VERSION };
+  test('a cancellation filed before a call with the same id started does not cancel it; one filed after does, and the call gets no reply', async () => {
+    const headers = await openSession(server.mcpUrl, LEGACY_VERSION);
     const cancel = () => post(server.mcpUrl, { jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 'reused-7' } }, headers);
     expect((await cancel()).status).toBe(202);
     const key = 'same id as an earlier cancelled call';
@@ -194,6 +194,9 @@ describe('legacy cancellation', () => {
     freshCancelSent = true;
     expect((await cancel()).status).toBe(202);
     expect(await abortedByStale).toBe(false);
-    expect((await (await reply).json()).result.content[0].text).toBe('The call observed its cancellation.');
+    // Receivers SHOULD NOT respond to a cancelled request: its stream closes without a reply.
+    const response = await reply;
+    expect(response.headers.get('content-type')).toBe('text/event-stream');
+    expect(await readSse(response).rest()).toEqual([]);
   });
 });

@@ -9,6 +9,7 @@ import { afterEach, beforeEach, describe, expect, test, vi } from 'vitest';
 import type { MountSession, OpenMount } from '../../lib/mounts/connect.js';
 import { createMounts } from '../../lib/mounts/index.js';
 import { createRequestContext } from '../../lib/server/context.js';
+import { createKeyring } from '../../lib/server/keyring.js';
 import { MemoryStore } from '../../lib/store/memory.js';
 
 interface Attempt {
@@ -38,7 +39,7 @@ function context() {
     signal: new AbortController().signal,
     store: new MemoryStore(),
     outbound: { write: (message) => void logs.push((message as { params?: { data?: unknown } }).params?.data) },
-  }, 1, 'tools/list', {});
+  }, 1, 'tools/list', {}, { keyring: createKeyring(undefined) });
   return { ctx, logs };
 }
 

@@ -5,7 +5,7 @@
 
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { startInstances, type Instances } from '../support/instances.js';
-import { post, readSse } from '../support/rpc.js';
+import { openSession, post, readSse } from '../support/rpc.js';
 import { startSharedRedis, type SharedRedis } from '../support/shared-redis.js';
 import { startUpstream, type Upstream } from '../support/upstream.js';
 
@@ -35,7 +35,8 @@ afterAll(async () => {
 describe('legacy server-to-client requests across processes', () => {
   test('an elicitation whose answer is POSTed to another process completes', async () => {
     const [first, second] = instances.urls as [string, string];
-    const response = await post(first, call('e1', 'test_elicitation', { message: 'Who are you?' }), LEGACY);
+    const session = await openSession(first);
+    const response = await post(first, call('e1', 'test_elicitation', { message: 'Who are you?' }), session);
     const stream = readSse(response);
     let request: any;
     for (let event = await stream.next(); event; event = await stream.next()) {
@@ -45,7 +46,7 @@ describe('legacy server-to-client requests across processes', () => {
 
     const answer = await post(second, {
       jsonrpc: '2.0', id: request.id, result: { action: 'accept', content: { username: 'ada', email: 'ada@example.com' } },
-    }, LEGACY);
+    }, session);
     expect(answer.status).toBe(202);
     const [reply] = await stream.rest();
     expect(reply).toMatchObject({ id: 'e1', result: { content: [{ text: expect.stringContaining('ada@example.com') }] } });
@@ -55,9 +56,10 @@ describe('legacy server-to-client requests across processes', () => {
 describe('SSE resumption across processes', () => {
   test('a stream one process closed early is resumed from another with Last-Event-ID', async () => {
     const [first, second] = instances.urls as [string, string];
-    const response = await post(first, call('r1', 'test_reconnection'), LEGACY);
+    const session = await openSession(first);
+    const response = await post(first, call('r1', 'test_reconnection'), session);
     const priming = await readSse(response).next();
-    const resumed = await fetch(second, { headers: { accept: 'text/event-stream', 'last-event-id': priming!.id! } });
+    const resumed = await fetch(second, { headers: { ...session, accept: 'text/event-stream', 'last-event-id': priming!.id! } });
     expect(resumed.status).toBe(200);
     const messages = await readSse(resumed).rest();
     expect(messages.at(-1)).toMatchObject({ id: 'r1', result: { content: [{ text: expect.stringContaining('Reconnection') }] } });
@@ -85,16 +87,17 @@ describe('conversations across processes', () => {
 describe('cancellation across processes', () => {
   test('notifications/cancelled POSTed to another process aborts the running call and its upstream request', async () => {
     const [first, second] = deployed.urls as [string, string];
+    const session = await openSession(first);
     const message = `fault:hang ${crypto.randomUUID()}`;
     const lastUser = (entry: { body?: { messages?: Array<{ role: string; content: string }> } }) => entry.body?.messages?.at(-1)?.content;
     const response = await post(first, {
       jsonrpc: '2.0', id: 'h1', method: 'tools/call',
       params: { name: 'chat_with_agent', arguments: { message }, _meta: { progressToken: 'p1' } },
-    }, LEGACY);
+    }, session);
     const stream = readSse(response);
     await upstream.waitFor((log) => log.some((e) => e.kind === 'request' && lastUser(e) === message));
 
-    const cancel = await post(second, { jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 'h1', reason: 'changed my mind' } }, LEGACY);
+    const cancel = await post(second, { jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 'h1', reason: 'changed my mind' } }, session);
     expect(cancel.status).toBe(202);
     await upstream.waitFor((log) => log.some((e) => e.kind === 'closed' && lastUser(e) === message));
     await stream.cancel();

@@ -1,5 +1,6 @@
 import { describe, expect, test } from 'vitest';
 import { createRequestContext } from '../../lib/server/context.js';
+import { createKeyring } from '../../lib/server/keyring.js';
 import { MemoryStore } from '../../lib/store/memory.js';
 
 describe('the request context', () => {
@@ -11,7 +12,7 @@ describe('the request context', () => {
       clientCapabilities: {},
       store: new MemoryStore(),
       outbound: { write: (message) => void sent.push(message) },
-    }, 1, 'tools/call', { _meta: { progressToken: 'p1' } });
+    }, 1, 'tools/call', { _meta: { progressToken: 'p1' } }, { keyring: createKeyring(undefined) });
     const { progress, log, supports, signal } = ctx;
     progress(1, 2, 'half');
     log('warning', 'careful');

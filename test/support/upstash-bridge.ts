@@ -28,7 +28,8 @@ export interface UpstashBridge {
   url: string;
   token: string;
   /** The variables a process needs to use this bridge as its Upstash database. */
-  env: { UPSTASH_REDIS_REST_URL: string; UPSTASH_REDIS_REST_TOKEN: string };
+  /** What a deployment using this store sets, including the state secret a shared store requires. */
+  env: { UPSTASH_REDIS_REST_URL: string; UPSTASH_REDIS_REST_TOKEN: string; MCP_STATE_SECRET: string };
   /** Every HTTP request received (each is one round trip), in arrival order. */
   requests: BridgeRequest[];
   /** Holds every reply this long before sending it: a slow Redis. 0 answers at once. */
@@ -156,7 +157,7 @@ export async function startUpstashBridge(redisPort: number, token = `test-${cryp
   return {
     url,
     token,
-    env: { UPSTASH_REDIS_REST_URL: url, UPSTASH_REDIS_REST_TOKEN: token },
+    env: { UPSTASH_REDIS_REST_URL: url, UPSTASH_REDIS_REST_TOKEN: token, MCP_STATE_SECRET: 'the deployment secret, 32 characters or more' },
     requests,
     setDelay(ms) {
       delayMs = ms;

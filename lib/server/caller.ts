@@ -1,0 +1,45 @@
+/**
+ * Who is calling, in terms an attacker cannot forge, and every store key of per-caller state, built here and
+ * nowhere else (ARCHITECTURE rule 7).
+ *
+ * - The owner of a conversation is the verified principal (anonymous: nobody in particular; the conversation id,
+ *   a server-issued capability bound to that owner, is then what keeps it private).
+ * - The caller of cross-request powers (cancelling a call, answering its server-to-client requests, resuming its
+ *   stream, joining its retry) is the principal together with the session the server issued to that client, or
+ *   either alone. A caller with neither has no such powers: nobody can act on its calls by a later request.
+ * Client-chosen strings (JSON-RPC ids, message text) only ever appear behind one of these.
+ */
+
+import type { RequestId } from '../protocol/jsonrpc.js';
+import type { Principal } from './context.js';
+
+/** The caller's identity for cross-request state, or undefined when it has none. */
+export function callerKey(principal: Principal | undefined, session: string | undefined): string | undefined {
+  if (principal === undefined && session === undefined) return undefined;
+  return JSON.stringify([principal?.subject ?? null, session ?? null]);
+}
+
+/** The owner of long-lived state (conversations): the principal's subject, '' when anonymous. */
+export const ownerOf = (principal: Principal | undefined): string => principal?.subject ?? '';
+
+/**
+ * A store key from parts that may hold any character: JSON-encoded, so it never throws (a lone surrogate is
+ * escaped, not a URIError) and no two part lists give the same key.
+ */
+export function keyOf(prefix: string, ...parts: string[]): string {
+  return `${prefix}:${JSON.stringify(parts)}`;
+}
+
+const idText = (id: RequestId) => JSON.stringify(id);
+
+export const storeKeys = {
+  /** A legacy `notifications/cancelled` for the caller's request `id`. */
+  cancel: (caller: string, id: RequestId) => keyOf('cancel', caller, idText(id)),
+  /** The client's answer to our server-to-client request `id` (an id we minted for this caller). */
+  clientAnswer: (caller: string, id: string) => keyOf('reply', caller, id),
+  /** A call's retry coordination: the same caller sending the same request again. */
+  retry: (caller: string, id: RequestId, requestDigest: string) => keyOf('chat', caller, idText(id), requestDigest),
+  /** A conversation's history and its turn queue. */
+  conversation: (owner: string, agentId: string, conversationId: string) => keyOf('conv', owner, agentId, conversationId),
+  turns: (owner: string, agentId: string, conversationId: string) => keyOf('session', owner, agentId, conversationId),
+};
