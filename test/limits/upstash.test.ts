@@ -101,7 +101,7 @@ describe('failure policy (Redis unreachable or slow)', () => {
     expect(await limits.byPrincipal!(caller)).toBeUndefined();
     expect(await limits.byPrincipal!(caller)).toBeUndefined();
     expect(warn).toHaveBeenCalledTimes(1);
-    expect(String(warn.mock.calls[0]![0])).toMatch(/the principal rate limit could not be checked \(.+\); letting requests through \(RATE_LIMIT_ON_ERROR=open\)\./);
+    expect(String(warn.mock.calls[0]![0])).toMatch(/the principal rate limit could not be checked \(.+\); letting requests through \(RATE_LIMIT_ON_ERROR=open\): 1 request admitted unchecked since the last report\./);
   });
 
   test('fail closed: an unreachable Redis answers 503 with Retry-After', async () => {
