@@ -47,12 +47,21 @@ async function loadFunction(name: string): Promise<FetchHandler | undefined> {
 
 /**
  * srvx builds `request.url` from the Host header, which it checks only for characters: `localhost:99999` makes a
- * URL nothing can parse, and every route would throw. Such a request is the client's error (RFC 9112 §3.2: a
- * Host that is not a valid authority gets 400), answered before any route sees it.
+ * URL nothing can parse (reading `url` may even throw, for a path it normalises), and every route would fail.
+ * Such a request is the client's error (RFC 9112 §3.2: a Host that is not a valid authority gets 400), answered
+ * before any route sees it.
  */
 function refuseUnreadableUrl(request: Request, next: () => Response | Promise<Response>): Response | Promise<Response> {
-  if (URL.canParse(request.url)) return next();
+  if (hasReadableUrl(request)) return next();
   return refuse(400, 'Bad Request: the Host header is not a valid host[:port].');
+}
+
+function hasReadableUrl(request: Request): boolean {
+  try {
+    return URL.canParse(request.url);
+  } catch {
+    return false;
+  }
 }
 
 export interface LocalServerOptions {
