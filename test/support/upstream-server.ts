@@ -13,7 +13,6 @@
  * Run: node --import tsx test/support/upstream-server.ts  (prints "listening on http://127.0.0.1:PORT").
  */
 
-import { once } from 'node:events';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 
 interface LogEntry {
@@ -43,12 +42,23 @@ function lastUserMessage(body: any): string {
   return [...messages].reverse().find((m) => m.role === 'user')?.content ?? '';
 }
 
+/** Until the socket takes more, or is gone (listeners removed either way, so none pile up). */
+const drained = (res: ServerResponse) => new Promise<void>((resolve) => {
+  const done = () => {
+    res.off('drain', done);
+    res.off('close', done);
+    resolve();
+  };
+  res.on('drain', done);
+  res.on('close', done);
+});
+
 /** Writes `total` bytes made of `piece(n)` strings, waiting for the client to read; stops when it goes away. */
 async function writeMany(res: ServerResponse, total: number, piece: (bytes: number) => string): Promise<void> {
   const CHUNK = 64 * 1024;
   for (let sent = 0; sent < total && !res.destroyed;) {
     const size = Math.min(CHUNK, total - sent);
-    if (!res.write(piece(size))) await Promise.race([once(res, 'drain'), once(res, 'close')]);
+    if (!res.write(piece(size))) await drained(res);
     sent += size;
   }
 }
