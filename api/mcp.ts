@@ -5,7 +5,9 @@
 
 import { createDefaultApp, type App } from '../lib/app.js';
 import { classifyBody } from '../lib/protocol/classify.js';
-import { DEFAULT_MAX_BODY_BYTES, readJsonBody } from '../lib/http/body.js';
+import { createBatchCheck } from '../lib/http/batch.js';
+import { readJsonBody } from '../lib/http/body.js';
+import { DEFAULT_REQUEST_BOUNDS, type RequestBounds } from '../lib/http/bounds.js';
 import { answerPreflight, withCors } from '../lib/http/cors.js';
 import { checkAccept, checkContentType } from '../lib/http/negotiate.js';
 import { createOriginCheck } from '../lib/http/origin.js';
@@ -22,11 +24,12 @@ const STORE_RETRY_AFTER_S = 2;
 
 export type FetchHandler = (request: Request) => Promise<Response>;
 
-export function createMcpHandler(app: App, maxBodyBytes = DEFAULT_MAX_BODY_BYTES): FetchHandler {
+export function createMcpHandler(app: App, bounds: RequestBounds = app.bounds ?? DEFAULT_REQUEST_BOUNDS): FetchHandler {
   // A 403 for a missing tool scope carries the step-up challenge (MCP authorization §Scope Challenge Handling).
   const deps: ServeDeps = { dispatch: app.dispatch, store: app.store, sessions: app.sessions, errorHeaders: app.auth?.errorHeaders };
   const { checkOrigin, isAllowedOrigin } = createOriginCheck(app.origin);
   const { byIp: limitByIp, byPrincipal: limitByPrincipal } = app.limits ?? {};
+  const checkBatch = createBatchCheck(bounds.maxBatch, app.limits);
 
   async function handle(request: Request): Promise<Response> {
     const forbidden = checkOrigin(request);
@@ -43,10 +46,12 @@ export function createMcpHandler(app: App, maxBodyBytes = DEFAULT_MAX_BODY_BYTES
     if (request.method === 'GET') return resumeStream(request, deps.store, callerKey(principal, session));
     const refused = checkAccept(request) ?? checkContentType(request);
     if (refused) return refused;
-    const body = await readJsonBody(request, maxBodyBytes);
+    const body = await readJsonBody(request, bounds);
     if (body instanceof Response) return body;
     const classified = classifyBody(body.value, request.headers);
     if (classified.kind === 'reject') return errorReply(classified.error.status, classified.error, classified.id);
+    const overBatchBounds = await checkBatch(request, classified, principal);
+    if (overBatchBounds) return overBatchBounds;
     if (classified.kind === 'modern') return serveModern(request, classified, deps, principal);
     return serveLegacy(request, classified, deps, principal, session);
   }

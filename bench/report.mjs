@@ -1,5 +1,6 @@
 /** Renders bench/run.mjs results as the markdown README "Performance" shows. */
 
+import { renderBounds } from './bounds.mjs';
 import { round } from './stats.mjs';
 
 const ms = (x) => `${x} ms`;
@@ -17,6 +18,8 @@ function targetsTable(r) {
     ['proxy overhead p50, over HTTP / in process', '≤ 0.5 ms', `${ms(r.proxy.http.overheadP50Ms)} / ${ms(r.proxy.inProcess.overheadP50Ms)}`, r.proxy.http.overheadP50Ms <= 0.5],
     ['proxy overhead p99, over HTTP / in process', '≤ 2 ms', `${ms(r.proxy.http.overheadP99Ms)} / ${ms(r.proxy.inProcess.overheadP99Ms)}`, r.proxy.http.overheadP99Ms <= 2],
     [`RSS growth per ${r.memory.requests} tools/list, at steady state`, '≤ 5 MB', `${r.memory.growthMb} MB`, r.memory.growthMb <= 5],
+    ...(r.hugeReply ? [['peak RSS while 200 MB upstream replies are refused', `< ${r.hugeReply.boundMb} MB`, `${r.hugeReply.rssPeakMb} MB`, r.hugeReply.withinBound]] : []),
+    ...(r.chatFlood ? [[`peak RSS across ${r.chatFlood.calls} anonymous 99 KB chat calls`, `< ${r.chatFlood.boundMb} MB`, `${r.chatFlood.rssPeakMb} MB`, r.chatFlood.withinBound]] : []),
   ];
   return ['| target | goal | measured | met |', '|---|---|---|---|',
     ...rows.map(([name, goal, value, met]) => `| ${name} | ${goal} | ${value} | ${met ? 'yes' : 'no'} |`)].join('\n');
@@ -82,5 +85,6 @@ Memory: after a full GC, on a fresh server warmed with 5000 requests, then after
 tools/list. RSS climbs over the first stretch as V8 grows its heap to the size the load needs and keeps it (the V8 heap \
 size row), then moves a few MB from sample to sample as the young generation resizes; growth is the least-squares slope \
 of the samples after the first stretch, so a leak, which keeps climbing and shows in the heap used, is what it measures.
-`;
+${r.hugeReply && r.chatFlood ? `\n${renderBounds(r)}\n\nMemory under hostile load: \`npm start\`'s server with the embedded defaults (AGENT_MAX_REPLY_BYTES 1 MiB, \
+MEMORY_STORE_MAX_BYTES 64 MiB). Peak RSS is sampled every 10 ms; "after" follows a full GC.\n` : ''}`;
 }

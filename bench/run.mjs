@@ -5,13 +5,15 @@
  * recorded with them hints at.
  *
  * Knobs: BENCH_RUNS (cold starts per target, 15), BENCH_ROUNDS and BENCH_SECONDS (throughput, 3 × 3 s),
- * BENCH_PROXY_CALLS (2000), BENCH_MEMORY_REQUESTS (100000).
+ * BENCH_PROXY_CALLS (2000), BENCH_MEMORY_REQUESTS (100000); the memory bounds under hostile load (bench/bounds.mjs,
+ * also runnable alone) take BENCH_HUGE_CALLS (3), BENCH_CHAT_CALLS (10000), BENCH_CHAT_CONCURRENCY (8).
  */
 
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';
 import { join } from 'node:path';
 import { measureColdStarts } from './cold-start.mjs';
+import { measureChatFlood, measureHugeReply } from './bounds.mjs';
 import { measureProxyOverhead } from './proxy.mjs';
 import { renderReport } from './report.mjs';
 import { buildTargets, ROOT, TARGETS } from './targets.mjs';
@@ -36,6 +38,10 @@ console.log('bench: proxy overhead');
 results.proxy = await measureProxyOverhead(ours.path(), PROXY_CALLS);
 console.log('bench: memory');
 results.memory = await measureMemory(ours, MEMORY_REQUESTS);
+console.log('bench: memory under a 200 MB upstream reply');
+results.hugeReply = await measureHugeReply();
+console.log('bench: memory across anonymous 99 KB chat calls');
+results.chatFlood = await measureChatFlood();
 
 const dir = join(ROOT, 'bench/results');
 mkdirSync(dir, { recursive: true });

@@ -23,6 +23,7 @@ import { readPayConfig } from './pay/config.js';
 import { createPaymentEngine } from './pay/engine.js';
 import { withPaidTool } from './pay/with-payment.js';
 import { selectStore } from './store/select.js';
+import { describeRequestBounds, readRequestBounds, type RequestBounds } from './http/bounds.js';
 import { readUpstashConfig } from './store/upstash-config.js';
 
 export { INSTRUCTIONS, SERVER_INFO } from './identity.js';
@@ -41,6 +42,8 @@ export interface App {
   limits?: RequestLimits;
   /** Bearer auth of the HTTP endpoint (README "Authentication"); none when absent. */
   auth?: BearerAuth;
+  /** Body, JSON depth and batch bounds of the HTTP endpoint (README "Security model"); defaults when absent. */
+  bounds?: RequestBounds;
 }
 
 export interface AppOptions extends Omit<ServerOptions, 'registry' | 'info'> {
@@ -52,6 +55,7 @@ export interface AppOptions extends Omit<ServerOptions, 'registry' | 'info'> {
   mounts?: Mounts;
   limits?: RequestLimits;
   auth?: BearerAuth;
+  bounds?: RequestBounds;
 }
 
 export function createApp(options: AppOptions): App {
@@ -70,6 +74,7 @@ export function createApp(options: AppOptions): App {
     mounts,
     limits: options.limits,
     auth: options.auth,
+    bounds: options.bounds,
   };
 }
 
@@ -91,13 +96,15 @@ export function createDefaultApp(env?: Record<string, string | undefined>): App 
     console.warn('[agent-mcp] MCP_STATE_SECRET is not set: MRTR requestState only verifies on this instance.');
   }
   const upstash = readUpstashConfig(env ?? process.env);
-  const { store, summary } = selectStore(upstash);
+  const bounds = readRequestBounds(env ?? process.env);
+  const { store, summary } = selectStore(upstash, env ?? process.env);
   const limits = createLimitsFromEnv(env ?? process.env, upstash);
   const authConfig = readAuthConfig(env ?? process.env);
   const auth = authConfig ? createBearerAuth(authConfig, env ?? process.env) : undefined;
   console.info(`[agent-mcp] auth: ${authConfig ? `OAuth bearer tokens from ${authConfig.issuer}` : 'none (set AUTH_ISSUER to require OAuth)'}`);
   console.info(`[agent-mcp] ${summary}`);
   if (limits) console.info(`[agent-mcp] ${limits.summary}`);
+  console.info(`[agent-mcp] ${describeRequestBounds(bounds)}`);
   const pay = readPayConfig(env ?? process.env);
   if (pay) console.info(`[agent-mcp] paid calls: chat_with_agent costs ${pay.price} on ${pay.network}, paid to ${pay.payTo} (facilitator ${pay.facilitatorUrl})`);
   // The demo agent reaches the app it belongs to, which exists once createApp returns. It lists as a caller
@@ -111,6 +118,7 @@ export function createDefaultApp(env?: Record<string, string | undefined>): App 
     store,
     limits,
     auth,
+    bounds,
     defaultToolScopes: authConfig?.scopes,
     instructions: INSTRUCTIONS,
     stateSecret: config.stateSecret,

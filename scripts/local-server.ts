@@ -8,6 +8,7 @@ import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { serve } from 'srvx';
 import { staticMiddleware } from 'srvx/static';
+import { refuse } from '../lib/http/replies.js';
 
 export type FetchHandler = (request: Request) => Promise<Response> | Response;
 
@@ -44,6 +45,25 @@ async function loadFunction(name: string): Promise<FetchHandler | undefined> {
   }
 }
 
+/**
+ * srvx builds `request.url` from the Host header, which it checks only for characters: `localhost:99999` makes a
+ * URL nothing can parse (reading `url` may even throw, for a path it normalises), and every route would fail.
+ * Such a request is the client's error (RFC 9112 §3.2: a Host that is not a valid authority gets 400), answered
+ * before any route sees it.
+ */
+function refuseUnreadableUrl(request: Request, next: () => Response | Promise<Response>): Response | Promise<Response> {
+  if (hasReadableUrl(request)) return next();
+  return refuse(400, 'Bad Request: the Host header is not a valid host[:port].');
+}
+
+function hasReadableUrl(request: Request): boolean {
+  try {
+    return URL.canParse(request.url);
+  } catch {
+    return false;
+  }
+}
+
 export interface LocalServerOptions {
   port?: number;
   hostname?: string;
@@ -73,7 +93,7 @@ export async function startLocalServer(options: LocalServerOptions = {}) {
     port: options.port ?? 3000,
     hostname: options.hostname ?? 'localhost',
     silent: options.silent ?? true,
-    middleware: [staticMiddleware({ dir: `${ROOT}/public` })],
+    middleware: [refuseUnreadableUrl, staticMiddleware({ dir: `${ROOT}/public` })],
     async fetch(request) {
       return (await route(request)) ?? new Response('Not Found', { status: 404 });
     },

@@ -11,6 +11,7 @@ import { DEMO_AGENT, demoAgent } from './demo.js';
 import type { Agent, AgentProfile, InProcessAgent } from './types.js';
 import { createOpenAiAgent } from './upstream/openai.js';
 import { createPlatformAgent } from './upstream/platform.js';
+import { DEFAULT_MAX_REPLY_BYTES } from './upstream/request.js';
 
 type Env = Record<string, string | undefined>;
 
@@ -64,6 +65,15 @@ export interface InProcessAgentDefinition {
   reply: InProcessAgent;
 }
 
+/** AGENT_MAX_REPLY_BYTES, the most bytes of reply an upstream agent may send (default about 1 MiB). */
+export function readAgentMaxReplyBytes(env: Env): number {
+  const raw = env.AGENT_MAX_REPLY_BYTES;
+  if (raw === undefined || raw.trim() === '') return DEFAULT_MAX_REPLY_BYTES;
+  const value = Number(raw);
+  if (!Number.isSafeInteger(value) || value <= 0) throw new TypeError(`AGENT_MAX_REPLY_BYTES must be a positive integer, got "${raw}".`);
+  return value;
+}
+
 /** AGENT_TIMEOUT_MS, the longest an upstream agent may take. */
 export function readAgentTimeout(env: Env): number {
   if (env.AGENT_TIMEOUT_MS === undefined) return DEFAULT_TIMEOUT_MS;
@@ -95,7 +105,7 @@ function readAgentList(env: Env): UpstreamAgentConfig[] {
   return agents;
 }
 
-function toAgent(config: UpstreamAgentConfig, env: Env, timeoutMs: number, paid: boolean): Agent {
+function toAgent(config: UpstreamAgentConfig, env: Env, timeoutMs: number, maxReplyBytes: number, paid: boolean): Agent {
   const profile: AgentProfile = {
     id: config.id,
     name: config.name ?? config.id,
@@ -107,6 +117,7 @@ function toAgent(config: UpstreamAgentConfig, env: Env, timeoutMs: number, paid:
     agentId: config.id,
     apiKey: config.apiKeyEnv ? env[config.apiKeyEnv] : undefined,
     timeoutMs: config.timeoutMs ?? timeoutMs,
+    maxReplyBytes,
   };
   return config.format === 'openai'
     ? createOpenAiAgent(profile, { ...target, baseUrl: config.url, model: config.model!, systemPrompt: config.systemPrompt })
@@ -124,9 +135,10 @@ function inProcess(definition: InProcessAgentDefinition, paid: boolean): Agent {
 /** The agents of a deployment, in a stable order; throws a TypeError naming the variable on bad config. */
 export function readAgents(env: Env, extra: InProcessAgentDefinition[] = []): Agent[] {
   const timeoutMs = readAgentTimeout(env);
+  const maxReplyBytes = readAgentMaxReplyBytes(env);
   const paid = Boolean(env.X402_PAY_TO);
   const configured = [readDefaultAgent(env), ...readAgentList(env)].filter((a): a is UpstreamAgentConfig => a !== undefined);
-  const agents = [...configured.map((c) => toAgent(c, env, timeoutMs, paid)), ...extra.map((d) => inProcess(d, paid))];
+  const agents = [...configured.map((c) => toAgent(c, env, timeoutMs, maxReplyBytes, paid)), ...extra.map((d) => inProcess(d, paid))];
   if (agents.length === 0) agents.push(inProcess({ ...DEMO_AGENT, reply: demoAgent }, paid));
   const ids = new Set<string>();
   for (const agent of agents) {

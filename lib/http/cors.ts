@@ -15,7 +15,11 @@ const ALLOWED_HEADERS = new Set([
 const ALLOW_HEADERS = [...ALLOWED_HEADERS].join(', ');
 // Retry-After and the RateLimit fields are not CORS-safelisted: a browser client could not see when to retry.
 const EXPOSE_HEADERS = ['www-authenticate', H_SESSION_ID, H_PROTOCOL_VERSION, H_RETRY_AFTER, H_RATELIMIT_POLICY, H_RATELIMIT].join(', ');
-const ALLOW_METHODS = 'GET, POST, DELETE, OPTIONS';
+/**
+ * What the endpoint serves: POST, GET (resuming an SSE stream) and the preflight itself. DELETE is always 405
+ * (no server-side session to end), so a browser is not told it may send it.
+ */
+const ALLOW_METHODS = 'GET, POST, OPTIONS';
 
 /** Answers an OPTIONS preflight; undefined for every other request. */
 export function answerPreflight(request: Request, isAllowedOrigin: (origin: string) => boolean): Response | undefined {

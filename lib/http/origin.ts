@@ -40,6 +40,7 @@ export function createOriginCheck(policy: OriginPolicy) {
   /** 403 for a foreign Host (served locally) or Origin; undefined when the request may go on. */
   function checkOrigin(request: Request): Response | undefined {
     const host = request.headers.get('host') ?? new URL(request.url).host;
+    if (!URL.canParse(`http://${host}`)) return refuse(400, 'Bad Request: the Host header is not a valid host[:port].');
     if (policy.local && !LOOPBACK.has(hostnameOf(host).toLowerCase())) {
       return refuse(403, `Forbidden: host ${host} is not served here.`);
     }

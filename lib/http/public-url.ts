@@ -15,7 +15,8 @@ const HOST = /^(?:[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-
 
 function firstHost(value: string | null | undefined): string | undefined {
   const host = value?.split(',')[0]?.trim();
-  return host && HOST.test(host) ? host.toLowerCase() : undefined;
+  // The pattern allows any 5 digits; URL.canParse refuses a port above 65535.
+  return host && HOST.test(host) && URL.canParse(`http://${host}`) ? host.toLowerCase() : undefined;
 }
 
 function forwardedProto(request: Request): string {

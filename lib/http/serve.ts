@@ -95,7 +95,8 @@ export async function serveModern(request: Request, classified: Ok<'modern'>, de
 function paramHeaders(headers: Headers): Record<string, string> | undefined {
   let found: Record<string, string> | undefined;
   headers.forEach((value, name) => {
-    if (name.startsWith(H_PARAM_PREFIX)) (found ??= {})[name.slice(H_PARAM_PREFIX.length)] = value;
+    // A null-prototype table: a header named mcp-param-__proto__ is a parameter like any other.
+    if (name.startsWith(H_PARAM_PREFIX)) (found ??= Object.create(null) as Record<string, string>)[name.slice(H_PARAM_PREFIX.length)] = value;
   });
   return found;
 }

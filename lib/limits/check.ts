@@ -4,29 +4,27 @@
  * warning in the log, `closed` answers 503.
  */
 
+import { createCountedWarning } from '../warn.js';
 import { limitUnavailable, tooManyRequests, type LimitScope } from './reply.js';
 import type { Rate } from './rate.js';
 import type { Limiter } from './types.js';
 
 export type FailurePolicy = 'open' | 'closed';
 
-/** A check of one identifier: a refusal to send, or undefined to go on. */
-export type LimitCheck = (identifier: string) => Promise<Response | undefined>;
-
-/** Warnings about an unreachable limiter are logged at most once a minute per check, not once per request. */
-const WARN_EVERY_MS = 60_000;
+/** A check of `cost` requests (default 1) of one identifier: a refusal to send, or undefined to go on. */
+export type LimitCheck = (identifier: string, cost?: number) => Promise<Response | undefined>;
 
 export function createLimitCheck(scope: LimitScope, rate: Rate, limiter: Limiter, policy: FailurePolicy): LimitCheck {
-  let lastWarning = -Infinity;
-  return async (identifier) => {
-    const outcome = await limiter.limit(identifier);
+  // Logged at once, then at most once a minute with a count, so fail-open admissions are visible, not flooding.
+  const action = policy === 'open' ? 'letting requests through (RATE_LIMIT_ON_ERROR=open)' : 'refusing requests with 503 (RATE_LIMIT_ON_ERROR=closed)';
+  const done = policy === 'open' ? 'admitted unchecked' : 'refused';
+  const unchecked = createCountedWarning((reason, count) =>
+    `the ${scope} rate limit could not be checked (${reason}); ${action}: ${count} request${count === 1 ? '' : 's'} ${done} since the last report.`);
+  return async (identifier, cost = 1) => {
+    const outcome = await limiter.limit(identifier, cost);
     if (outcome.kind === 'allowed') return undefined;
     if (outcome.kind === 'denied') return tooManyRequests(scope, rate, outcome.reset);
-    if (Date.now() - lastWarning >= WARN_EVERY_MS) {
-      lastWarning = Date.now();
-      const action = policy === 'open' ? 'letting requests through (RATE_LIMIT_ON_ERROR=open)' : 'refusing requests with 503 (RATE_LIMIT_ON_ERROR=closed)';
-      console.warn(`[agent-mcp] the ${scope} rate limit could not be checked (${outcome.reason}); ${action}.`);
-    }
+    unchecked.note(outcome.reason);
     return policy === 'open' ? undefined : limitUnavailable();
   };
 }

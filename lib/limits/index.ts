@@ -1,7 +1,8 @@
 /**
  * The endpoint's rate limits from the environment (README "Rate limits"): `RATE_LIMIT_IP` is checked before
  * auth, `RATE_LIMIT_PRINCIPAL` right after it, `RATE_LIMIT_ON_ERROR` (`open` | `closed`) decides what a
- * Redis fault does. With Upstash configured every instance shares one budget; without it each instance
+ * Redis fault does, `RATE_LIMIT_TIMEOUT_MS` how long a check waits for Redis. Each request message counts:
+ * a legacy batch is charged for its further requests once it is parsed. With Upstash configured every instance shares one budget; without it each instance
  * counts in memory. All of it is resolved once at start-up; a limit that is off adds no step at all.
  */
 
@@ -11,15 +12,15 @@ import { clientIp, createLimitCheck, type FailurePolicy } from './check.js';
 import { createMemoryLimiter } from './memory.js';
 import { parseRate, type Rate } from './rate.js';
 import type { LimitScope } from './reply.js';
-import { createUpstashLimiter } from './upstash.js';
+import { createUpstashLimiter, LIMIT_TIMEOUT_MS } from './upstash.js';
 
 type Env = Record<string, string | undefined>;
 
 export interface RequestLimits {
-  /** The per-IP step (before auth); absent when RATE_LIMIT_IP is off. */
-  byIp?: (request: Request) => Promise<Response | undefined>;
-  /** The per-principal step (after auth); absent when RATE_LIMIT_PRINCIPAL is off. */
-  byPrincipal?: (principal: Principal) => Promise<Response | undefined>;
+  /** The per-IP step (before auth), `cost` requests (default 1); absent when RATE_LIMIT_IP is off. */
+  byIp?: (request: Request, cost?: number) => Promise<Response | undefined>;
+  /** The per-principal step (after auth), `cost` requests (default 1); absent when RATE_LIMIT_PRINCIPAL is off. */
+  byPrincipal?: (principal: Principal, cost?: number) => Promise<Response | undefined>;
   /** One line for the start-up log. */
   summary: string;
 }
@@ -37,23 +38,32 @@ function readFailurePolicy(env: Env): FailurePolicy {
   return value;
 }
 
+function readTimeout(env: Env): number {
+  const raw = env.RATE_LIMIT_TIMEOUT_MS;
+  if (raw === undefined || raw.trim() === '') return LIMIT_TIMEOUT_MS;
+  const value = Number(raw);
+  if (!Number.isSafeInteger(value) || value <= 0) throw new TypeError(`RATE_LIMIT_TIMEOUT_MS must be a positive integer of milliseconds, got "${raw}".`);
+  return value;
+}
+
 /** The limits configured in `env`, on Upstash when `upstash` is given; undefined when both are off. */
 export function createLimitsFromEnv(env: Env, upstash: UpstashConfig | undefined, options: LimitsOptions = {}): RequestLimits | undefined {
   const ip = parseRate('RATE_LIMIT_IP', env.RATE_LIMIT_IP);
   const principal = parseRate('RATE_LIMIT_PRINCIPAL', env.RATE_LIMIT_PRINCIPAL);
   const policy = readFailurePolicy(env);
+  const timeoutMs = readTimeout(env);
   if (!ip && !principal) return undefined;
   const prefix = options.prefix ?? DEFAULT_PREFIX;
   const check = (scope: LimitScope, rate: Rate) => createLimitCheck(scope, rate, upstash
-    ? createUpstashLimiter(rate, upstash, { prefix: `${prefix}rl:${scope}` })
+    ? createUpstashLimiter(rate, upstash, { prefix: `${prefix}rl:${scope}`, timeoutMs })
     : createMemoryLimiter(rate), policy);
   const trustForwarded = Boolean(env.VERCEL);
   const byIp = ip && check('ip', ip);
   const byPrincipal = principal && check('principal', principal);
   const where = upstash ? 'shared on Upstash' : 'counted per instance in memory';
   return {
-    ...(byIp ? { byIp: (request: Request) => byIp(clientIp(request, trustForwarded)) } : {}),
-    ...(byPrincipal ? { byPrincipal: (p: Principal) => byPrincipal(p.subject) } : {}),
+    ...(byIp ? { byIp: (request: Request, cost?: number) => byIp(clientIp(request, trustForwarded), cost) } : {}),
+    ...(byPrincipal ? { byPrincipal: (p: Principal, cost?: number) => byPrincipal(p.subject, cost) } : {}),
     summary: `rate limits: ip ${ip?.text ?? 'off'}, principal ${principal?.text ?? 'off'} (${where}; on a Redis fault: fail ${policy})`,
   };
 }

@@ -33,16 +33,16 @@ export function createMemoryLimiter(rate: Rate, now: () => number = Date.now): L
   }
 
   return {
-    async limit(identifier): Promise<LimitOutcome> {
+    async limit(identifier, cost = 1): Promise<LimitOutcome> {
       const at = now();
       const window = Math.floor(at / rate.windowMs);
       const counter = counterFor(identifier, window);
       const overlap = 1 - (at % rate.windowMs) / rate.windowMs;
       const used = Math.floor(counter.previous * overlap) + counter.current;
       const reset = (window + 1) * rate.windowMs;
-      if (used >= rate.limit) return { kind: 'denied', limit: rate.limit, remaining: 0, reset };
-      counter.current += 1;
-      return { kind: 'allowed', limit: rate.limit, remaining: rate.limit - used - 1, reset };
+      if (used + cost > rate.limit) return { kind: 'denied', limit: rate.limit, remaining: 0, reset };
+      counter.current += cost;
+      return { kind: 'allowed', limit: rate.limit, remaining: rate.limit - used - cost, reset };
     },
   };
 }

@@ -16,6 +16,9 @@ export type LimitOutcome =
   | { kind: 'unavailable'; reason: string };
 
 export interface Limiter {
-  /** Counts one request for `identifier` and says whether it is within the limit. */
-  limit(identifier: string): Promise<LimitOutcome>;
+  /**
+   * Counts `cost` requests (default 1; a legacy batch's further messages) for `identifier` and says whether they
+   * are within the limit. A denied count may still use up the rest of the window's budget.
+   */
+  limit(identifier: string, cost?: number): Promise<LimitOutcome>;
 }

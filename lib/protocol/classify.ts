@@ -14,7 +14,7 @@ import {
   rpcError, type WireError,
 } from './errors.js';
 import {
-  isNotification, isObject, isRequest, readId,
+  isNotification, isObject, isRequest, ownValue, readId,
   type JsonRpcNotification, type JsonRpcRequest, type RequestId,
 } from './jsonrpc.js';
 import { META_CLIENT_CAPABILITIES, META_CLIENT_INFO, META_LOG_LEVEL, META_PROTOCOL_VERSION } from './meta.js';
@@ -138,7 +138,7 @@ function checkHeaders(body: JsonRpcRequest | JsonRpcNotification, claimed: strin
   if (decodeHeaderValue(method.trim()) !== body.method) {
     return `Mcp-Method header does not match the body method ${body.method}.`;
   }
-  const nameField = NAME_FIELD_BY_METHOD[body.method];
+  const nameField = ownValue(NAME_FIELD_BY_METHOD, body.method);
   if (nameField === undefined) return undefined;
   const expected = (body.params as Record<string, unknown>)[nameField];
   const name = headers.get(H_NAME);

@@ -85,5 +85,6 @@ export const LEGACY_ERROR_STATUS: Readonly<Record<number, number>> = {
 
 /** The HTTP status of a single JSON reply carrying this error code. */
 export function httpStatusFor(era: 'legacy' | 'modern', code: number): number {
-  return (era === 'modern' ? MODERN_ERROR_STATUS : LEGACY_ERROR_STATUS)[code] ?? 200;
+  const table = era === 'modern' ? MODERN_ERROR_STATUS : LEGACY_ERROR_STATUS;
+  return Object.hasOwn(table, code) ? table[code]! : 200;
 }

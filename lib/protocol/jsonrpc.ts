@@ -34,6 +34,14 @@ function isObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
+/**
+ * `table[key]` when `key` is the table's own entry; undefined otherwise. Every table indexed by a client's string
+ * goes through this, so `toString`, `constructor` or `__proto__` never find an inherited member.
+ */
+export function ownValue<T>(table: Readonly<Record<string, T>> | undefined, key: string): T | undefined {
+  return table !== undefined && Object.hasOwn(table, key) ? table[key] : undefined;
+}
+
 /** MCP forbids null ids on requests (basic/index §Requests). */
 export function isRequestId(value: unknown): value is RequestId {
   return typeof value === 'string' || (typeof value === 'number' && Number.isFinite(value));

@@ -8,7 +8,7 @@ import {
   INTERNAL_ERROR, INVALID_PARAMS, INVALID_REQUEST, METHOD_NOT_FOUND, McpError, rpcError, type RpcError,
 } from '../protocol/errors.js';
 import {
-  errorMessage, isNotification, isObject, isRequest, isRequestId, isResponse, readId, resultMessage,
+  errorMessage, isNotification, isObject, isRequest, isRequestId, isResponse, ownValue, readId, resultMessage,
   type JsonRpcNotification, type JsonRpcRequest, type JsonRpcResponse, type RequestId,
 } from '../protocol/jsonrpc.js';
 import { META_SERVER_INFO } from '../protocol/meta.js';
@@ -61,7 +61,7 @@ export function createDispatcher(server: Server): Dispatch {
     if (!isRequest(message)) {
       return errorMessage(readId(message), rpcError(INVALID_REQUEST, 'Not a valid JSON-RPC 2.0 request.'));
     }
-    const handler = servesMethod(call.era, message.method) ? HANDLERS[message.method] : undefined;
+    const handler = servesMethod(call.era, message.method) ? ownValue(HANDLERS, message.method) : undefined;
     if (!handler) {
       return errorMessage(message.id, rpcError(METHOD_NOT_FOUND, `Method not found: ${message.method}`));
     }

@@ -7,7 +7,7 @@
 
 import { classifyBody, type HeaderSource } from '../protocol/classify.js';
 import { H_METHOD, H_NAME, H_PROTOCOL_VERSION, NAME_FIELD_BY_METHOD } from '../protocol/headers.js';
-import { errorMessage, isObject, type JsonRpcMessage } from '../protocol/jsonrpc.js';
+import { errorMessage, isObject, ownValue, type JsonRpcMessage } from '../protocol/jsonrpc.js';
 import { META_PROTOCOL_VERSION } from '../protocol/meta.js';
 import { ASSUMED_LEGACY_VERSION } from '../protocol/revisions.js';
 import type { Store } from '../store/types.js';
@@ -26,7 +26,7 @@ export interface InProcessOptions {
 function mirroredHeaders(body: Record<string, unknown>, legacyVersion: string): HeaderSource {
   const params = isObject(body.params) ? body.params : {};
   const claim = isObject(params._meta) ? params._meta[META_PROTOCOL_VERSION] : undefined;
-  const nameField = typeof body.method === 'string' ? NAME_FIELD_BY_METHOD[body.method] : undefined;
+  const nameField = typeof body.method === 'string' ? ownValue(NAME_FIELD_BY_METHOD, body.method) : undefined;
   const values: Record<string, unknown> = {
     [H_PROTOCOL_VERSION]: claim ?? legacyVersion,
     [H_METHOD]: body.method,

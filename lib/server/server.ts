@@ -74,8 +74,10 @@ export function createServer(options: ServerOptions): Server {
     listTtlMs: options.listTtlMs ?? 60_000,
     readTtlMs: options.readTtlMs ?? 0,
     capabilities: {
-      // Legacy subscriptions are accepted as no-ops: a stateless server has no session to notify later.
-      legacy: { ...common, ...(hasResources ? { resources: { subscribe: true, listChanged: false } } : {}) },
+      // No `subscribe`: a stateless server has no stream to send notifications/resources/updated on, and a
+      // capability is a promise (2025-11-25 server/resources §Capabilities). resources/subscribe stays a no-op
+      // for clients that call it anyway.
+      legacy: { ...common, ...(hasResources ? { resources: { listChanged: false } } : {}) },
       modern: { ...common, ...(hasResources ? { resources: {} } : {}) },
     },
   };

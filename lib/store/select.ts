@@ -3,21 +3,23 @@
  * endpoint is configured, else this process's memory, and a line for the start-up log saying which.
  */
 
-import { MemoryStore } from './memory.js';
+import { MemoryStore, readMemoryBudget } from './memory.js';
 import type { Store } from './types.js';
 import { UpstashStore } from './upstash.js';
 import type { UpstashConfig } from './upstash-config.js';
 
-export function selectStore(upstash: UpstashConfig | undefined): { store: Store; summary: string } {
+export function selectStore(upstash: UpstashConfig | undefined, env: Record<string, string | undefined> = {}): { store: Store; summary: string } {
   if (upstash) {
     return {
       store: new UpstashStore(upstash),
       summary: `store: Upstash Redis at ${new URL(upstash.url).host} (from ${upstash.urlVariable}), shared by every instance`,
     };
   }
+  const budget = readMemoryBudget(env);
   return {
-    store: new MemoryStore(),
-    summary: 'store: memory, this process only: conversations, retried calls, answers to server-to-client requests, '
+    store: new MemoryStore(budget),
+    summary: `store: memory, at most ${budget.maxBytes} bytes and ${budget.maxEntries} entries, least recently used `
+      + 'evicted first (MEMORY_STORE_MAX_BYTES, MEMORY_STORE_MAX_ENTRIES); this process only: conversations, retried calls, answers to server-to-client requests, '
       + 'cancellations and SSE resumption do not reach other instances (set UPSTASH_REDIS_REST_URL and '
       + 'UPSTASH_REDIS_REST_TOKEN, or KV_REST_API_URL and KV_REST_API_TOKEN, to share them)',
   };

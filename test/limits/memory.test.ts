@@ -28,3 +28,10 @@ describe('the memory limiter (sliding window, frozen clock)', () => {
     expect((await limiter.limit('b')).kind).toBe('allowed');
   });
 });
+
+test('a check of several requests counts them all, and a denied one counts none', async () => {
+  const limiter = createMemoryLimiter({ limit: 5, windowMs: 60_000, text: '5/1m' }, () => 0);
+  expect(await limiter.limit('a', 4)).toMatchObject({ kind: 'allowed', remaining: 1 });
+  expect((await limiter.limit('a', 2)).kind).toBe('denied');
+  expect(await limiter.limit('a')).toMatchObject({ kind: 'allowed', remaining: 0 });
+});

@@ -82,6 +82,17 @@ describe('round trips per check', () => {
   });
 });
 
+describe('a check of several requests (a legacy batch)', () => {
+  test('counts them all in one round trip: within the budget allowed, beyond it denied', async () => {
+    const { client, commands } = await countingClient(redis.config);
+    const limiter = createUpstashLimiter({ limit: 5, windowMs: 86_400_000, text: '5/1d' }, redis.config, { prefix: prefix(), client });
+    expect(await limiter.limit('batch', 4)).toMatchObject({ kind: 'allowed', remaining: 1 });
+    expect(commands).toHaveLength(1);
+    expect(await limiter.limit('batch', 2)).toMatchObject({ kind: 'denied' });
+    expect((await limiter.limit('other', 6)).kind).toBe('denied');
+  });
+});
+
 describe('failure policy (Redis unreachable or slow)', () => {
   test('the shared limit bound is at most about a second per check', () => {
     expect(LIMIT_TIMEOUT_MS).toBeLessThanOrEqual(1_000);
@@ -101,7 +112,7 @@ describe('failure policy (Redis unreachable or slow)', () => {
     expect(await limits.byPrincipal!(caller)).toBeUndefined();
     expect(await limits.byPrincipal!(caller)).toBeUndefined();
     expect(warn).toHaveBeenCalledTimes(1);
-    expect(String(warn.mock.calls[0]![0])).toMatch(/the principal rate limit could not be checked \(.+\); letting requests through \(RATE_LIMIT_ON_ERROR=open\)\./);
+    expect(String(warn.mock.calls[0]![0])).toMatch(/the principal rate limit could not be checked \(.+\); letting requests through \(RATE_LIMIT_ON_ERROR=open\): 1 request admitted unchecked since the last report\./);
   });
 
   test('fail closed: an unreachable Redis answers 503 with Retry-After', async () => {

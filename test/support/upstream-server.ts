@@ -3,7 +3,10 @@
  * and the platform JSON contract at /platform/chat. The last user message picks a fault mode:
  *   "fault:slow …" chunks 150 ms apart · "fault:500" HTTP 500 · "fault:garbage" a malformed body ·
  *   "fault:hang" never answers · "fault:drop" closes the connection mid-stream · "fault:empty" no text ·
- *   "fault:redirect" a 308 to the same path · "late-end …" ends the body 20 ms after [DONE].
+ *   "fault:redirect" a 308 to the same path · "late-end …" ends the body 20 ms after [DONE] ·
+ *   "fault:huge <bytes>" a reply of that many bytes of text, streamed as fast as the client reads ·
+ *   "fault:endless-event" one SSE event that never ends · "fault:leak" HTTP 500 whose body repeats the caller's
+ *   key and an internal URL · "fault:huge-error" HTTP 500 with a 20 MB body.
  * Otherwise it echoes, naming how many history messages it received. GET /__log returns what it saw:
  * each request (path, authorization, body, the client's port) and each connection the client closed before the
  * reply ended.
@@ -39,9 +42,63 @@ function lastUserMessage(body: any): string {
   return [...messages].reverse().find((m) => m.role === 'user')?.content ?? '';
 }
 
+/** Until the socket takes more, or is gone (listeners removed either way, so none pile up). */
+const drained = (res: ServerResponse) => new Promise<void>((resolve) => {
+  const done = () => {
+    res.off('drain', done);
+    res.off('close', done);
+    resolve();
+  };
+  res.on('drain', done);
+  res.on('close', done);
+});
+
+/** Writes `total` bytes made of `piece(n)` strings, waiting for the client to read; stops when it goes away. */
+async function writeMany(res: ServerResponse, total: number, piece: (bytes: number) => string): Promise<void> {
+  const CHUNK = 64 * 1024;
+  for (let sent = 0; sent < total && !res.destroyed;) {
+    const size = Math.min(CHUNK, total - sent);
+    if (!res.write(piece(size))) await drained(res);
+    sent += size;
+  }
+}
+
+/** The faults shared by both formats: error bodies that carry secrets or never end. */
+function errorFault(req: IncomingMessage, res: ServerResponse, message: string): boolean | Promise<void> {
+  if (message.startsWith('fault:leak')) {
+    res.writeHead(500, { 'content-type': 'application/json' });
+    res.end(JSON.stringify({ error: { message: `Invalid API key ${String(req.headers.authorization ?? '').replace(/^Bearer /, '')} `
+      + 'for deployment http://internal.example/x?sig=abc (see https://admin.internal.example:8443/keys )' } }));
+    return true;
+  }
+  if (message.startsWith('fault:huge-error')) {
+    res.writeHead(500, { 'content-type': 'text/plain' });
+    return writeMany(res, 20 * 1024 * 1024, (n) => 'e'.repeat(n)).then(() => void res.end());
+  }
+  return false;
+}
+
+const hugeSize = (message: string) => Number(/^fault:huge (\d+)/.exec(message)?.[1] ?? 0);
+
 async function openai(req: IncomingMessage, res: ServerResponse, body: any) {
   const message = lastUserMessage(body);
   const history = (body.messages as unknown[]).length - 1;
+  const fault = errorFault(req, res, message);
+  if (fault) return fault;
+  if (message.startsWith('fault:huge ')) {
+    res.writeHead(200, { 'content-type': 'text/event-stream' });
+    // Each event carries ~1 KB of text; the whole reply is `hugeSize` bytes of SSE.
+    const event = `data: ${JSON.stringify({ choices: [{ delta: { content: 'x'.repeat(1000) } }] })}\n\n`;
+    const events = (n: number) => event.repeat(Math.max(1, Math.floor(n / event.length)));
+    await writeMany(res, hugeSize(message), events);
+    return res.end('data: [DONE]\n\n');
+  }
+  if (message.startsWith('fault:endless-event')) {
+    res.writeHead(200, { 'content-type': 'text/event-stream' });
+    res.write('data: ');
+    await writeMany(res, 50 * 1024 * 1024, (n) => 'y'.repeat(n));
+    return res.end('\n\n');
+  }
   if (message.startsWith('fault:500')) {
     res.writeHead(500, { 'content-type': 'application/json' });
     return res.end(JSON.stringify({ error: { message: 'The model is overloaded, try later.' } }));
@@ -65,8 +122,16 @@ async function openai(req: IncomingMessage, res: ServerResponse, body: any) {
   res.end();
 }
 
-function platform(res: ServerResponse, body: any) {
+async function platform(req: IncomingMessage, res: ServerResponse, body: any) {
   const message = lastUserMessage(body);
+  const fault = errorFault(req, res, message);
+  if (fault) return fault;
+  if (message.startsWith('fault:huge ')) {
+    res.writeHead(200, { 'content-type': 'application/json' });
+    res.write('{"message":{"role":"assistant","content":"');
+    await writeMany(res, hugeSize(message), (n) => 'z'.repeat(n));
+    return res.end('"}}');
+  }
   if (message.startsWith('fault:500')) {
     res.writeHead(502, { 'content-type': 'text/plain' });
     return res.end('bad gateway upstream');
@@ -93,7 +158,7 @@ const server = createServer(async (req, res) => {
     if (!res.writableEnded) log.push({ at: Date.now(), kind: 'closed', path, body });
   });
   if (path === '/v1/chat/completions') return openai(req, res, body);
-  if (path === '/platform/chat') return platform(res, body);
+  if (path === '/platform/chat') return platform(req, res, body);
   res.writeHead(404).end();
 });
 

@@ -4,7 +4,7 @@
  */
 
 import { AgentError, type Agent, type AgentProfile, type AgentTurn } from '../types.js';
-import { postUpstream, type UpstreamTarget } from './request.js';
+import { postUpstream, sanitizeCause, type UpstreamResponse, type UpstreamTarget } from './request.js';
 
 export interface OpenAiOptions extends Omit<UpstreamTarget, 'url'> {
   /** Base URL (…/v1) or the full …/chat/completions URL. */
@@ -39,42 +39,64 @@ export function createOpenAiAgent(profile: AgentProfile, options: OpenAiOptions)
       if (!type.includes('text/event-stream')) {
         // Some compatible servers ignore `stream: true` and answer one JSON completion.
         let text = '';
-        for await (const chunk of upstream.chunks()) text += chunk;
-        yield contentOf(profile.id, parse(profile.id, text), 'message');
+        for await (const chunk of upstream.chunks({ capped: true })) text += chunk;
+        yield contentOf(profile.id, parse(profile.id, text, options.apiKey), 'message');
         return;
       }
       let sawDone = false;
-      const events = toEvents(upstream.chunks());
-      for await (const data of events) {
+      let replyBytes = 0;
+      for await (const data of toEvents(upstream, options.maxReplyBytes)) {
         if (data === '[DONE]') {
           sawDone = true;
           break;
         }
-        const chunk = parse(profile.id, data);
+        const chunk = parse(profile.id, data, options.apiKey);
         const delta = chunk.choices?.[0]?.delta?.content;
-        if (typeof delta === 'string' && delta) yield delta;
+        if (typeof delta !== 'string' || !delta) continue;
+        // The reply's text is what the caller receives and what history keeps: it is what the cap counts.
+        replyBytes += utf8Length(delta);
+        if (replyBytes > options.maxReplyBytes) throw upstream.cut();
+        yield delta;
       }
       if (!sawDone) throw new AgentError(`Agent ${profile.id}: the upstream stream ended before [DONE].`);
     },
   };
 }
 
-/** SSE `data` payloads from a text stream. */
-async function* toEvents(chunks: AsyncIterable<string>): AsyncIterable<string> {
+/**
+ * SSE `data` payloads of a streamed reply. The parser holds an event until its blank line arrives, so the text
+ * fed since the last complete event is bounded by the reply cap too: one endless event cannot grow the buffer.
+ */
+async function* toEvents(upstream: UpstreamResponse, maxBytes: number): AsyncIterable<string> {
   // Loaded with the first streamed reply rather than on every cold start.
   const { createParser } = await import('eventsource-parser');
   const ready: string[] = [];
   const parser = createParser({ onEvent: (event) => ready.push(event.data) });
-  for await (const chunk of chunks) {
+  let pending = 0;
+  for await (const chunk of upstream.chunks()) {
     parser.feed(chunk);
+    pending = ready.length ? 0 : pending + chunk.length;
+    if (pending > maxBytes) throw upstream.cut();
     while (ready.length) yield ready.shift()!;
   }
 }
 
-function parse(agentId: string, data: string): CompletionChunk {
+/** UTF-8 bytes of a string, without encoding it. */
+function utf8Length(text: string): number {
+  let bytes = text.length;
+  for (let i = 0; i < text.length; i++) {
+    const code = text.charCodeAt(i);
+    if (code >= 0xd800 && code <= 0xdbff) i++; // a surrogate pair: 2 code units, 4 bytes
+    else if (code >= 0x800) bytes += 2;
+    else if (code >= 0x80) bytes += 1;
+  }
+  return bytes;
+}
+
+function parse(agentId: string, data: string, apiKey?: string): CompletionChunk {
   try {
     const value = JSON.parse(data) as CompletionChunk;
-    if (value.error) throw new AgentError(`Agent ${agentId} reported an error: ${String(value.error.message ?? 'unknown').slice(0, 160)}.`);
+    if (value.error) throw new AgentError(`Agent ${agentId} reported an error: ${sanitizeCause(String(value.error.message ?? 'unknown'), apiKey)}.`);
     return value;
   } catch (error) {
     if (error instanceof AgentError) throw error;

@@ -1,9 +1,11 @@
 /**
  * One HTTP request to an upstream agent: configured credentials only (the client's token is never
- * forwarded), a timeout, the caller's AbortSignal, and failures turned into AgentErrors that name the
- * agent, the status and a short cause — never the URL's query, the key or the upstream's full body.
+ * forwarded), a timeout, the caller's AbortSignal, a cap on the bytes read (AGENT_MAX_REPLY_BYTES), and
+ * failures turned into AgentErrors that name the agent, the status and a short, sanitized cause: at most
+ * ERROR_BODY_BYTES of an error body are read, and the configured key and any URL in it are redacted.
  */
 
+import { createCountedWarning } from '../../warn.js';
 import { AgentError } from '../types.js';
 
 export interface UpstreamTarget {
@@ -11,25 +13,76 @@ export interface UpstreamTarget {
   url: string;
   apiKey?: string;
   timeoutMs: number;
+  /** The most bytes of reply an agent may send (AGENT_MAX_REPLY_BYTES). */
+  maxReplyBytes: number;
 }
 
+/** About 1 MiB: a long answer is tens of KB; more is a runaway or hostile upstream. */
+export const DEFAULT_MAX_REPLY_BYTES = 1024 * 1024;
+/** An error body is read this far, no further: a cause fits in a few hundred bytes. */
+export const ERROR_BODY_BYTES = 4 * 1024;
 const CAUSE_CHARS = 160;
+const URL_IN_TEXT = /\b[a-z][a-z0-9+.-]*:\/\/[^\s"'<>)]*/gi;
+const BEARER_IN_TEXT = /\bBearer\s+[^\s"',]+/gi;
 
-function shortCause(body: string): string {
+/** The agent's error for a reply over the cap; its words are the README's. */
+export function replyTooLarge(agentId: string, maxBytes: number): AgentError {
+  return new AgentError(`Agent ${agentId}: the agent's reply exceeded ${maxBytes} bytes.`);
+}
+
+/**
+ * Upstream text made fit for a caller: the configured key and bearer tokens become [redacted], any URL [url]
+ * (internal hosts and signed links included), whitespace flattened, cut at CAUSE_CHARS.
+ */
+export function sanitizeCause(text: string, apiKey?: string): string {
+  let clean = apiKey ? text.split(apiKey).join('[redacted]') : text;
+  clean = clean.replace(URL_IN_TEXT, '[url]').replace(BEARER_IN_TEXT, 'Bearer [redacted]');
+  const flat = clean.replace(/\s+/g, ' ').trim();
+  return flat.length > CAUSE_CHARS ? `${flat.slice(0, CAUSE_CHARS)}…` : flat;
+}
+
+function shortCause(body: string, apiKey?: string): string {
   let text = body;
   try {
     const json = JSON.parse(body) as { error?: { message?: unknown } | string; message?: unknown };
     const candidate = typeof json.error === 'string' ? json.error : json.error?.message ?? json.message;
     if (typeof candidate === 'string') text = candidate;
-  } catch { /* not JSON: use the text */ }
-  const flat = text.replace(/\s+/g, ' ').trim();
-  return flat.length > CAUSE_CHARS ? `${flat.slice(0, CAUSE_CHARS)}…` : flat;
+  } catch { /* not JSON (or cut at ERROR_BODY_BYTES): use the text */ }
+  return sanitizeCause(text, apiKey);
+}
+
+/** At most `maxBytes` of a body, then the rest is abandoned (the connection with it). */
+async function readHead(response: Response, maxBytes: number): Promise<string> {
+  if (!response.body) return '';
+  const reader = response.body.getReader();
+  const decoder = new TextDecoder();
+  let text = '';
+  let bytes = 0;
+  try {
+    while (bytes < maxBytes) {
+      const { done, value } = await reader.read();
+      if (done) return text + decoder.decode();
+      text += decoder.decode(value.subarray(0, maxBytes - bytes), { stream: true });
+      bytes += value.byteLength;
+    }
+    return text;
+  } catch {
+    return text;
+  } finally {
+    void reader.cancel().catch(() => undefined);
+  }
 }
 
 export interface UpstreamResponse {
   response: Response;
-  /** The response body as text chunks; read failures (timeout, cancel, reset) become AgentErrors. */
-  chunks(): AsyncIterable<string>;
+  /**
+   * The response body as text chunks; read failures (timeout, cancel, reset) become AgentErrors. With
+   * `capped`, the body may hold at most maxReplyBytes (a JSON reply is the reply); a streamed reply counts its
+   * text instead, through `cut`.
+   */
+  chunks(options?: { capped?: boolean }): AsyncIterable<string>;
+  /** Ends the read now and fails with the over-the-cap error (a streamed reply whose text grew too long). */
+  cut(): AgentError;
 }
 
 /** POSTs JSON and returns the response once its status is 2xx; the timeout covers the whole exchange. */
@@ -69,12 +122,25 @@ export async function postUpstream(target: UpstreamTarget, body: unknown, signal
     throw fail(error);
   }
   if (!response.ok) {
-    const cause = shortCause(await response.text().catch(() => ''));
+    const cause = shortCause(await readHead(response, ERROR_BODY_BYTES), target.apiKey);
     release();
     throw new AgentError(`Agent ${target.agentId} failed: the upstream answered HTTP ${response.status}${cause ? ` (${cause})` : ''}.`);
   }
-  return { response, chunks: () => readText(response, fail, release) };
+  const tooLarge = () => {
+    overCap.note(`agent ${target.agentId}`);
+    combined.abort(TOO_LARGE);
+    return replyTooLarge(target.agentId, target.maxReplyBytes);
+  };
+  return {
+    response,
+    chunks: (options) => readText(response, fail, release, options?.capped ? { maxBytes: target.maxReplyBytes, tooLarge } : undefined),
+    cut: tooLarge,
+  };
 }
+
+const TOO_LARGE = new Error('The reply exceeded its cap.');
+const overCap = createCountedWarning((agent, count) =>
+  `cut off ${count} upstream repl${count === 1 ? 'y' : 'ies'} over AGENT_MAX_REPLY_BYTES (latest: ${agent})`);
 
 const TIMED_OUT = new Error('The upstream did not answer in time.');
 
@@ -90,11 +156,17 @@ function failure(target: UpstreamTarget, error: unknown, timedOut: boolean, sign
   return new AgentError(`Agent ${target.agentId}: the connection to the upstream failed${code ? ` (${code})` : ''}.`);
 }
 
-async function* readText(response: Response, fail: (error: unknown) => Error, release: () => void): AsyncIterable<string> {
+async function* readText(
+  response: Response,
+  fail: (error: unknown) => Error,
+  release: () => void,
+  cap?: { maxBytes: number; tooLarge: () => AgentError },
+): AsyncIterable<string> {
   const reader = response.body!.getReader();
   const decoder = new TextDecoder();
   let ended = false;
   let failed = false;
+  let bytes = 0;
   try {
     for (;;) {
       const { done, value } = await reader.read();
@@ -104,6 +176,8 @@ async function* readText(response: Response, fail: (error: unknown) => Error, re
         if (rest) yield rest;
         return;
       }
+      bytes += value.byteLength;
+      if (cap && bytes > cap.maxBytes) throw cap.tooLarge();
       yield decoder.decode(value, { stream: true });
     }
   } catch (error) {

@@ -1,7 +1,7 @@
 /** completion/complete for prompt arguments and resource-template variables (server/utilities/completion). */
 
 import { INVALID_PARAMS, McpError } from '../../protocol/errors.js';
-import { isObject } from '../../protocol/jsonrpc.js';
+import { isObject, ownValue } from '../../protocol/jsonrpc.js';
 import type { RequestContext } from '../context.js';
 import { findInSources, type Completer, type Registry } from '../registry.js';
 import type { Server } from '../server.js';
@@ -33,7 +33,7 @@ async function findCompleter(server: Server, ref: Record<string, unknown>, argum
   if (ref.type === 'ref/prompt') {
     const prompt = await find((registry) => registry.prompts.get(String(ref.name)));
     if (!prompt) throw new McpError(INVALID_PARAMS, `Unknown prompt: ${String(ref.name)}.`);
-    return prompt.complete?.[argument];
+    return ownValue(prompt.complete, argument);
   }
   if (ref.type === 'ref/resource') {
     const uri = String(ref.uri);
@@ -41,7 +41,7 @@ async function findCompleter(server: Server, ref: Record<string, unknown>, argum
     if (!template && !(await find((registry) => registry.resources.get(uri)))) {
       throw new McpError(INVALID_PARAMS, `Unknown resource: ${uri}.`);
     }
-    return template?.definition.complete?.[argument];
+    return ownValue(template?.definition.complete, argument);
   }
   throw new McpError(INVALID_PARAMS, `Unknown reference type: ${String(ref.type)}.`);
 }

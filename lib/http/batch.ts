@@ -1,0 +1,36 @@
+/**
+ * Bounds on a legacy (2025-03-26) JSON-RPC batch, the one way a single POST carries many calls:
+ * - at most `maxBatch` messages (MCP_MAX_BATCH), else 400 with -32600 for the whole batch;
+ * - every request message counts against the rate limits. The HTTP step counted the POST once; the batch's
+ *   further requests are charged here, at once, and a batch the budget cannot cover is refused whole (429).
+ *   Refusing the whole batch keeps a batch atomic for the client (nothing ran, retry it after Retry-After) and
+ *   lets the refusal travel as HTTP 429 with Retry-After, which every client's transport already handles.
+ */
+
+import type { Classified } from '../protocol/classify.js';
+import { INVALID_REQUEST } from '../protocol/errors.js';
+import { isRequest } from '../protocol/jsonrpc.js';
+import type { RequestLimits } from '../limits/index.js';
+import type { Principal } from '../server/context.js';
+import { createCountedWarning } from '../warn.js';
+import { errorReply } from './replies.js';
+
+export type BatchCheck = (request: Request, classified: Classified, principal?: Principal) => Promise<Response | undefined>;
+
+export function createBatchCheck(maxBatch: number, limits: RequestLimits | undefined): BatchCheck {
+  const oversized = createCountedWarning((size, count) =>
+    `refused ${count} batch${count === 1 ? '' : 'es'} over MCP_MAX_BATCH=${maxBatch} messages (latest: ${size})`);
+  return async (request, classified, principal) => {
+    if (classified.kind !== 'legacy' || !classified.batch) return undefined;
+    const size = classified.messages.length;
+    if (size > maxBatch) {
+      oversized.note(String(size));
+      return errorReply(400, { code: INVALID_REQUEST, message: `Invalid Request: a batch holds at most ${maxBatch} messages; this one has ${size}.` });
+    }
+    const further = classified.messages.filter(isRequest).length - 1;
+    if (further <= 0 || !limits) return undefined;
+    const overIpLimit = await limits.byIp?.(request, further);
+    if (overIpLimit) return overIpLimit;
+    return principal ? limits.byPrincipal?.(principal, further) : undefined;
+  };
+}

@@ -1,0 +1,43 @@
+/**
+ * Bounds on what one POST may hold (README "Security model"): body bytes, JSON nesting depth and legacy batch
+ * size. Read once at start-up; a bad value is a TypeError naming the variable.
+ */
+
+type Env = Record<string, string | undefined>;
+
+export interface RequestBounds {
+  /** MCP_MAX_BODY_BYTES: Vercel caps request bodies at 4.5 MB, so we refuse a little earlier with a JSON-RPC body. */
+  maxBodyBytes: number;
+  /** MCP_MAX_JSON_DEPTH: nesting of arrays and objects; MCP messages use a handful of levels. */
+  maxJsonDepth: number;
+  /** MCP_MAX_BATCH: messages in one legacy (2025-03-26) batch; the seed tutorial's clients send at most 32. */
+  maxBatch: number;
+}
+
+export const DEFAULT_REQUEST_BOUNDS: Readonly<RequestBounds> = Object.freeze({
+  maxBodyBytes: 4 * 1024 * 1024,
+  maxJsonDepth: 64,
+  maxBatch: 32,
+});
+
+function positiveInteger(env: Env, name: string, fallback: number): number {
+  const raw = env[name];
+  if (raw === undefined || raw.trim() === '') return fallback;
+  const value = Number(raw);
+  if (!Number.isSafeInteger(value) || value <= 0) throw new TypeError(`${name} must be a positive integer, got "${raw}".`);
+  return value;
+}
+
+export function readRequestBounds(env: Env): RequestBounds {
+  return {
+    maxBodyBytes: positiveInteger(env, 'MCP_MAX_BODY_BYTES', DEFAULT_REQUEST_BOUNDS.maxBodyBytes),
+    maxJsonDepth: positiveInteger(env, 'MCP_MAX_JSON_DEPTH', DEFAULT_REQUEST_BOUNDS.maxJsonDepth),
+    maxBatch: positiveInteger(env, 'MCP_MAX_BATCH', DEFAULT_REQUEST_BOUNDS.maxBatch),
+  };
+}
+
+/** One line for the start-up log. */
+export function describeRequestBounds(bounds: RequestBounds): string {
+  return `request bounds: body ${bounds.maxBodyBytes} bytes (MCP_MAX_BODY_BYTES), JSON depth ${bounds.maxJsonDepth} `
+    + `(MCP_MAX_JSON_DEPTH), batch ${bounds.maxBatch} messages (MCP_MAX_BATCH)`;
+}

@@ -1,0 +1,57 @@
+/** Every bound has a variable and a default; a bad value stops start-up with a TypeError naming the variable. */
+
+import { afterEach, describe, expect, test, vi } from 'vitest';
+import { readAgentMaxReplyBytes } from '../../lib/agent/config.js';
+import { DEFAULT_MAX_REPLY_BYTES } from '../../lib/agent/upstream/request.js';
+import { createDefaultApp } from '../../lib/app.js';
+import { DEFAULT_REQUEST_BOUNDS, readRequestBounds } from '../../lib/http/bounds.js';
+import { createLimitsFromEnv } from '../../lib/limits/index.js';
+
+afterEach(() => vi.restoreAllMocks());
+
+describe('defaults', () => {
+  test('absent variables mean 4 MiB bodies, JSON 64 deep, batches of 32 and 1 MiB agent replies', () => {
+    expect(readRequestBounds({})).toEqual({ maxBodyBytes: 4 * 1024 * 1024, maxJsonDepth: 64, maxBatch: 32 });
+    expect(DEFAULT_REQUEST_BOUNDS).toEqual(readRequestBounds({}));
+    expect(readAgentMaxReplyBytes({})).toBe(1024 * 1024);
+    expect(DEFAULT_MAX_REPLY_BYTES).toBe(1024 * 1024);
+  });
+
+  test('set variables are used', () => {
+    expect(readRequestBounds({ MCP_MAX_BODY_BYTES: '1000', MCP_MAX_JSON_DEPTH: '8', MCP_MAX_BATCH: '4' })).toEqual({ maxBodyBytes: 1000, maxJsonDepth: 8, maxBatch: 4 });
+    expect(readAgentMaxReplyBytes({ AGENT_MAX_REPLY_BYTES: '2048' })).toBe(2048);
+  });
+});
+
+describe('a bad value names its variable', () => {
+  test.each([
+    ['MCP_MAX_BODY_BYTES', '4MB'],
+    ['MCP_MAX_JSON_DEPTH', '0'],
+    ['MCP_MAX_BATCH', '-1'],
+  ])('%s=%s is a TypeError', (name, value) => {
+    expect(() => readRequestBounds({ [name]: value })).toThrow(new TypeError(`${name} must be a positive integer, got "${value}".`));
+  });
+
+  test('AGENT_MAX_REPLY_BYTES=1.5 is a TypeError', () => {
+    expect(() => readAgentMaxReplyBytes({ AGENT_MAX_REPLY_BYTES: '1.5' })).toThrow(new TypeError('AGENT_MAX_REPLY_BYTES must be a positive integer, got "1.5".'));
+  });
+
+  test('RATE_LIMIT_TIMEOUT_MS=soon is a TypeError', () => {
+    expect(() => createLimitsFromEnv({ RATE_LIMIT_IP: '1/1m', RATE_LIMIT_TIMEOUT_MS: 'soon' }, undefined))
+      .toThrow(new TypeError('RATE_LIMIT_TIMEOUT_MS must be a positive integer of milliseconds, got "soon".'));
+  });
+
+  test('the default app refuses to start with a bad bound', () => {
+    vi.spyOn(console, 'info').mockImplementation(() => undefined);
+    expect(() => createDefaultApp({ MCP_MAX_BATCH: 'many' })).toThrow(/MCP_MAX_BATCH/);
+    expect(() => createDefaultApp({ MEMORY_STORE_MAX_BYTES: 'lots' })).toThrow(/MEMORY_STORE_MAX_BYTES/);
+  });
+});
+
+test('start-up prints the request bounds and the memory store budget', () => {
+  const info = vi.spyOn(console, 'info').mockImplementation(() => undefined);
+  createDefaultApp({ MCP_MAX_BATCH: '8', MEMORY_STORE_MAX_ENTRIES: '500' });
+  const lines = info.mock.calls.map((c) => String(c[0]));
+  expect(lines).toContain('[agent-mcp] request bounds: body 4194304 bytes (MCP_MAX_BODY_BYTES), JSON depth 64 (MCP_MAX_JSON_DEPTH), batch 8 messages (MCP_MAX_BATCH)');
+  expect(lines.find((l) => l.includes('store: memory'))).toContain('at most 67108864 bytes and 500 entries');
+});
