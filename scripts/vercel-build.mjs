@@ -9,9 +9,10 @@
  * compiles the two lines and its file tracing ships the bundle with them.
  *
  * It rewrites api/ only where both VERCEL=1 and CI=1: Vercel's build step sets both (CI is "only exposed during
- * the build step"). The `vercel build` of `npm run build` sets VERCEL=1 but not CI, and a developer's shell sets
- * neither, so a checkout on a developer's machine is never touched: there the script says so and does nothing
- * (`npm run build` bundles the .vercel/output copy instead, scripts/bundle-functions.mjs).
+ * the build step"). The `vercel build` of `npm run build` sets VERCEL=1 but not CI, and marks itself with
+ * AGENT_MCP_LOCAL_BUILD (in case the shell exports CI=1), so a checkout on a developer's machine is never touched:
+ * there the script says so and does nothing (`npm run build` bundles the .vercel/output copy instead,
+ * scripts/bundle-functions.mjs).
  */
 
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -28,7 +29,7 @@ export const STUB_MARKER = '// @ts-nocheck -- written by scripts/vercel-build.mj
 
 /** True only in Vercel's build step, the one place where api/ may be rewritten. */
 export function isVercelBuildContainer(env = process.env) {
-  return env.VERCEL === '1' && env.CI === '1';
+  return env.VERCEL === '1' && env.CI === '1' && env.AGENT_MCP_LOCAL_BUILD === undefined;
 }
 
 /** Bundles every api/*.ts of `projectRoot` and points the function at its bundle; returns the rewritten files. */
@@ -55,7 +56,7 @@ export async function bundleForRemoteBuild(projectRoot) {
 
 if (import.meta.url === pathToFileURL(process.argv[1]).href) {
   if (!isVercelBuildContainer()) {
-    console.log('vercel-build: not in Vercel\'s build container (VERCEL=1 and CI=1), so api/ is left as it is');
+    console.log('vercel-build: not in Vercel\'s build container (VERCEL=1 and CI=1, not npm run build), so api/ is left as it is');
   } else {
     if (!existsSync(join(ROOT, 'api'))) throw new Error('vercel-build: no api/ directory');
     const rewritten = await bundleForRemoteBuild(ROOT);

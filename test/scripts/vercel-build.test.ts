@@ -10,6 +10,8 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, test } from 'vitest';
 // @ts-expect-error plain ESM script without type declarations
+import { buildEnv } from '../../scripts/build.mjs';
+// @ts-expect-error plain ESM script without type declarations
 import { BUNDLE_DIR, isVercelBuildContainer, STUB_MARKER } from '../../scripts/vercel-build.mjs';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
@@ -38,6 +40,7 @@ describe('where the vercel-build script may rewrite api/', () => {
     [{ VERCEL: '1' }, false],
     [{ CI: '1' }, false],
     [{ VERCEL: '1', CI: 'true' }, false],
+    [{ VERCEL: '1', CI: '1', AGENT_MCP_LOCAL_BUILD: '1' }, false],
     [{}, false],
   ])('%o → %s', (env, expected) => {
     expect(isVercelBuildContainer(env)).toBe(expected);
@@ -49,6 +52,15 @@ describe('where the vercel-build script may rewrite api/', () => {
     expect(runScript(dir, { VERCEL: '1' })).toContain('api/ is left as it is');
     expect(snapshot(dir)).toEqual(before);
     expect(existsSync(join(dir, BUNDLE_DIR))).toBe(false);
+  });
+
+  test('npm run build\'s vercel build is never the build container, even from a shell that exports CI=1', () => {
+    // The CLI adds VERCEL=1 to the environment npm run build gives it.
+    expect(isVercelBuildContainer({ ...buildEnv({ PATH: '/usr/bin', CI: '1' }), VERCEL: '1' })).toBe(false);
+    const dir = copyProject();
+    const before = snapshot(dir);
+    expect(runScript(dir, { ...buildEnv({ CI: '1' }), VERCEL: '1' })).toContain('api/ is left as it is');
+    expect(snapshot(dir)).toEqual(before);
   });
 
   test('in the build container it points each function at its bundle, and a second run (one per function) keeps them', async () => {
