@@ -21,7 +21,7 @@ const output = (project, bundled) => join(project, '.vercel/bench', bundled ? 'b
 /** Each target: a label, and where its handler module is once built. */
 export const TARGETS = {
   ours: { label: 'agent-mcp (npm run build)', path: () => builtFunctionPath('api/mcp', output(ROOT, true)) },
-  oursUnbundled: { label: 'agent-mcp, unbundled (remote build)', path: () => builtFunctionPath('api/mcp', output(ROOT, false)) },
+  oursUnbundled: { label: 'agent-mcp, unbundled (@vercel/node alone)', path: () => builtFunctionPath('api/mcp', output(ROOT, false)) },
   mcpHandler: { label: 'mcp-handler 2.4.0 (vercel build)', path: () => builtFunctionPath('api/mcp-handler', output(PEERS, false)) },
   mcpHandlerBundled: { label: 'mcp-handler 2.4.0, bundled like ours', path: () => builtFunctionPath('api/mcp-handler', output(PEERS, true)) },
   sdkServer: { label: '@modelcontextprotocol/server 2.4.0 (vercel build)', path: () => builtFunctionPath('api/sdk-server', output(PEERS, false)) },

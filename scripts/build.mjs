@@ -16,6 +16,14 @@ import { bundleFunctions } from './bundle-functions.mjs';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 
+/**
+ * The environment `vercel build` runs in: the caller's, without telemetry, and marked as this local build so that
+ * the vercel-build script never rewrites api/ here, even in a shell that exports CI=1 (scripts/vercel-build.mjs).
+ */
+export function buildEnv(env = process.env) {
+  return { ...env, VERCEL_TELEMETRY_DISABLED: '1', AGENT_MCP_LOCAL_BUILD: '1' };
+}
+
 /** Runs `vercel build` offline in `projectRoot` (ours, or a benchmark peer project). */
 export function vercelBuild(projectRoot) {
   const project = join(projectRoot, '.vercel/project.json');
@@ -27,7 +35,7 @@ export function vercelBuild(projectRoot) {
   const result = spawnSync(join(ROOT, 'node_modules/.bin/vercel'), ['build', '--yes'], {
     cwd: projectRoot,
     stdio: 'inherit',
-    env: { ...process.env, VERCEL_TELEMETRY_DISABLED: '1' },
+    env: buildEnv(),
   });
   if (result.status !== 0) throw new Error(`build: vercel build failed in ${projectRoot} (exit ${result.status ?? result.signal})`);
 }

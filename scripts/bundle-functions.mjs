@@ -32,18 +32,12 @@ function sourceOf(projectRoot, handler) {
   return source;
 }
 
-async function bundleFunction(projectRoot, funcDir) {
-  const configPath = join(funcDir, '.vc-config.json');
-  const config = JSON.parse(readFileSync(configPath, 'utf8'));
-  if (config.launcherType !== 'Nodejs') return undefined;
-  const source = sourceOf(projectRoot, config.handler);
-  for (const entry of readdirSync(funcDir)) {
-    if (entry !== '.vc-config.json') rmSync(join(funcDir, entry), { recursive: true, force: true });
-  }
-  const { metafile } = await build({
+/** esbuild options that bundle `source` into `outdir`/`name`.js, with what loads through `import()` as chunks. */
+export function bundleOptions(name, source, outdir) {
+  return {
     metafile: true,
-    entryPoints: { [config.handler.replace(/\.[cm]?js$/, '')]: source },
-    outdir: funcDir,
+    entryPoints: { [name]: source },
+    outdir,
     bundle: true,
     splitting: true,
     format: 'esm',
@@ -53,7 +47,18 @@ async function bundleFunction(projectRoot, funcDir) {
     // CommonJS dependencies call require() for Node built-ins, which an ESM bundle has no binding for.
     banner: { js: "import { createRequire as __createRequire } from 'node:module'; const require = __createRequire(import.meta.url);" },
     logLevel: 'warning',
-  });
+  };
+}
+
+async function bundleFunction(projectRoot, funcDir) {
+  const configPath = join(funcDir, '.vc-config.json');
+  const config = JSON.parse(readFileSync(configPath, 'utf8'));
+  if (config.launcherType !== 'Nodejs') return undefined;
+  const source = sourceOf(projectRoot, config.handler);
+  for (const entry of readdirSync(funcDir)) {
+    if (entry !== '.vc-config.json') rmSync(join(funcDir, entry), { recursive: true, force: true });
+  }
+  const { metafile } = await build(bundleOptions(config.handler.replace(/\.[cm]?js$/, ''), source, funcDir));
   console.log(`bundle: ${config.handler} ${describeStartup(metafile, relative(process.cwd(), source))}`);
   writeFileSync(join(funcDir, 'package.json'), '{ "type": "module" }\n');
   // Stack traces name the bundle's functions; without maps, the platform need not load source-map support.
@@ -64,7 +69,7 @@ async function bundleFunction(projectRoot, funcDir) {
 const kb = (bytes) => `${Math.round(bytes / 1024)} KB`;
 
 /** What a function loads before its first request (the entry and its static imports), by package, and the rest. */
-function describeStartup({ outputs }, entryPoint) {
+export function describeStartup({ outputs }, entryPoint) {
   // Chunks that `import()` loads are entry points too; the function's own is the one built from its source.
   const entry = Object.keys(outputs).find((path) => outputs[path].entryPoint === entryPoint);
   const startup = new Set();

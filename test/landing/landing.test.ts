@@ -44,8 +44,9 @@ afterAll(async () => {
   rmSync(profile, { recursive: true, force: true });
 });
 
-async function visit(server: Server): Promise<Page> {
+async function visit(server: Server, viewport?: { width: number; height: number }): Promise<Page> {
   const page = await browser.newPage();
+  if (viewport) await page.setViewportSize(viewport);
   const errors: string[] = [];
   page.on('pageerror', (error) => errors.push(error.message));
   await page.goto(`${server.url}/`);
@@ -116,6 +117,44 @@ describe('the landing page of an OAuth-protected server', () => {
     const page = await visit(guarded);
     await expect.poll(() => page.textContent('#tools'), { timeout: 15_000 }).toContain('needs OAuth');
     await page.screenshot({ path: `${tmpdir()}/agent-mcp-landing-oauth.png`, fullPage: true });
+    await page.close();
+  });
+});
+
+describe('the landing page on a phone (390×844)', () => {
+  const PHONE = { width: 390, height: 844 };
+
+  test('shows every command and URL whole: each wraps inside its box and nothing scrolls sideways', async () => {
+    const page = await visit(open, PHONE);
+    await expect.poll(() => page.textContent('#setup-claude-code')).toBe(`claude mcp add --transport http agent-mcp ${open.url}/mcp`);
+    const boxes = await page.$$eval('pre, #mcp-url', (elements) => elements.map((el) => ({
+      id: el.id,
+      scrollWidth: el.scrollWidth,
+      clientWidth: el.clientWidth,
+      right: el.getBoundingClientRect().right,
+    })));
+    expect(boxes.map((box) => box.id)).toEqual(expect.arrayContaining(['mcp-url', 'setup-claude-code', 'setup-cursor', 'setup-vscode', 'setup-inspector']));
+    for (const box of boxes) {
+      expect(box.scrollWidth, box.id).toBeLessThanOrEqual(box.clientWidth);
+      expect(box.right, box.id).toBeLessThanOrEqual(PHONE.width);
+    }
+    expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(PHONE.width);
+    await page.screenshot({ path: `${tmpdir()}/agent-mcp-landing-phone.png`, fullPage: true });
+    await page.close();
+  });
+
+  test('links the documentation and the source repository', async () => {
+    const page = await visit(open, PHONE);
+    expect(await page.getAttribute('#docs-link', 'href')).toMatch(/^https:\/\/github\.com\/[^/]+\/agent-mcp#readme$/);
+    expect(await page.getAttribute('#repo-link', 'href')).toMatch(/^https:\/\/github\.com\/[^/]+\/agent-mcp$/);
+    expect(await page.isVisible('#docs-link')).toBe(true);
+    expect(await page.isVisible('#repo-link')).toBe(true);
+    await page.close();
+  });
+
+  test('says, next to the Inspector command, that the Inspector needs Node.js 22.19 or newer', async () => {
+    const page = await visit(open, PHONE);
+    expect(await page.textContent('section:has(#setup-inspector)')).toContain('needs Node.js 22.19 or newer');
     await page.close();
   });
 });
