@@ -27,7 +27,6 @@ export interface BridgeRequest {
 export interface UpstashBridge {
   url: string;
   token: string;
-  /** The variables a process needs to use this bridge as its Upstash database. */
   /** What a deployment using this store sets, including the state secret a shared store requires. */
   env: { UPSTASH_REDIS_REST_URL: string; UPSTASH_REDIS_REST_TOKEN: string; MCP_STATE_SECRET: string };
   /** Every HTTP request received (each is one round trip), in arrival order. */
