@@ -11,16 +11,18 @@
  */
 
 import type { RequestId } from '../protocol/jsonrpc.js';
-import type { Principal } from './context.js';
+
+/** The part of a verified principal that identifies it (server/context.ts Principal). */
+type Subject = { subject: string } | undefined;
 
 /** The caller's identity for cross-request state, or undefined when it has none. */
-export function callerKey(principal: Principal | undefined, session: string | undefined): string | undefined {
+export function callerKey(principal: Subject, session: string | undefined): string | undefined {
   if (principal === undefined && session === undefined) return undefined;
   return JSON.stringify([principal?.subject ?? null, session ?? null]);
 }
 
 /** The owner of long-lived state (conversations): the principal's subject, '' when anonymous. */
-export const ownerOf = (principal: Principal | undefined): string => principal?.subject ?? '';
+export const ownerOf = (principal: Subject): string => principal?.subject ?? '';
 
 /**
  * A store key from parts that may hold any character: JSON-encoded, so it never throws (a lone surrogate is
