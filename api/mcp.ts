@@ -7,6 +7,7 @@ import { createDefaultApp, type App } from '../lib/app.js';
 import { classifyBody } from '../lib/protocol/classify.js';
 import { DEFAULT_MAX_BODY_BYTES, readJsonBody } from '../lib/http/body.js';
 import { answerPreflight, withCors } from '../lib/http/cors.js';
+import { createConfiguredHandler } from '../lib/http/configured.js';
 import { checkAccept, checkContentType } from '../lib/http/negotiate.js';
 import { createOriginCheck } from '../lib/http/origin.js';
 import { errorReply, methodNotAllowed } from '../lib/http/replies.js';
@@ -61,11 +62,7 @@ function isResumption(request: Request): boolean {
   return request.method === 'GET' && request.headers.has(H_LAST_EVENT_ID);
 }
 
-let handler: FetchHandler | undefined;
-
+/** Built on the first request of an instance; a configuration error answers every request (lib/http/configured.ts). */
 export default {
-  fetch(request: Request): Promise<Response> {
-    handler ??= createMcpHandler(createDefaultApp());
-    return handler(request);
-  },
+  fetch: createConfiguredHandler(() => createMcpHandler(createDefaultApp())),
 };
