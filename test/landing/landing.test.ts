@@ -108,7 +108,7 @@ describe('the landing page of an OAuth-protected server', () => {
     expect(await page.isVisible('#auth-note')).toBe(true);
     expect(await page.textContent('#auth-server')).toBe('https://auth.example.com');
     const prm = await page.getAttribute('#prm-link', 'href');
-    expect(prm).toBe(`${guarded.url}/.well-known/oauth-protected-resource/mcp`);
+    expect(prm).toBe(`${guarded.url}/mcp/oauth-protected-resource`);
     expect((await (await fetch(prm!)).json()).resource).toBe(`${guarded.url}/mcp`);
     expect(await page.textContent('#discovery')).toContain('oauth-protected-resource');
     expect(await page.textContent('#setup-inspector')).toContain('OAuth');
