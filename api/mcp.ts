@@ -9,6 +9,7 @@ import { createBatchCheck } from '../lib/http/batch.js';
 import { readJsonBody } from '../lib/http/body.js';
 import { DEFAULT_REQUEST_BOUNDS, type RequestBounds } from '../lib/http/bounds.js';
 import { answerPreflight, withCors } from '../lib/http/cors.js';
+import { createConfiguredHandler } from '../lib/http/configured.js';
 import { checkAccept, checkContentType } from '../lib/http/negotiate.js';
 import { createOriginCheck } from '../lib/http/origin.js';
 import { errorReply, methodNotAllowed } from '../lib/http/replies.js';
@@ -84,11 +85,7 @@ function isResumption(request: Request): boolean {
   return request.method === 'GET' && request.headers.has(H_LAST_EVENT_ID);
 }
 
-let handler: FetchHandler | undefined;
-
+/** Built on the first request of an instance; a configuration error answers every request (lib/http/configured.ts). */
 export default {
-  fetch(request: Request): Promise<Response> {
-    handler ??= createMcpHandler(createDefaultApp());
-    return handler(request);
-  },
+  fetch: createConfiguredHandler(() => createMcpHandler(createDefaultApp())),
 };

@@ -5,6 +5,7 @@
  */
 
 import { agentDefinitions, type AgentOptions } from './agent/index.js';
+import type { InProcessAgentDefinition } from './agent/config.js';
 import { readConfig } from './config.js';
 import { INSTRUCTIONS, SERVER_INFO } from './identity.js';
 import type { OriginPolicy } from './http/origin.js';
@@ -78,43 +79,54 @@ export function createApp(options: AppOptions): App {
   };
 }
 
+/** Agents a deployment adds in code, next to those configured in the environment (examples/in-process-agent.ts). */
+export interface DefaultAppOptions {
+  agents?: InProcessAgentDefinition[];
+}
+
 /** What the deployment serves: the agents configured in the environment (README "Agents"). */
 export function defaultDefinitions(
   env: Record<string, string | undefined> = process.env,
-  options: AgentOptions = {},
+  options: AgentOptions & DefaultAppOptions = {},
 ): RegistryDefinition[] {
-  const agents = agentDefinitions(env, [], options);
+  const agents = agentDefinitions(env, options.agents ?? [], options);
   const pay = readPayConfig(env);
   // README "Paid calls (x402)": with X402_PAY_TO set, the agent tool is behind x402.
   return [pay ? withPaidTool(agents, 'chat_with_agent', createPaymentEngine(pay)) : agents];
 }
 
-/** The deployment's app from the environment (README "Environment"). */
-export function createDefaultApp(env?: Record<string, string | undefined>): App {
+/**
+ * The deployment's app from the environment (README "Environment"). Every setting is read before anything is
+ * logged, so a configuration error (a TypeError naming the variable) is the only thing a bad start prints.
+ */
+export function createDefaultApp(env: Record<string, string | undefined> = process.env, options: DefaultAppOptions = {}): App {
   const config = readConfig(env);
-  if (config.stateSecret === undefined && !config.local) {
-    console.warn('[agent-mcp] MCP_STATE_SECRET is not set: MRTR requestState only verifies on this instance.');
-  }
-  const upstash = readUpstashConfig(env ?? process.env);
-  const bounds = readRequestBounds(env ?? process.env);
-  const { store, summary } = selectStore(upstash, env ?? process.env);
-  const limits = createLimitsFromEnv(env ?? process.env, upstash);
-  const authConfig = readAuthConfig(env ?? process.env);
-  const auth = authConfig ? createBearerAuth(authConfig, env ?? process.env) : undefined;
-  console.info(`[agent-mcp] auth: ${authConfig ? `OAuth bearer tokens from ${authConfig.issuer}` : 'none (set AUTH_ISSUER to require OAuth)'}`);
-  console.info(`[agent-mcp] ${summary}`);
-  if (limits) console.info(`[agent-mcp] ${limits.summary}`);
-  console.info(`[agent-mcp] ${describeRequestBounds(bounds)}`);
-  const pay = readPayConfig(env ?? process.env);
-  if (pay) console.info(`[agent-mcp] paid calls: chat_with_agent costs ${pay.price} on ${pay.network}, paid to ${pay.payTo} (facilitator ${pay.facilitatorUrl})`);
+  const upstash = readUpstashConfig(env);
+  const bounds = readRequestBounds(env);
+  const limits = createLimitsFromEnv(env, upstash);
+  const authConfig = readAuthConfig(env);
+  const auth = authConfig ? createBearerAuth(authConfig, env) : undefined;
+  const pay = readPayConfig(env);
   // The demo agent reaches the app it belongs to, which exists once createApp returns. It lists as a caller
   // holding the deployment's default scopes would see the tools, no more.
   let app: App | undefined;
   const demoPrincipal: Principal = { subject: 'agent:demo', scopes: authConfig?.scopes ?? [] };
   const listTools = () => listToolsInProcess(app!.connectInProcess(demoPrincipal));
+  const definitions = defaultDefinitions(env, { ...options, listTools });
+  const mounts = mountsFromEnv(env);
+  const { store, summary } = selectStore(upstash, env);
+
+  if (config.stateSecret === undefined && !config.local) {
+    console.warn('[agent-mcp] MCP_STATE_SECRET is not set: MRTR requestState only verifies on this instance.');
+  }
+  console.info(`[agent-mcp] auth: ${authConfig ? `OAuth bearer tokens from ${authConfig.issuer}` : 'none (set AUTH_ISSUER to require OAuth)'}`);
+  console.info(`[agent-mcp] ${summary}`);
+  if (limits) console.info(`[agent-mcp] ${limits.summary}`);
+  console.info(`[agent-mcp] ${describeRequestBounds(bounds)}`);
+  if (pay) console.info(`[agent-mcp] paid calls: chat_with_agent costs ${pay.price} on ${pay.network}, paid to ${pay.payTo} (facilitator ${pay.facilitatorUrl})`);
   return app = createApp({
-    definitions: defaultDefinitions(env ?? process.env, { listTools }),
-    mounts: mountsFromEnv(env ?? process.env),
+    definitions,
+    mounts,
     store,
     limits,
     auth,

@@ -54,11 +54,44 @@ export function readConfig(env: Env = process.env): Config {
   };
 }
 
-/** The JSON value of an environment variable, or a TypeError naming it (`shape` says what was expected). */
+/** The JSON value of an environment variable, or a TypeError naming it, saying where the JSON breaks. */
 export function parseJsonEnv(name: string, value: string, shape: string): unknown {
   try {
     return JSON.parse(value);
   } catch {
-    throw new TypeError(`${name} must be ${shape}.`);
+    const at = jsonBreak(value);
+    const near = value.slice(Math.max(0, at - 20), at + 20).replace(/\s+/g, ' ');
+    const where = at >= value.length ? 'the JSON ends too early' : `the JSON breaks at position ${at} (${lineAndColumn(value, at)})`;
+    throw new TypeError(`${name} must be ${shape}: ${where}, near \`${near}\`.`);
   }
+}
+
+/**
+ * Where `text` stops being valid JSON: the length of its longest prefix that JSON could still continue. V8's
+ * message names the position for some errors only ("Unexpected token 'x', ... is not valid JSON" does not),
+ * so it is found by bisection; a prefix is viable when it parses or fails only for running out of input.
+ */
+function jsonBreak(text: string): number {
+  const viable = (length: number) => {
+    try {
+      JSON.parse(text.slice(0, length));
+      return true;
+    } catch (error) {
+      const message = (error as Error).message;
+      return /end of JSON input/.test(message) || new RegExp(`at position ${length}\\b`).test(message);
+    }
+  };
+  let low = 0;
+  let high = text.length;
+  while (low < high) {
+    const mid = Math.ceil((low + high) / 2);
+    if (viable(mid)) low = mid;
+    else high = mid - 1;
+  }
+  return low;
+}
+
+function lineAndColumn(text: string, at: number): string {
+  const lines = text.slice(0, at).split('\n');
+  return `line ${lines.length}, column ${lines.at(-1)!.length + 1}`;
 }

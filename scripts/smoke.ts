@@ -1,10 +1,14 @@
 /**
- * `npm run smoke -- <url> [--header "Name: Value"]...`: checks a deployed (or local) MCP URL with the official
- * client: era negotiation (server/discover, falling back to initialize), tools/list and one tools/call.
- * For a protected Vercel preview pass `--header "x-vercel-protection-bypass: <secret>"`.
+ * `npm run smoke -- <url> [--header "Name: Value"]...`: checks a deployed (or local) MCP URL end to end:
+ * the discovery documents; when the server asks for OAuth, the 401 challenge, the metadata it names and the
+ * authorization server's; then, with the official client, era negotiation (server/discover, falling back to
+ * initialize), tools/list and one tools/call, whose tool error fails the run.
+ * For a protected Vercel preview pass `--header "x-vercel-protection-bypass: <secret>"`; for a server with
+ * OAuth on, `--header "Authorization: Bearer <token>"` to get past the challenge to the tools.
  */
 
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
+import { SmokeFailure, checkAccess, checkDiscovery, type Step } from './smoke-discovery.js';
 
 function parseArgs(argv: string[]) {
   const headers: Record<string, string> = {};
@@ -25,7 +29,10 @@ function parseArgs(argv: string[]) {
   return { url: new URL(url), headers };
 }
 
-async function timed<T>(label: string, run: () => Promise<T>): Promise<T> {
+/** Errors a step already printed. */
+const printed = new WeakSet<object>();
+
+const step: Step = async (label, run) => {
   const started = performance.now();
   try {
     const value = await run();
@@ -33,35 +40,57 @@ async function timed<T>(label: string, run: () => Promise<T>): Promise<T> {
     return value;
   } catch (error) {
     console.log(`  ✗ ${label}: ${error instanceof Error ? error.message : String(error)}`);
+    if (typeof error === 'object' && error !== null) printed.add(error);
     throw error;
+  }
+};
+
+const hasToken = (headers: Record<string, string>) => Object.keys(headers).some((h) => h.toLowerCase() === 'authorization');
+
+async function checkTools(url: URL, headers: Record<string, string>): Promise<void> {
+  const client = new Client({ name: 'agent-mcp-smoke', version: '1.0.0' }, { versionNegotiation: { mode: 'auto' } });
+  const transport = new StreamableHTTPClientTransport(url, { requestInit: { headers } });
+  try {
+    await step('connect', () => client.connect(transport));
+    console.log(`    era ${client.getProtocolEra()}, version ${client.getNegotiatedProtocolVersion()}, server ${JSON.stringify(client.getServerVersion())}`);
+    const { tools } = await step('tools/list', () => client.listTools());
+    console.log(`    ${tools.length} tool(s): ${tools.map((t) => t.name).join(', ')}`);
+    const chat = tools.find((t) => t.name === 'chat_with_agent');
+    const target = chat ?? tools.find((t) => !(t.inputSchema as { required?: string[] }).required?.length);
+    if (!target) {
+      console.log('    no tool without required arguments to call; skipped tools/call');
+      return;
+    }
+    const args = chat ? { message: 'Hello from the agent-mcp smoke test.' } : {};
+    await step(`tools/call ${target.name}`, async () => {
+      const result = await client.callTool({ name: target.name, arguments: args });
+      const text = (result.content as Array<{ type: string; text?: string }>).find((c) => c.type === 'text')?.text ?? '';
+      if (result.isError) throw new SmokeFailure(`tool error: ${text.slice(0, 300)}`);
+      console.log(`    ${text.slice(0, 160)}`);
+    });
+  } finally {
+    await client.close().catch(() => undefined);
   }
 }
 
 const { url, headers } = parseArgs(process.argv.slice(2));
 console.log(`smoke test of ${url.href}`);
-const client = new Client({ name: 'agent-mcp-smoke', version: '1.0.0' }, { versionNegotiation: { mode: 'auto' } });
-const transport = new StreamableHTTPClientTransport(url, { requestInit: { headers } });
 let ok = false;
 try {
-  await timed('connect', () => client.connect(transport));
-  console.log(`    era ${client.getProtocolEra()}, version ${client.getNegotiatedProtocolVersion()}, server ${JSON.stringify(client.getServerVersion())}`);
-  const { tools } = await timed('tools/list', () => client.listTools());
-  console.log(`    ${tools.length} tool(s): ${tools.map((t) => t.name).join(', ')}`);
-  const chat = tools.find((t) => t.name === 'chat_with_agent');
-  const target = chat ?? tools.find((t) => !(t.inputSchema as { required?: string[] }).required?.length);
-  if (target) {
-    const args = chat ? { message: 'Hello from the agent-mcp smoke test.' } : {};
-    const result = await timed(`tools/call ${target.name}`, () => client.callTool({ name: target.name, arguments: args }));
-    const text = (result.content as Array<{ type: string; text?: string }>).find((c) => c.type === 'text')?.text ?? '';
-    console.log(`    ${result.isError ? 'tool error: ' : ''}${text.slice(0, 160)}`);
+  await checkDiscovery(url, headers, step);
+  const access = await checkAccess(url, headers, step);
+  if (access.kind === 'open') console.log('    auth: none (the endpoint answers without a token)');
+  if (access.kind === 'oauth' && !hasToken(headers)) {
+    console.log('    OAuth is on: pass --header "Authorization: Bearer <token>" to also list and call the tools');
   } else {
-    console.log('    no tool without required arguments to call; skipped tools/call');
+    await checkTools(url, headers);
   }
   ok = true;
-} catch {
-  ok = false;
-} finally {
-  await client.close().catch(() => undefined);
+} catch (error) {
+  // A failure inside a step was printed there; one outside any step (e.g. a refused connection) is printed here.
+  if (typeof error !== 'object' || error === null || !printed.has(error)) {
+    console.log(`  ✗ ${error instanceof Error ? error.message : String(error)}`);
+  }
 }
 console.log(ok ? 'smoke: passed' : 'smoke: FAILED');
 process.exit(ok ? 0 : 1);

@@ -5,7 +5,7 @@
  * - with neither, the in-process demo agent.
  */
 
-import { type Check, ENV_NAME, findProblem, isHttpUrl, isNonEmptyString, isPositiveInteger, matches, oneOf, optional, required } from '../checks.js';
+import { type Check, ENV_NAME, findProblem, isHttpUrl, isRecord, isNonEmptyString, isPositiveInteger, matches, oneOf, optional, required } from '../checks.js';
 import { parseJsonEnv } from '../config.js';
 import { DEMO_AGENT, demoAgent } from './demo.js';
 import type { Agent, AgentProfile, InProcessAgent } from './types.js';
@@ -98,7 +98,14 @@ function readAgentList(env: Env): UpstreamAgentConfig[] {
   if (!env.AGENTS) return [];
   const json = parseJsonEnv('AGENTS', env.AGENTS, 'a JSON array of agent objects');
   if (!Array.isArray(json) || json.length === 0) throw new TypeError('AGENTS must be a JSON array of agent objects.');
-  const agents = json.map((entry: unknown, index) => toUpstreamConfig('AGENTS', entry, `${index}.`));
+  const agents = json.map((entry: unknown, index) => {
+    // A key written into AGENTS would live in every copy of the variable; say how to name it instead.
+    if (isRecord(entry) && ('apiKey' in entry || 'key' in entry || 'token' in entry)) {
+      const id = typeof entry.id === 'string' ? entry.id : String(index);
+      throw new TypeError(`AGENTS: agent ${id} inlines its key; put the key in its own variable and name it with "apiKeyEnv", e.g. "apiKeyEnv": "${id.toUpperCase().replace(/[^A-Z0-9]/g, '_')}_API_KEY".`);
+    }
+    return toUpstreamConfig('AGENTS', entry, `${index}.`);
+  });
   for (const agent of agents) {
     if (agent.apiKeyEnv && !env[agent.apiKeyEnv]) throw new TypeError(`AGENTS: agent ${agent.id} names apiKeyEnv ${agent.apiKeyEnv}, which is not set.`);
   }

@@ -1,23 +1,29 @@
 /**
- * RFC 9728 Protected Resource Metadata, at the root `/.well-known/oauth-protected-resource` and path-suffixed
- * for each MCP path (`…/mcp`, `…/api/mcp`). `resource` is the exact MCP URL a user pastes, so clients' RFC 8707
+ * RFC 9728 Protected Resource Metadata, at the root `/.well-known/oauth-protected-resource`, path-suffixed
+ * for each MCP path (`…/mcp`, `…/api/mcp`), and at `<mcp-url>/oauth-protected-resource`, where the 401 challenge
+ * points (lib/http/public-url.ts). `resource` is the exact MCP URL a user pastes, so clients' RFC 8707
  * resource indicators match the audience we verify. Served only when auth is on.
  */
 
 import { notPublished, serveDocument } from '../discovery/respond.js';
-import { MCP_PATHS, PRM_PATH, mcpUrl, publicOrigin } from '../http/public-url.js';
+import { MCP_PATHS, PRM_PATH, PRM_SUFFIX, mcpUrl, publicOrigin } from '../http/public-url.js';
 import { readAuthConfig } from './config.js';
 
 type Env = Record<string, string | undefined>;
 
 /**
  * Which MCP path a metadata request is for (RFC 9728 §3.1): the suffix after the well-known segment, or, when
- * the function sees the rewrite's destination, the `path` parameter Vercel adds for the unused `:path*`.
+ * the function sees the rewrite's destination, the `path` parameter Vercel adds for the unused `:path*`; or the
+ * MCP path before `/oauth-protected-resource`, the URL the 401 challenge names.
  */
 function resourcePath(request: Request): string | undefined {
   const url = new URL(request.url);
   const fromQuery = url.searchParams.get('path');
   const at = url.pathname.indexOf(PRM_PATH);
+  if (fromQuery === null && at < 0 && url.pathname.endsWith(PRM_SUFFIX)) {
+    const path = url.pathname.slice(0, -PRM_SUFFIX.length);
+    return (MCP_PATHS as readonly string[]).includes(path) ? path : undefined;
+  }
   const suffix = fromQuery !== null ? `/${fromQuery.replace(/^\/+/, '')}` : at >= 0 ? url.pathname.slice(at + PRM_PATH.length) : '';
   if (suffix === '' || suffix === '/') return MCP_PATHS[0];
   return (MCP_PATHS as readonly string[]).includes(suffix) ? suffix : undefined;

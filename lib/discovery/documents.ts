@@ -6,7 +6,7 @@
 
 import { INSTRUCTIONS, SERVER_INFO } from '../identity.js';
 import { readAuthConfig, type AuthConfig } from '../auth/config.js';
-import { MCP_PATHS, mcpUrl, publicOrigin, resourceMetadataUrl } from '../http/public-url.js';
+import { MCP_JSON_PATH, MCP_PATHS, mcpUrl, publicOrigin, resourceMetadataUrl } from '../http/public-url.js';
 import { MODERN_VERSION, SUPPORTED_VERSIONS } from '../protocol/revisions.js';
 import { serveDocument } from './respond.js';
 
@@ -15,6 +15,9 @@ type Env = Record<string, string | undefined>;
 /** The server card's media type (experimental-ext-server-card). */
 export const SERVER_CARD_TYPE = 'application/mcp-server-card+json';
 const SERVER_CARD_SCHEMA = 'https://static.modelcontextprotocol.io/schemas/v1/server-card.schema.json';
+
+/** The server card's `_meta` key linking this deployment's mcp.json. */
+export const MCP_DISCOVERY_KEY = 'agent-mcp/mcp.json';
 
 /** A reverse-DNS card name with exactly one `/` (SEP-2127), from the host: agent.example.com → com.example.agent/agent-mcp. */
 export function cardName(origin: string): string {
@@ -48,6 +51,8 @@ export function serverCard(origin: string) {
     description: (SERVER_INFO.description ?? 'An MCP server.').slice(0, 100),
     websiteUrl: `${origin}/`,
     remotes: [{ type: 'streamable-http', url: mcpUrl(origin), supportedProtocolVersions: SUPPORTED_VERSIONS }],
+    // Extension data goes under `_meta` (as in the registry's server.json the card derives from).
+    _meta: { [MCP_DISCOVERY_KEY]: `${origin}${MCP_JSON_PATH}` },
   };
 }
 

@@ -48,7 +48,22 @@ export function mcpUrl(origin: string, path: string = MCP_PATHS[0]): string {
 /** RFC 9728 §3: the well-known suffix of protected resource metadata. */
 export const PRM_PATH = '/.well-known/oauth-protected-resource';
 
-/** The RFC 9728 path-suffixed metadata URL for an MCP path (e.g. /.well-known/oauth-protected-resource/mcp). */
+/**
+ * Where the 401 challenge points: `<mcp-url>/oauth-protected-resource`. RFC 9728 §5.1 lets `resource_metadata`
+ * name any URL, and Vercel documents `/.well-known` as reserved for rewrites, so sign-in must not depend on one;
+ * the well-known locations stay served for clients that probe them.
+ */
+export const PRM_SUFFIX = '/oauth-protected-resource';
+
+/** The metadata URL a challenge names for an MCP path (e.g. /mcp/oauth-protected-resource). */
 export function resourceMetadataUrl(origin: string, path: string = MCP_PATHS[0]): string {
+  return `${origin}${path}${PRM_SUFFIX}`;
+}
+
+/** The RFC 9728 §3.1 path-suffixed well-known metadata URL (e.g. /.well-known/oauth-protected-resource/mcp). */
+export function wellKnownResourceMetadataUrl(origin: string, path: string = MCP_PATHS[0]): string {
   return `${origin}${PRM_PATH}${path}`;
 }
+
+/** `/.well-known/mcp.json` is also served here, a path that needs no `/.well-known` rewrite. */
+export const MCP_JSON_PATH = '/mcp.json';

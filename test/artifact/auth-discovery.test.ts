@@ -35,7 +35,7 @@ describe('the built api/mcp function with AUTH_ISSUER', () => {
     const response = await mcp.fetch(toolsList());
     expect(response.status).toBe(401);
     expect(response.headers.get('www-authenticate'))
-      .toBe('Bearer resource_metadata="http://localhost/.well-known/oauth-protected-resource/mcp", scope="agents:chat"');
+      .toBe('Bearer resource_metadata="http://localhost/mcp/oauth-protected-resource", scope="agents:chat"');
   });
 
   test('verifies a real token and serves the caller', async () => {
@@ -52,6 +52,12 @@ describe('the built discovery functions', () => {
     const fn: Fn = await loadBuiltFunction('api/wk-oauth-protected-resource');
     const response = await fn.fetch(new Request('http://localhost/api/wk-oauth-protected-resource?path=mcp'));
     expect(await response.json()).toMatchObject({ resource: 'http://localhost/mcp', authorization_servers: [issuer.issuer] });
+  });
+
+  test('api/wk-oauth-protected-resource answers at the URL the challenge names, as a rewrite delivers it', async () => {
+    const fn: Fn = await loadBuiltFunction('api/wk-oauth-protected-resource');
+    const response = await fn.fetch(new Request('http://localhost/api/mcp/oauth-protected-resource'));
+    expect(await response.json()).toMatchObject({ resource: 'http://localhost/api/mcp', authorization_servers: [issuer.issuer] });
   });
 
   test('api/wk-mcp serves mcp.json and the server card', async () => {

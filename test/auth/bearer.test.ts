@@ -73,14 +73,14 @@ describe('no token', () => {
     expect(response.status).toBe(401);
     expect(challengeOf(response)).toEqual({
       scheme: 'Bearer',
-      resource_metadata: `${server.url}/.well-known/oauth-protected-resource/mcp`,
+      resource_metadata: `${server.url}/mcp/oauth-protected-resource`,
       scope: SCOPE,
     });
   });
 
   test('at /api/mcp the challenge names that path\'s metadata', async () => {
     const response = await call(undefined, WHOAMI, `${server.url}/api/mcp`);
-    expect(challengeOf(response).resource_metadata).toBe(`${server.url}/.well-known/oauth-protected-resource/api/mcp`);
+    expect(challengeOf(response).resource_metadata).toBe(`${server.url}/api/mcp/oauth-protected-resource`);
   });
 
   test('every method needs a token, ping and initialize included', async () => {
@@ -163,7 +163,7 @@ describe('the attack battery: each forged or misused token is refused with the r
       scheme: 'Bearer',
       error,
       error_description: expect.stringMatching(description),
-      resource_metadata: `${server.url}/.well-known/oauth-protected-resource/mcp`,
+      resource_metadata: `${server.url}/mcp/oauth-protected-resource`,
     });
     expect((await response.json()).error.message).toMatch(description);
   });

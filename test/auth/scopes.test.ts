@@ -42,7 +42,7 @@ describe('over HTTP', () => {
       scheme: 'Bearer',
       error: 'insufficient_scope',
       error_description: 'This call needs the scope(s): admin.',
-      resource_metadata: `${server.url}/.well-known/oauth-protected-resource/mcp`,
+      resource_metadata: `${server.url}/mcp/oauth-protected-resource`,
       scope: `admin ${SCOPE}`,
     });
     expect((await response.json()).error).toEqual({

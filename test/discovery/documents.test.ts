@@ -33,12 +33,20 @@ describe('/.well-known/mcp.json', () => {
       serverInfo: { name: 'agent-mcp', version: expect.any(String) },
       auth: {
         type: 'oauth-protected-resource',
-        resourceMetadata: `${url}/.well-known/oauth-protected-resource/mcp`,
+        resourceMetadata: `${url}/mcp/oauth-protected-resource`,
         authorizationServers: ['https://auth.example.com'],
         scopes: ['agents:chat'],
       },
       serverCard: `${url}/mcp/server-card`,
     });
+  });
+
+  test('is also served at /mcp.json, a path that needs no /.well-known rewrite, and the server card links it', async () => {
+    const card = await (await fetch(`${url}/mcp/server-card`)).json();
+    expect(card._meta['agent-mcp/mcp.json']).toBe(`${url}/mcp.json`);
+    const response = await fetch(card._meta['agent-mcp/mcp.json']);
+    expect(response.status).toBe(200);
+    expect(await response.json()).toEqual(await (await fetch(`${url}/.well-known/mcp.json`)).json());
   });
 
   test('with auth off it says the server is public', async () => {
@@ -67,6 +75,7 @@ describe('the MCP Server Card', () => {
       description: expect.any(String),
       websiteUrl: `${url}/`,
       remotes: [{ type: 'streamable-http', url: `${url}/mcp`, supportedProtocolVersions: expect.arrayContaining(['2026-07-28']) }],
+      _meta: { 'agent-mcp/mcp.json': `${url}/mcp.json` },
     });
     expect(card.description.length).toBeGreaterThan(0);
     expect(card.description.length).toBeLessThanOrEqual(100);

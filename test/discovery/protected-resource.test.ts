@@ -4,6 +4,7 @@
  * (which the challenge of that URL points to).
  */
 
+import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { createMcpHandler } from '../../api/mcp.js';
 import { createProtectedResourceHandler } from '../../lib/auth/metadata.js';
@@ -42,6 +43,8 @@ describe('where the metadata is', () => {
     ['/.well-known/oauth-protected-resource/mcp', '/mcp'],
     ['/.well-known/oauth-protected-resource/api/mcp', '/api/mcp'],
     ['/.well-known/oauth-protected-resource', '/mcp'],
+    ['/mcp/oauth-protected-resource', '/mcp'],
+    ['/api/mcp/oauth-protected-resource', '/api/mcp'],
   ])('%s names the resource %s exactly', async (path, resource) => {
     const response = await fetch(`${url}${path}`);
     expect(response.status).toBe(200);
@@ -65,6 +68,15 @@ describe('where the metadata is', () => {
 
   test('an unknown path suffix is 404', async () => {
     expect((await fetch(`${url}/.well-known/oauth-protected-resource/other`)).status).toBe(404);
+    const handler = createProtectedResourceHandler(AUTH);
+    expect((await handler(new Request(`${url}/other/oauth-protected-resource`))).status).toBe(404);
+  });
+
+  test.each(['/mcp', '/api/mcp'])('the 401 challenge at %s names a metadata URL that needs no /.well-known rewrite (vercel.json)', async (path) => {
+    const { pathname } = new URL(challengeOf(await post(`${url}${path}`, { jsonrpc: '2.0', id: 1, method: 'ping' })).resource_metadata!);
+    expect(pathname).toBe(`${path}/oauth-protected-resource`);
+    const { rewrites } = JSON.parse(readFileSync(new URL('../../vercel.json', import.meta.url), 'utf8')) as { rewrites: Array<{ source: string; destination: string }> };
+    expect(rewrites).toContainEqual({ source: pathname, destination: '/api/wk-oauth-protected-resource' });
   });
 
   test('with auth off there is no protected resource: 404 at every location', async () => {

@@ -44,7 +44,7 @@ describe('previews advertise themselves', () => {
     const doc = await (await handler(request(PREVIEW, 'http://internal.invalid/api/wk-mcp?doc=mcp'))).json();
     expect(doc).toMatchObject({
       url: 'https://agent-git-feature-team.vercel.app/mcp',
-      auth: { resourceMetadata: 'https://agent-git-feature-team.vercel.app/.well-known/oauth-protected-resource/mcp' },
+      auth: { resourceMetadata: 'https://agent-git-feature-team.vercel.app/mcp/oauth-protected-resource' },
     });
     const card = await (await handler(request(PREVIEW, 'http://internal.invalid/api/wk-mcp?doc=card'))).json();
     expect(card).toMatchObject({ name: 'app.vercel.agent-git-feature-team/agent-mcp', remotes: [{ url: 'https://agent-git-feature-team.vercel.app/mcp' }] });

@@ -1,6 +1,7 @@
 /**
- * The landing page in a real headless Chromium (Debian's, driven by playwright-core; no browser download):
- * it asks the deployment what it serves, so every preview describes itself.
+ * The landing page in a real headless Chromium (scripts/chromium.mjs finds it; on Linux the one inside the npm
+ * package @sparticuz/chromium), driven by playwright-core: it asks the deployment what it serves, so every
+ * preview describes itself.
  */
 
 import { chromium, type BrowserContext, type Page } from 'playwright-core';
@@ -8,6 +9,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { createMcpHandler } from '../../api/mcp.js';
+// @ts-expect-error plain ESM helper without type declarations
+import { findChromium } from '../../scripts/chromium.mjs';
 import { createProtectedResourceHandler } from '../../lib/auth/metadata.js';
 import { createDiscoveryHandler } from '../../lib/discovery/documents.js';
 import { startLocalServer } from '../../scripts/local-server.js';
@@ -32,7 +35,7 @@ beforeAll(async () => {
   });
   // A fresh profile and no background networking: the browser reaches nothing but loopback.
   browser = await chromium.launchPersistentContext(profile, {
-    executablePath: '/usr/bin/chromium',
+    executablePath: await findChromium(),
     headless: true,
     args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking',
       '--disable-component-update', '--disable-sync'],
@@ -106,7 +109,7 @@ describe('the landing page of an OAuth-protected server', () => {
     expect(await page.isVisible('#auth-note')).toBe(true);
     expect(await page.textContent('#auth-server')).toBe('https://auth.example.com');
     const prm = await page.getAttribute('#prm-link', 'href');
-    expect(prm).toBe(`${guarded.url}/.well-known/oauth-protected-resource/mcp`);
+    expect(prm).toBe(`${guarded.url}/mcp/oauth-protected-resource`);
     expect((await (await fetch(prm!)).json()).resource).toBe(`${guarded.url}/mcp`);
     expect(await page.textContent('#discovery')).toContain('oauth-protected-resource');
     expect(await page.textContent('#setup-inspector')).toContain('OAuth');

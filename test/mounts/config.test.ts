@@ -35,7 +35,7 @@ describe('MCP_MOUNTS', () => {
   });
 
   test.each([
-    ['not JSON', '{', 'MCP_MOUNTS must be a JSON array of mount objects.'],
+    ['not JSON', '{', 'MCP_MOUNTS must be a JSON array of mount objects: the JSON ends too early, near `{`.'],
     ['an empty array', '[]', 'MCP_MOUNTS must be a JSON array of mount objects.'],
     ['a name with the separator', JSON.stringify([{ name: 'a.b', url: 'https://x.example/mcp' }]), 'names are 1-32 characters'],
     ['a non-http URL', JSON.stringify([{ name: 'a', url: 'ftp://x.example/mcp' }]), 'MCP_MOUNTS is invalid: 0.url'],

@@ -1,0 +1,34 @@
+/**
+ * An in-process agent: a function that yields the reply's text in chunks (the demo agent, lib/agent/demo.ts, is
+ * one). Give it to the default app next to the agents configured in the environment; everything the
+ * environment configures still applies to it (x402 with X402_PAY_TO, scopes, the store). To serve it, build
+ * the app this way in api/mcp.ts's default export:
+ *
+ *   fetch: createConfiguredHandler(() => createMcpHandler(createAppWithShouter())),
+ */
+
+import type { InProcessAgentDefinition } from '../lib/agent/config.js';
+import type { InProcessAgent } from '../lib/agent/types.js';
+import { createDefaultApp, type App } from '../lib/app.js';
+
+/** Repeats the message in capitals, one word at a time, and reads the earlier turns of its session. */
+const shout: InProcessAgent = async function* ({ message, history, signal }) {
+  const words = message.toUpperCase().split(' ');
+  for (const [i, word] of words.entries()) {
+    if (signal.aborted) return;
+    yield i === 0 ? word : ` ${word}`;
+  }
+  if (history.length > 0) yield ` (turn ${history.length / 2 + 1})`;
+};
+
+export const shouter: InProcessAgentDefinition = {
+  id: 'shout',
+  name: 'Shouter',
+  description: 'Repeats you, loudly.',
+  reply: shout,
+};
+
+/** The deployment's app with the shouter added; `env` is read as createDefaultApp reads it. */
+export function createAppWithShouter(env: Record<string, string | undefined> = process.env): App {
+  return createDefaultApp(env, { agents: [shouter] });
+}

@@ -1,0 +1,105 @@
+/**
+ * `npm start` checks the whole configuration before it listens (real processes): a bad setting exits 1 with one
+ * message naming the variable, a taken port says so in one line, and the banner says what is really served.
+ */
+
+import { spawn } from 'node:child_process';
+import { createServer, type Server } from 'node:net';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+
+const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+
+/** Runs `npm start`'s script until it prints its banner (then stops it) or exits on its own. */
+function start(env: Record<string, string>): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  const child = spawn(process.execPath, ['--import', 'tsx', 'scripts/serve.ts'], {
+    cwd: ROOT, env: { ...process.env, PORT: '0', ...env }, stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (chunk) => {
+    stdout += chunk;
+    if (/origins .*\n/.test(stdout)) child.kill();
+  });
+  child.stderr.on('data', (chunk) => { stderr += chunk; });
+  return new Promise((resolve) => child.on('exit', (code) => resolve({ code, stdout, stderr })));
+}
+
+describe('a bad setting stops npm start before it listens, naming the variable', () => {
+  test.each([
+    ['malformed AGENTS says where the JSON breaks', { AGENTS: '[{"id":"a",}]' }, 'AGENTS must be a JSON array of agent objects: the JSON breaks at position 11 (line 1, column 12)'],
+    ['an inlined apiKey suggests apiKeyEnv', { AGENTS: '[{"id":"support","format":"platform","url":"http://x","apiKey":"sk-1"}]' }, 'AGENTS: agent support inlines its key; put the key in its own variable and name it with "apiKeyEnv"'],
+    ['apiKeyEnv naming an unset variable', { AGENTS: '[{"id":"a","format":"platform","url":"http://x","apiKeyEnv":"NOT_SET_ANYWHERE"}]' }, 'names apiKeyEnv NOT_SET_ANYWHERE, which is not set'],
+    ['an unknown agent field', { AGENTS: '[{"id":"a","format":"platform","url":"http://x","modle":"m"}]' }, 'AGENTS is invalid: 0.modle: is not an agent setting'],
+    ['AGENT_URL without AGENT_MODEL', { AGENT_URL: 'http://localhost:11434/v1' }, 'model: openai agents need a model'],
+    ['a bad AGENT_FORMAT', { AGENT_URL: 'http://x/v1', AGENT_FORMAT: 'grpc', AGENT_MODEL: 'm' }, 'format: must be one of openai, platform'],
+    ['a bad AGENT_TIMEOUT_MS', { AGENT_TIMEOUT_MS: 'soon' }, 'AGENT_TIMEOUT_MS must be a positive integer'],
+    ['malformed MCP_MOUNTS', { MCP_MOUNTS: '[{"name":"docs" "url":"http://x"}]' }, 'MCP_MOUNTS must be a JSON array of mount objects: the JSON breaks at position 16'],
+    ['a bad RATE_LIMIT_IP', { RATE_LIMIT_IP: 'lots' }, 'RATE_LIMIT_IP'],
+    ['a bad PUBLIC_URL', { PUBLIC_URL: 'example.com' }, 'PUBLIC_URL must be an absolute http(s) URL'],
+    ['a bad PORT', { PORT: 'eighty' }, 'PORT must be a port number'],
+    ['a symmetric AUTH_ALGORITHMS', { AUTH_ISSUER: 'https://auth.example.com', AUTH_ALGORITHMS: 'HS256' }, 'AUTH_ALGORITHMS may list only asymmetric algorithms'],
+    ['a bad X402_PAY_TO', { X402_PAY_TO: 'alice' }, 'X402_PAY_TO must be an EVM address'],
+    ['an Upstash URL without its token', { UPSTASH_REDIS_REST_URL: 'https://x.upstash.io' }, 'UPSTASH_REDIS_REST_TOKEN must be set when UPSTASH_REDIS_REST_URL is'],
+    ['a bad MCP_MOUNTS_WAIT_MS', { MCP_MOUNTS_WAIT_MS: '-1' }, 'MCP_MOUNTS_WAIT_MS must be a non-negative integer'],
+  ])('%s', async (_, env, message) => {
+    const { code, stdout, stderr } = await start(env);
+    expect(code).toBe(1);
+    expect(stdout).not.toContain('listening');
+    const lines = stderr.trim().split('\n');
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toMatch(/^agent-mcp: configuration error: /);
+    expect(lines[0]).toContain(message);
+  });
+});
+
+describe('a port in use', () => {
+  let holder: Server;
+  let port: number;
+  beforeAll(async () => {
+    holder = createServer();
+    await new Promise<void>((resolve) => holder.listen(0, 'localhost', resolve));
+    port = (holder.address() as { port: number }).port;
+  });
+  afterAll(() => new Promise<void>((resolve) => holder.close(() => resolve())));
+
+  test('is one line saying the port is taken and to set PORT, exit 1, no stack', async () => {
+    const { code, stderr } = await start({ PORT: String(port) });
+    expect(code).toBe(1);
+    expect(stderr.trim()).toBe(`agent-mcp: port ${port} is taken; set PORT to a free port (PORT=3001 npm start).`);
+  });
+});
+
+describe('the banner says what is served', () => {
+  test('with AGENTS set it lists those agents, not the demo agent (AGENTS replaces the demo agent)', async () => {
+    const { stdout } = await start({ AGENTS: '[{"id":"support","format":"platform","url":"https://agents.example.com/chat"}]' });
+    expect(stdout).toMatch(/agents +support \(platform\)\n/);
+    expect(stdout).not.toMatch(/demo/);
+  });
+
+  test('AGENT_URL and AGENTS add up; the URL is shown without credentials', async () => {
+    const { stdout } = await start({
+      AGENT_URL: 'http://user:pass@localhost:11434/v1?key=k', AGENT_MODEL: 'llama3',
+      AGENTS: '[{"id":"support","format":"platform","url":"https://agents.example.com/chat"}]',
+    });
+    expect(stdout).toMatch(/agents +default \(openai at http:\/\/localhost:11434\/v1\), support \(platform\)\n/);
+    expect(stdout).not.toContain('pass');
+  });
+
+  test('with nothing set it is the demo agent and loopback origins', async () => {
+    const { stdout } = await start({});
+    expect(stdout).toMatch(/agents +demo \(the in-process demo agent/);
+    expect(stdout).toMatch(/origins +loopback only/);
+  });
+
+  test('with VERCEL=1 the origins are not loopback-only', async () => {
+    const { stdout } = await start({ VERCEL: '1' });
+    expect(stdout).toMatch(/origins +any host; browser origins: the origin each request reaches/);
+  });
+
+  test('with PUBLIC_URL the origins and the public MCP URL name it', async () => {
+    const { stdout } = await start({ PUBLIC_URL: 'https://agent.example.com', MCP_ALLOWED_ORIGINS: 'https://app.example.com' });
+    expect(stdout).toMatch(/origins +any host; browser origins: https:\/\/agent\.example\.com \+ https:\/\/app\.example\.com\n/);
+    expect(stdout).toContain('public URL https://agent.example.com/mcp');
+  });
+});
