@@ -53,7 +53,7 @@ fetch('/.well-known/mcp.json').then((r) => r.json()).then((doc) => {
   $('prm-link').href = doc.auth.resourceMetadata;
   $('auth-note').hidden = false;
   const prm = document.createElement('li');
-  prm.innerHTML = '<a><code>/.well-known/oauth-protected-resource/mcp</code></a> — OAuth protected resource metadata (RFC 9728)';
+  prm.innerHTML = '<a><code>/mcp/oauth-protected-resource</code></a> — OAuth protected resource metadata (RFC 9728; also at /.well-known/oauth-protected-resource/mcp)';
   prm.querySelector('a').href = doc.auth.resourceMetadata;
   $('discovery').append(prm);
   $('setup-inspector').textContent += '\n# On the first 401 it signs in with OAuth in your browser.';

@@ -85,7 +85,7 @@ async function runNpmStart({ text }: DocCommand): Promise<void> {
   const response = await rpc(`${origin}/mcp`, 'tools/list');
   if (env.AUTH_ISSUER) {
     expect(response.status).toBe(401);
-    expect(response.headers.get('www-authenticate')).toContain(`resource_metadata="${origin}/.well-known/oauth-protected-resource/mcp"`);
+    expect(response.headers.get('www-authenticate')).toContain(`resource_metadata="${origin}/mcp/oauth-protected-resource"`);
     return;
   }
   if (env.MCP_MOUNTS) return; // its mounts are on the internet; that it starts with them is the check
