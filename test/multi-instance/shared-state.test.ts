@@ -104,6 +104,21 @@ describe('cancellation across processes', () => {
   });
 });
 
+describe('isolation across processes', () => {
+  test('a stranger\'s cancellation POSTed to another process does not cancel my call with the same id', async () => {
+    const [first, second] = deployed.urls as [string, string];
+    const [mine, stranger] = await Promise.all([openSession(first), openSession(second)]);
+    const message = `fault:slow not yours ${crypto.randomUUID()}`;
+    const reply = post(first, { jsonrpc: '2.0', id: 'h2', method: 'tools/call', params: { name: 'chat_with_agent', arguments: { message } } }, mine);
+    await upstream.waitFor((log) => log.some((e) => e.kind === 'request' && e.body?.messages?.at(-1)?.content === message));
+    const cancel = await post(second, { jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 'h2' } }, stranger);
+    expect(cancel.status).toBe(202);
+    const { result } = await (await reply).json();
+    expect(result.isError).toBeUndefined();
+    expect(result.structuredContent.reply).toContain('not yours');
+  });
+});
+
 describe('start-up', () => {
   test('each deployed process says it uses the shared Upstash store', () => {
     const lines = deployed.output().split('\n').filter((line) => line.includes('store:'));

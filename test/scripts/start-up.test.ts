@@ -40,7 +40,8 @@ describe('a bad setting stops npm start before it listens, naming the variable',
     ['a bad PORT', { PORT: 'eighty' }, 'PORT must be a port number'],
     ['a symmetric AUTH_ALGORITHMS', { AUTH_ISSUER: 'https://auth.example.com', AUTH_ALGORITHMS: 'HS256' }, 'AUTH_ALGORITHMS may list only asymmetric algorithms'],
     ['a bad X402_PAY_TO', { X402_PAY_TO: 'alice' }, 'X402_PAY_TO must be an EVM address'],
-    ['an Upstash URL without its token', { UPSTASH_REDIS_REST_URL: 'https://x.upstash.io' }, 'UPSTASH_REDIS_REST_TOKEN must be set when UPSTASH_REDIS_REST_URL is'],
+    ['an Upstash URL without its token', { UPSTASH_REDIS_REST_URL: 'https://x.upstash.io', MCP_STATE_SECRET: 'x'.repeat(32) }, 'UPSTASH_REDIS_REST_TOKEN must be set when UPSTASH_REDIS_REST_URL is'],
+    ['a shared store without MCP_STATE_SECRET', { UPSTASH_REDIS_REST_URL: 'https://x.upstash.io', UPSTASH_REDIS_REST_TOKEN: 't' }, 'MCP_STATE_SECRET must be set when the store is shared'],
     ['a bad MCP_MOUNTS_WAIT_MS', { MCP_MOUNTS_WAIT_MS: '-1' }, 'MCP_MOUNTS_WAIT_MS must be a non-negative integer'],
   ])('%s', async (_, env, message) => {
     const { code, stdout, stderr } = await start(env);
