@@ -31,7 +31,7 @@ async function runSignedIn(mcpUrl: string, args: string[]) {
   const cli = startClient(node22, [inspector, '--cli', mcpUrl, '--format', 'json', '--callback-url', callback, ...args],
     clientEnv(home.path, { MCP_AUTO_OPEN_ENABLED: 'true', MCP_INSPECTOR_SECRET_STORE: 'memory' }));
   try {
-    const [, authorizationUrl] = await cli.waitForStderr(/navigate to: (\S+)/, RUN_MS);
+    const [, authorizationUrl] = await cli.waitForOutput(/navigate to: (\S+)/, RUN_MS);
     const asked = new URL(authorizationUrl!);
     const landed = await completeInBrowser(asked, callback);
     const code = await cli.exited(RUN_MS);

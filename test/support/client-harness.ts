@@ -86,8 +86,8 @@ export interface RunningClient {
   child: ChildProcess;
   /** Everything the child printed to stdout and stderr so far. */
   output(): { stdout: string; stderr: string };
-  /** Resolves with the first match of `pattern` in stderr; rejects if the child exits or `ms` pass first. */
-  waitForStderr(pattern: RegExp, ms: number): Promise<RegExpExecArray>;
+  /** Resolves with the first match of `pattern` in its output; rejects if the child exits or `ms` pass first. */
+  waitForOutput(pattern: RegExp, ms: number): Promise<RegExpExecArray>;
   /** Resolves with the exit code; kills the child and rejects if it runs longer than `ms`. */
   exited(ms: number): Promise<number | null>;
   kill(): void;
@@ -112,11 +112,15 @@ export function startClient(command: string, args: string[], env: NodeJS.Process
   return {
     child,
     output: () => ({ stdout, stderr }),
-    waitForStderr: (pattern, ms) => bounded(new Promise<RegExpExecArray>((resolve, reject) => {
+    waitForOutput: (pattern, ms) => bounded(new Promise<RegExpExecArray>((resolve, reject) => {
       const check = () => {
-        const match = pattern.exec(stderr);
-        if (match) { child.stderr!.off('data', check); resolve(match); }
+        const match = pattern.exec(stdout) ?? pattern.exec(stderr);
+        if (!match) return;
+        child.stdout!.off('data', check);
+        child.stderr!.off('data', check);
+        resolve(match);
       };
+      child.stdout!.on('data', check);
       child.stderr!.on('data', check);
       check();
       void exit.then((code) => reject(new Error(`the client exited (${code}) before printing ${pattern}; ${describe()}`)));
