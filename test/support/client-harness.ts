@@ -13,11 +13,12 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { createMcpHandler } from '../../api/mcp.js';
 import { createProtectedResourceHandler } from '../../lib/auth/metadata.js';
+import { H_VERCEL_PROTECTION_BYPASS } from '../../lib/protocol/headers.js';
 import { startLocalServer } from '../../scripts/local-server.js';
 import { startOAuthServer } from './oauth-server.js';
 import { createProtectedApp, SCOPE } from './protected-app.js';
 
-export const BYPASS_HEADER = 'x-vercel-protection-bypass';
+export const BYPASS_HEADER = H_VERCEL_PROTECTION_BYPASS;
 
 export interface ProtectedStack {
   issuer: string;
