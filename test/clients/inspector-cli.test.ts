@@ -6,13 +6,15 @@
  * The Inspector is installed into .cache/ on first use (scripts/npm-cache.mjs says why it is no devDependency).
  */
 
+import { createRequire } from 'node:module';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { ensureInspector, ensureNode22 } from '../../scripts/npm-cache.mjs';
-import { completeInBrowser } from '../support/browser-leg.js';
+import { completeInBrowser, followToRedirect } from '../support/browser-leg.js';
 import {
   BYPASS_HEADER, clientEnv, freePort, scratchDir, startClient, startProtectedStack, type ProtectedStack,
 } from '../support/client-harness.js';
 
+const MCP_REMOTE = createRequire(import.meta.url).resolve('mcp-remote/dist/proxy.js');
 const INSTALL_MS = 240_000;
 const RUN_MS = 60_000;
 let node22: string;
@@ -87,5 +89,26 @@ describe('the MCP Inspector CLI against a preview behind Vercel Deployment Prote
     expect(stack.refused).toContain('GET /.well-known/oauth-protected-resource/mcp');
     expect(stack.refused).not.toContain('POST /mcp');
     expect(cli.output().stdout + cli.output().stderr).not.toContain('navigate to:');
+  }, INSTALL_MS);
+
+  test('through mcp-remote as a stdio server, whose OAuth discovery carries the header, it signs in and calls a tool', async () => {
+    const port = await freePort();
+    const redirect = `http://localhost:${port}/oauth/callback`;
+    const home = scratchDir('inspector-home');
+    // The Inspector runs `node <mcp-remote> <url> <port> --header …` as a stdio server and shows its stderr.
+    const cli = startClient(node22, [inspector, '--cli', '--format', 'json', '--method', 'tools/call', '--tool-name', 'whoami', '--',
+      process.execPath, MCP_REMOTE, stack.mcpUrl, String(port), '--header', `${BYPASS_HEADER}: ${secret}`],
+    clientEnv(home.path, { MCP_INSPECTOR_SECRET_STORE: 'memory', MCP_REMOTE_CONFIG_DIR: home.path }));
+    try {
+      const [, authorizationUrl] = await cli.waitForOutput(/authorize this client by visiting:\s+(\S+)/, RUN_MS);
+      const callback = await followToRedirect(authorizationUrl!, redirect);
+      await cli.waitForOutput(/Waiting for authorization/, RUN_MS); // mcp-remote's listener is up
+      expect((await fetch(callback)).status).toBe(200);
+      expect(await cli.exited(RUN_MS), cli.output().stderr).toBe(0);
+      expect(cli.output().stdout).toContain('alice');
+    } finally {
+      cli.kill();
+      home.remove();
+    }
   }, INSTALL_MS);
 });
