@@ -51,13 +51,19 @@ async function connectThroughMcpRemote(mcpUrl: string, extraArgs: string[], conf
   });
   asked.catch(() => {}); // awaited below; a failure here also fails the connect
   const client = new Client({ name: 'desktop-app', version: '1.0.0' });
+  // mcp-remote waiting for a sign-in outlives a closed stdin, so the child is also killed by its pid.
+  const close = async () => {
+    const pid = transport.pid;
+    await client.close();
+    if (pid !== null) try { process.kill(pid, 'SIGKILL'); } catch { /* already gone */ }
+  };
   try {
     await client.connect(transport, { timeout: RUN_MS });
   } catch (error) {
-    await client.close();
+    await close();
     throw new Error(`mcp-remote did not connect: ${String(error)}\n${seen.text.slice(-2000)}`);
   }
-  return { client, ...(await asked), log: () => seen.text };
+  return { client, close, ...(await asked), log: () => seen.text };
 }
 
 describe('mcp-remote signs in with OAuth against the development authorization server', () => {
@@ -70,7 +76,7 @@ describe('mcp-remote signs in with OAuth against the development authorization s
   });
 
   test('a stdio client through mcp-remote is signed in through the browser and calls a tool as alice', async () => {
-    const { client, authorizationUrl, landed } = await connectThroughMcpRemote(stack.mcpUrl, [], config.path);
+    const { client, close, authorizationUrl, landed } = await connectThroughMcpRemote(stack.mcpUrl, [], config.path);
     try {
       expect(authorizationUrl.origin).toBe(stack.issuer);
       expect(authorizationUrl.searchParams.get('resource')).toBe(stack.mcpUrl);
@@ -79,7 +85,7 @@ describe('mcp-remote signs in with OAuth against the development authorization s
       const result = await client.callTool({ name: 'whoami', arguments: {} });
       expect(JSON.parse((result.content as Array<{ text: string }>)[0]!.text)).toMatchObject({ subject: 'alice' });
     } finally {
-      await client.close();
+      await close();
     }
   }, 120_000);
 });
@@ -97,12 +103,12 @@ describe('mcp-remote against a preview behind Vercel Deployment Protection', () 
   // mcp-remote's own first probe of our metadata goes without the header and is refused; the discovery the
   // SDK runs inside its transport carries the header, so the sign-in still completes.
   test('with --header carrying the bypass secret, the sign-in completes and a tool call succeeds', async () => {
-    const { client } = await connectThroughMcpRemote(stack.mcpUrl, ['--header', `${BYPASS_HEADER}: ${secret}`], config.path);
+    const { client, close } = await connectThroughMcpRemote(stack.mcpUrl, ['--header', `${BYPASS_HEADER}: ${secret}`], config.path);
     try {
       const result = await client.callTool({ name: 'whoami', arguments: {} });
       expect(JSON.parse((result.content as Array<{ text: string }>)[0]!.text)).toMatchObject({ subject: 'alice' });
     } finally {
-      await client.close();
+      await close();
     }
   }, 120_000);
 });
