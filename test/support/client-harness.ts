@@ -96,17 +96,21 @@ export interface RunningClient {
 
 /** Spawns a client; its output is collected for the test's assertions and failure messages. */
 export function startClient(command: string, args: string[], env: NodeJS.ProcessEnv): RunningClient {
-  const child = spawn(command, args, { env, stdio: ['ignore', 'pipe', 'pipe'] });
+  // Its own process group, so that kill() also ends what it started (the Inspector's stdio servers).
+  const child = spawn(command, args, { env, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
   let stdout = '';
   let stderr = '';
   child.stdout!.on('data', (chunk) => { stdout += chunk; });
   child.stderr!.on('data', (chunk) => { stderr += chunk; });
   const exit = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  const killGroup = () => {
+    try { process.kill(-child.pid!, 'SIGKILL'); } catch { /* the group is gone */ }
+  };
   const describe = () => `stdout: ${stdout.slice(-2000)}\nstderr: ${stderr.slice(-2000)}`;
   const bounded = <T>(work: Promise<T>, ms: number, what: string) => {
     let timer: NodeJS.Timeout | undefined;
     const timeout = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => { child.kill('SIGKILL'); reject(new Error(`${what} within ${ms} ms; ${describe()}`)); }, ms);
+      timer = setTimeout(() => { killGroup(); reject(new Error(`${what} within ${ms} ms; ${describe()}`)); }, ms);
     });
     return Promise.race([work, timeout]).finally(() => clearTimeout(timer));
   };
@@ -127,6 +131,6 @@ export function startClient(command: string, args: string[], env: NodeJS.Process
       void exit.then((code) => reject(new Error(`the client exited (${code}) before printing ${pattern}; ${describe()}`)));
     }), ms, `no ${pattern} from the client`),
     exited: (ms) => bounded(exit, ms, 'the client did not exit'),
-    kill: () => { if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL'); },
+    kill: killGroup,
   };
 }
