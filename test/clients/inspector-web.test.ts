@@ -12,7 +12,7 @@ import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { ensureInspector, ensureNode22 } from '../../scripts/npm-cache.mjs';
 import {
-  BYPASS_HEADER, clientEnv, freePort, scratchDir, startClient, startProtectedStack, type ProtectedStack, type RunningClient,
+  BYPASS_HEADER, clientEnv, freePort, isMetadataRequest, scratchDir, startClient, startProtectedStack, type ProtectedStack, type RunningClient,
 } from '../support/client-harness.js';
 
 const CHROMIUM = '/usr/bin/chromium';
@@ -113,7 +113,7 @@ describe('the MCP Inspector web UI against a preview behind Vercel Deployment Pr
     try {
       // click, not check: the failed connection turns the switch back off, which check() would report.
       await connectSwitch(page).click({ force: true });
-      await expect.poll(() => stack.refused, { timeout: UI_MS }).toContain('GET /.well-known/oauth-protected-resource/mcp');
+      await expect.poll(() => stack.refused.some(isMetadataRequest), { timeout: UI_MS }).toBe(true);
       expect(stack.refused).not.toContain('POST /mcp');
       expect(visited.some((url) => url.origin === stack.issuer)).toBe(false);
     } finally {

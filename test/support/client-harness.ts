@@ -62,6 +62,9 @@ export async function startProtectedStack(options: { bypassSecret?: string } = {
   };
 }
 
+/** A refused `METHOD /path` that fetched our protected resource metadata, wherever the challenge points. */
+export const isMetadataRequest = (refused: string) => /^GET \S*oauth-protected-resource/.test(refused);
+
 /** A TCP port free on 127.0.0.1 right now (for a client's OAuth callback listener). */
 export function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
