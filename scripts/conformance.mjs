@@ -11,29 +11,17 @@
  * Extension scenarios (tasks-*, skills) are reported by the suite but never scored; we do not implement them.
  */
 
-import { spawn, spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
+import { spawn } from 'node:child_process';
+import { mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { createServer } from 'node:net';
 import { fileURLToPath } from 'node:url';
+import { ensureNode22 } from './npm-cache.mjs';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
-const NODE22_VERSION = '22.23.3';
-const NODE22_PACKAGE = `node-${process.platform}-${process.arch}`;
-const NODE22_DIR = `${ROOT}.cache/node22`;
-const NODE22 = `${NODE22_DIR}/node_modules/${NODE22_PACKAGE}/bin/node`;
 const SUITE = `${ROOT}node_modules/@modelcontextprotocol/conformance/dist/index.js`;
 const BASELINE = `${ROOT}test/conformance/expected-failures.yaml`;
 const REQUIREMENTS = ['2025-11-25', '2026-07-28'];
-
-function ensureNode22() {
-  if (existsSync(NODE22)) return;
-  console.log(`conformance: installing ${NODE22_PACKAGE}@${NODE22_VERSION} into .cache/node22`);
-  const npm = process.platform === 'win32' ? 'npm.cmd' : 'npm';
-  const result = spawnSync(npm, ['install', '--prefix', NODE22_DIR, '--no-save', '--no-package-lock',
-    `${NODE22_PACKAGE}@${NODE22_VERSION}`], { stdio: 'inherit' });
-  if (result.status !== 0 || !existsSync(NODE22)) throw new Error(`could not install ${NODE22_PACKAGE}`);
-}
 
 function freePort() {
   return new Promise((resolve, reject) => {
@@ -92,7 +80,7 @@ function readBaseline() {
   return entries.map((l) => l.replace(/^\s*-\s*/, '').trim());
 }
 
-ensureNode22();
+const NODE22 = ensureNode22();
 const port = await freePort();
 const server = await startFixtureServer(port);
 const url = `http://localhost:${port}/mcp`;

@@ -4,11 +4,13 @@
  */
 
 import { sha256Hex } from '../digest.js';
+import { H_VERCEL_PROTECTION_BYPASS } from '../protocol/headers.js';
 
 const CORS = {
   'access-control-allow-origin': '*',
   'access-control-allow-methods': 'GET, OPTIONS',
-  'access-control-allow-headers': 'Content-Type, If-None-Match, MCP-Protocol-Version, Authorization',
+  // The bypass header too: a browser client behind Deployment Protection sends it on discovery as well.
+  'access-control-allow-headers': `Content-Type, If-None-Match, MCP-Protocol-Version, Authorization, ${H_VERCEL_PROTECTION_BYPASS}`,
   'access-control-expose-headers': 'ETag',
 };
 

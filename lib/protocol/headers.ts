@@ -15,6 +15,13 @@ export const H_RETRY_AFTER = 'retry-after';
 export const H_RATELIMIT = 'ratelimit';
 export const H_RATELIMIT_POLICY = 'ratelimit-policy';
 
+/**
+ * Vercel's Protection Bypass for Automation header: a client reaching a protected preview sends it on every
+ * request, so browser clients' preflights must be told it is allowed.
+ * https://vercel.com/docs/deployment-protection/methods-to-bypass-deployment-protection/protection-bypass-automation
+ */
+export const H_VERCEL_PROTECTION_BYPASS = 'x-vercel-protection-bypass';
+
 /** Methods whose target travels in `Mcp-Name`, and the params field it mirrors. */
 export const NAME_FIELD_BY_METHOD: Readonly<Record<string, string>> = {
   'tools/call': 'name',

@@ -7,13 +7,14 @@
  */
 
 import {
-  Client, StreamableHTTPClientTransport, UnauthorizedError,
+  auth, Client, StreamableHTTPClientTransport, UnauthorizedError,
   type OAuthClientInformationMixed, type OAuthClientProvider, type OAuthDiscoveryState, type OAuthTokens,
 } from '@modelcontextprotocol/client';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { createMcpHandler } from '../../api/mcp.js';
 import { createProtectedResourceHandler } from '../../lib/auth/metadata.js';
 import { startLocalServer } from '../../scripts/local-server.js';
+import { followToRedirect } from '../support/browser-leg.js';
 import { startOAuthServer, type OAuthServer } from '../support/oauth-server.js';
 import { createProtectedApp, SCOPE } from '../support/protected-app.js';
 
@@ -35,15 +36,19 @@ afterAll(async () => {
   await as?.close();
 });
 
-/** A client's OAuth state, kept in memory; `authorizationUrl` is where a browser would have been sent. */
-function memoryProvider(): OAuthClientProvider & { authorizationUrl?: URL } {
+/**
+ * A client's OAuth state, kept in memory; `authorizationUrl` is where a browser would have been sent. By default
+ * it registers for the authorization_code grant only; `metadata: 'sdk-default'` leaves `grant_types` unset, so
+ * the SDK registers what the Inspector and mcp-remote register: authorization_code and refresh_token.
+ */
+function memoryProvider(metadata: 'code-only' | 'sdk-default' = 'code-only'): OAuthClientProvider & { authorizationUrl?: URL } {
   const state: { client?: OAuthClientInformationMixed; tokens?: OAuthTokens; verifier?: string; discovery?: OAuthDiscoveryState; authorizationUrl?: URL } = {};
   return {
     get redirectUrl() { return REDIRECT; },
-    // No refresh_token grant: this authorization server offers no offline_access.
     get clientMetadata() {
-      return { client_name: 'agent-mcp test client', redirect_uris: [REDIRECT], grant_types: ['authorization_code'],
-        response_types: ['code'], token_endpoint_auth_method: 'none', application_type: 'native' };
+      const base = { client_name: 'agent-mcp test client', redirect_uris: [REDIRECT], response_types: ['code'],
+        token_endpoint_auth_method: 'none', application_type: 'native' };
+      return metadata === 'code-only' ? { ...base, grant_types: ['authorization_code'] } : base;
     },
     clientInformation: () => state.client,
     saveClientInformation: (info) => { state.client = info; },
@@ -58,27 +63,9 @@ function memoryProvider(): OAuthClientProvider & { authorizationUrl?: URL } {
   };
 }
 
-/** Plays the browser: follows redirects with cookies until the authorization server redirects back to us. */
-async function authorize(url: URL): Promise<URLSearchParams> {
-  const cookies = new Map<string, string>();
-  let next = url.href;
-  for (let hop = 0; hop < 20; hop++) {
-    if (next.startsWith(REDIRECT)) return new URL(next).searchParams;
-    const response = await fetch(next, { redirect: 'manual', headers: { cookie: [...cookies].map(([k, v]) => `${k}=${v}`).join('; ') } });
-    for (const line of response.headers.getSetCookie()) {
-      const [name, ...value] = line.split(';')[0]!.split('=');
-      cookies.set(name!.trim(), value.join('='));
-    }
-    const location = response.headers.get('location');
-    if (!location) throw new Error(`the authorization flow stopped at ${next} with HTTP ${response.status}: ${(await response.text()).slice(0, 300)}`);
-    next = new URL(location, next).href;
-  }
-  throw new Error('too many redirects');
-}
-
 /** Completes a pending authorization: the browser leg, then the code exchange. */
 async function signIn(provider: ReturnType<typeof memoryProvider>, transport: StreamableHTTPClientTransport) {
-  const callback = await authorize(provider.authorizationUrl!);
+  const callback = (await followToRedirect(provider.authorizationUrl!, provider.redirectUrl as string)).searchParams;
   expect([callback.get('error'), callback.get('error_description')]).toEqual([null, null]);
   await transport.finishAuth(callback.get('code')!, callback.get('iss') ?? undefined);
 }
@@ -124,6 +111,29 @@ describe('the official SDK v2 client against a real authorization server', () =>
     await signIn(provider, transport);
     expect(scopesOf((await provider.tokens())!.access_token)).toEqual(['admin', SCOPE].sort());
     expect((await client.callTool({ name: 'admin_only', arguments: {} })).content).toEqual([{ type: 'text', text: 'ok' }]);
+    await client.close();
+  }, 30_000);
+
+  test('a client registering for refresh tokens, as the Inspector and mcp-remote do, is accepted, and its refresh token renews access', async () => {
+    const provider = memoryProvider('sdk-default');
+    const url = new URL(`${mcp.url}/mcp`);
+    const first = new StreamableHTTPClientTransport(url, { authProvider: provider });
+    await expect(new Client({ name: 'refresh', version: '1.0.0' }).connect(first)).rejects.toBeInstanceOf(UnauthorizedError);
+    expect(provider.clientInformation()).toMatchObject({ grant_types: ['authorization_code', 'refresh_token'] });
+
+    await signIn(provider, first);
+    const issued = (await provider.tokens())!;
+    expect(issued.refresh_token).toEqual(expect.any(String));
+
+    // With a refresh token at hand, the SDK renews through the token endpoint instead of a new browser sign-in.
+    expect(await auth(provider, { serverUrl: url })).toBe('AUTHORIZED');
+    const renewed = (await provider.tokens())!;
+    expect(renewed.access_token).not.toBe(issued.access_token);
+    expect(scopesOf(renewed.access_token)).toEqual([SCOPE]);
+    const client = new Client({ name: 'refresh', version: '1.0.0' });
+    await client.connect(new StreamableHTTPClientTransport(url, { authProvider: provider }));
+    const result = await client.callTool({ name: 'whoami', arguments: {} });
+    expect(JSON.parse((result.content as Array<{ text: string }>)[0]!.text)).toMatchObject({ subject: 'alice' });
     await client.close();
   }, 30_000);
 

@@ -109,6 +109,16 @@ describe('how it is served', () => {
     expect(response.headers.get('access-control-allow-methods')).toContain('GET');
   });
 
+  test('the preflight allows the Vercel protection-bypass header, so a browser client may send it to a protected preview', async () => {
+    const response = await fetch(`${url}/.well-known/oauth-protected-resource/mcp`, {
+      method: 'OPTIONS',
+      headers: { origin: 'http://localhost:6274', 'access-control-request-method': 'GET', 'access-control-request-headers': 'x-vercel-protection-bypass' },
+    });
+    expect(response.status).toBe(204);
+    const allowed = response.headers.get('access-control-allow-headers')!.split(',').map((h) => h.trim().toLowerCase());
+    expect(allowed).toContain('x-vercel-protection-bypass');
+  });
+
   test('it is publicly cacheable, varies by host, and revalidates with its ETag (304)', async () => {
     const response = await fetch(`${url}/.well-known/oauth-protected-resource`);
     expect(response.headers.get('cache-control')).toBe('public, max-age=300');

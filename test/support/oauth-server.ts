@@ -3,6 +3,12 @@
  * tokens for a resource (RFC 8707 resource indicators), with dynamic client registration (RFC 7591) and PKCE.
  * Its login and consent step approves at once, as `alice`, exactly the scopes asked for, so the official
  * client's flow (and a step-up to more scopes) runs headlessly. Dynamic registration ignores a requested `scope`.
+ *
+ * It accepts what real MCP clients register: the Inspector, mcp-remote and the SDK's default metadata ask for
+ * `grant_types: ["authorization_code", "refresh_token"]`, which oidc-provider refuses ("grant_types can only
+ * contain 'implicit' or 'authorization_code'") unless refresh tokens are configured. They are: `offline_access`
+ * is a supported scope, and every client registered for the refresh_token grant gets a refresh token, because
+ * MCP clients do not send `prompt=consent`, without which oidc-provider drops `offline_access` from a request.
  */
 
 import { createServer, type IncomingMessage } from 'node:http';
@@ -15,6 +21,7 @@ export interface OAuthServer {
 }
 
 const TTL_SEC = 600;
+const REFRESH_TTL_SEC = 86_400;
 
 export async function startOAuthServer(options: { scopes: string[]; account?: string; port?: number }): Promise<OAuthServer> {
   const { privateKey } = await jose.generateKeyPair('RS256', { extractable: true });
@@ -26,7 +33,7 @@ export async function startOAuthServer(options: { scopes: string[]; account?: st
     if (req.method === 'POST' && req.url === '/reg') await dropRegisteredScope(req);
     provider!.callback()(req, res);
   });
-  await new Promise<void>((resolve) => server.listen(options.port ?? 0, '127.0.0.1', resolve));
+  await new Promise<void>((resolve, reject) => server.once('error', reject).listen(options.port ?? 0, '127.0.0.1', resolve));
   // The SDK accepts plain http for an authorization server on localhost only.
   const issuer = `http://localhost:${(server.address() as { port: number }).port}`;
 
@@ -34,8 +41,12 @@ export async function startOAuthServer(options: { scopes: string[]; account?: st
     jwks: { keys: [jwk] },
     clientBasedCORS: () => true,
     pkce: { required: () => true },
-    scopes: ['openid', ...options.scopes],
-    ttl: { AccessToken: TTL_SEC, AuthorizationCode: 60, Grant: TTL_SEC, Interaction: TTL_SEC, Session: TTL_SEC },
+    scopes: ['openid', 'offline_access', ...options.scopes],
+    issueRefreshToken: async (_ctx: unknown, client: { grantTypeAllowed(type: string): boolean }) => client.grantTypeAllowed('refresh_token'),
+    ttl: {
+      AccessToken: TTL_SEC, AuthorizationCode: 60, Grant: REFRESH_TTL_SEC, Interaction: TTL_SEC, Session: TTL_SEC,
+      RefreshToken: REFRESH_TTL_SEC,
+    },
     features: {
       devInteractions: { enabled: false },
       registration: { enabled: true },

@@ -1,0 +1,60 @@
+/**
+ * Tools the test suite runs but the project does not depend on, installed from the npm registry into .cache/
+ * on first use, at pinned versions. Used for what is too heavy to be a devDependency or needs another Node:
+ * the Node 22 binary (the conformance suite and the MCP Inspector need Node >= 22; our code runs on 20) and
+ * the MCP Inspector itself (about 190 packages and 120 MB, engines >= 22.19, which would warn EBADENGINE on
+ * every `npm install` under Node 20).
+ *
+ * An install goes to a fresh temporary directory and is renamed into place, so test files that ask at once,
+ * or an install cut short, never leave a half-installed tool behind.
+ */
+
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, renameSync, rmSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+
+const ROOT = fileURLToPath(new URL('..', import.meta.url));
+const CACHE = `${ROOT}.cache`;
+const NPM = process.platform === 'win32' ? 'npm.cmd' : 'npm';
+const INSTALL_TIMEOUT_MS = 180_000; // below the 240 s the client tests give their set-up, so a stuck npm fails as itself
+
+export const NODE22_VERSION = '22.23.3';
+export const INSPECTOR_VERSION = '2.12.0';
+const NODE22_PACKAGE = `node-${process.platform}-${process.arch}`;
+
+/**
+ * Installs `spec` (name@version) into `.cache/<dir>` unless `.cache/<dir>/<probe>` exists; returns that path.
+ * Install scripts are not run: none of the cached tools needs one (the Inspector's only cascades into its
+ * source checkout's clients and exits at once when installed as a package).
+ */
+export function ensureCached(dir, spec, probe) {
+  const target = `${CACHE}/${dir}`;
+  if (existsSync(`${target}/${probe}`)) return `${target}/${probe}`;
+  console.log(`installing ${spec} into .cache/${dir} (once)`);
+  mkdirSync(CACHE, { recursive: true });
+  const staging = mkdtempSync(`${CACHE}/.${dir}-`);
+  try {
+    const result = spawnSync(NPM, ['install', '--prefix', staging, '--no-save', '--no-package-lock', '--ignore-scripts',
+      '--no-audit', '--no-fund', '--loglevel=error', '--engine-strict=false', spec], { stdio: 'inherit', timeout: INSTALL_TIMEOUT_MS });
+    if (result.status !== 0 || !existsSync(`${staging}/${probe}`)) {
+      throw new Error(`could not install ${spec} from the npm registry (npm exited ${result.status ?? result.signal})`);
+    }
+    if (existsSync(`${target}/${probe}`)) return `${target}/${probe}`; // another process finished first
+    rmSync(target, { recursive: true, force: true });
+    renameSync(staging, target);
+  } finally {
+    rmSync(staging, { recursive: true, force: true });
+  }
+  return `${target}/${probe}`;
+}
+
+/** The Node 22 binary from the registry package `node-<os>-<arch>`. */
+export function ensureNode22() {
+  return ensureCached('node22', `${NODE22_PACKAGE}@${NODE22_VERSION}`, `node_modules/${NODE22_PACKAGE}/bin/node`);
+}
+
+/** The MCP Inspector's launcher script (run it with ensureNode22()'s binary). */
+export function ensureInspector() {
+  return ensureCached('inspector', `@modelcontextprotocol/inspector@${INSPECTOR_VERSION}`,
+    'node_modules/@modelcontextprotocol/inspector/clients/launcher/build/index.js');
+}
