@@ -6,11 +6,12 @@
 
 import {
   H_LAST_EVENT_ID, H_METHOD, H_NAME, H_PARAM_PREFIX, H_PROTOCOL_VERSION, H_RATELIMIT, H_RATELIMIT_POLICY, H_RETRY_AFTER, H_SESSION_ID,
+  H_VERCEL_PROTECTION_BYPASS,
 } from '../protocol/headers.js';
 
 const ALLOWED_HEADERS = new Set([
   H_PROTOCOL_VERSION, H_METHOD, H_NAME, H_SESSION_ID, H_LAST_EVENT_ID, 'authorization', 'content-type', 'accept',
-  'x-vercel-protection-bypass',
+  H_VERCEL_PROTECTION_BYPASS,
 ]);
 const ALLOW_HEADERS = [...ALLOWED_HEADERS].join(', ');
 // Retry-After and the RateLimit fields are not CORS-safelisted: a browser client could not see when to retry.

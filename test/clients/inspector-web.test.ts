@@ -8,6 +8,7 @@
  */
 
 import { chromium, type Browser, type Page } from 'playwright-core';
+import { findChromium } from '../../scripts/chromium.mjs';
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { ensureInspector, ensureNode22 } from '../../scripts/npm-cache.mjs';
@@ -15,7 +16,6 @@ import {
   BYPASS_HEADER, clientEnv, freePort, isMetadataRequest, scratchDir, startClient, startProtectedStack, type ProtectedStack, type RunningClient,
 } from '../support/client-harness.js';
 
-const CHROMIUM = '/usr/bin/chromium';
 const INSTALL_MS = 240_000;
 const UI_MS = 30_000;
 let node22: string;
@@ -26,7 +26,7 @@ beforeAll(async () => {
   node22 = ensureNode22();
   inspector = ensureInspector();
   browser = await chromium.launch({
-    executablePath: CHROMIUM,
+    executablePath: await findChromium(),
     headless: true,
     args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
   });

@@ -9,7 +9,6 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { createMcpHandler } from '../../api/mcp.js';
-// @ts-expect-error plain ESM helper without type declarations
 import { findChromium } from '../../scripts/chromium.mjs';
 import { createProtectedResourceHandler } from '../../lib/auth/metadata.js';
 import { createDiscoveryHandler } from '../../lib/discovery/documents.js';
