@@ -16,6 +16,7 @@ import { errorReply, methodNotAllowed } from '../lib/http/replies.js';
 import { resumeStream } from '../lib/http/resume.js';
 import { serveLegacy, serveModern, type ServeDeps } from '../lib/http/serve.js';
 import { callerKey } from '../lib/server/caller.js';
+import type { Principal } from '../lib/server/context.js';
 import { INTERNAL_ERROR } from '../lib/protocol/errors.js';
 import { H_LAST_EVENT_ID, H_RETRY_AFTER } from '../lib/protocol/headers.js';
 import { StoreUnavailableError } from '../lib/store/types.js';
@@ -42,9 +43,7 @@ export function createMcpHandler(app: App, bounds: RequestBounds = app.bounds ??
     if (principal instanceof Response) return principal;
     const overPrincipalLimit = principal && limitByPrincipal && (await limitByPrincipal(principal));
     if (overPrincipalLimit) return overPrincipalLimit;
-    const session = await app.sessions.read(request, principal);
-    if (session instanceof Response) return session;
-    if (request.method === 'GET') return resumeStream(request, deps.store, callerKey(principal, session));
+    if (request.method === 'GET') return resume(request, principal);
     const refused = checkAccept(request) ?? checkContentType(request);
     if (refused) return refused;
     const body = await readJsonBody(request, bounds);
@@ -54,7 +53,16 @@ export function createMcpHandler(app: App, bounds: RequestBounds = app.bounds ??
     const overBatchBounds = await checkBatch(request, classified, principal);
     if (overBatchBounds) return overBatchBounds;
     if (classified.kind === 'modern') return serveModern(request, classified, deps, principal);
+    const session = await app.sessions.read(request, principal);
+    if (session instanceof Response) return session;
     return serveLegacy(request, classified, deps, principal, session);
+  }
+
+  /** Sessions are a legacy-wire notion: resuming a stream is one, and only its owner may do it. */
+  async function resume(request: Request, principal: Principal | undefined): Promise<Response> {
+    const session = await app.sessions.read(request, principal);
+    if (session instanceof Response) return session;
+    return resumeStream(request, deps.store, callerKey(principal, session));
   }
 
   return async function handleMcp(request) {

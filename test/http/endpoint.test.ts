@@ -43,6 +43,11 @@ describe('methods and routes', () => {
     expect((await response.json()).result.tools.length).toBeGreaterThan(0);
   });
 
+  test('the modern wire has no sessions: an Mcp-Session-Id there is ignored', async () => {
+    const response = await postModern(server.mcpUrl, 5, 'tools/list', {}, { headers: { 'mcp-session-id': 'made-up-session' } });
+    expect(response.status).toBe(200);
+  });
+
   test('an Mcp-Session-Id the server did not issue gets 404, telling the client to initialize again', async () => {
     const response = await post(server.mcpUrl, { jsonrpc: '2.0', id: 2, method: 'tools/list' }, { 'mcp-session-id': 'made-up-session' });
     expect(response.status).toBe(404);
