@@ -12,7 +12,7 @@ class NotingStore extends MemoryStore {
   readonly ops: string[] = [];
   override get<T>(key: string) { this.ops.push(`get ${key}`); return super.get<T>(key); }
   override set(key: string, value: unknown, ttlMs: number) { this.ops.push(`set ${key}`); return super.set(key, value, ttlMs); }
-  override append(key: string, value: unknown, ttlMs: number) { this.ops.push(`append ${key}`); return super.append(key, value, ttlMs); }
+  override append(key: string, values: unknown[], ttlMs: number) { this.ops.push(`append ${key}`); return super.append(key, values, ttlMs); }
   override range<T>(key: string, from: number) { this.ops.push(`range ${key}`); return super.range<T>(key, from); }
 }
 
