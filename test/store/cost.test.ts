@@ -78,6 +78,12 @@ describe('waiting costs one batched read per instance per tick', () => {
     expect(Object.keys(cost.byCommand).sort()).toEqual(['EVALSHA', 'MGET']);
   });
 
+  test('a running call reads nothing before the tick: enter and leave are its only store requests', async () => {
+    const quietSession = await scenarios.openSession(quiet.url);
+    const { cost } = await measure(redis, () => scenarios.longLegacy(quiet.url, quietSession, 1_000));
+    expect(cost.byCommand).toEqual({ EVALSHA: 2 });
+  });
+
   test('five calls running at once on one instance share each tick\'s read', async () => {
     const { cost } = await measure(redis, () => Promise.all(Array.from({ length: 5 }, () => scenarios.longLegacy(server.url, session, THIRTY_SECONDS))));
     // Alone, each would read at every tick (≤ 7 each); together they read once per tick.
