@@ -2,6 +2,7 @@
 
 import { renderBounds } from './bounds.mjs';
 import { round } from './stats.mjs';
+import { renderStoreCost } from './store-cost.mjs';
 
 const ms = (x) => `${x} ms`;
 const times = (x) => `${round(x, 1)}×`;
@@ -86,5 +87,5 @@ tools/list. RSS climbs over the first stretch as V8 grows its heap to the size t
 size row), then moves a few MB from sample to sample as the young generation resizes; growth is the least-squares slope \
 of the samples after the first stretch, so a leak, which keeps climbing and shows in the heap used, is what it measures.
 ${r.hugeReply && r.chatFlood ? `\n${renderBounds(r)}\n\nMemory under hostile load: \`npm start\`'s server with the embedded defaults (AGENT_MAX_REPLY_BYTES 1 MiB, \
-MEMORY_STORE_MAX_BYTES 64 MiB). Peak RSS is sampled every 10 ms; "after" follows a full GC.\n` : ''}`;
+MEMORY_STORE_MAX_BYTES 64 MiB). Peak RSS is sampled every 10 ms; "after" follows a full GC.\n` : ''}${r.storeCost ? `\n${renderStoreCost(r.storeCost)}\n` : ''}`;
 }

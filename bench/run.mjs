@@ -6,7 +6,8 @@
  *
  * Knobs: BENCH_RUNS (cold starts per target, 15), BENCH_ROUNDS and BENCH_SECONDS (throughput, 3 × 3 s),
  * BENCH_PROXY_CALLS (2000), BENCH_MEMORY_REQUESTS (100000); the memory bounds under hostile load (bench/bounds.mjs,
- * also runnable alone) take BENCH_HUGE_CALLS (3), BENCH_CHAT_CALLS (10000), BENCH_CHAT_CONCURRENCY (8).
+ * also runnable alone) take BENCH_HUGE_CALLS (3), BENCH_CHAT_CALLS (10000), BENCH_CHAT_CONCURRENCY (8); what calls cost
+ * the shared store (bench/store-cost.mjs, also runnable alone) takes BENCH_STORE_SCALE (20) and BENCH_STORE_SKIP_LONG.
  */
 
 import { mkdirSync, writeFileSync } from 'node:fs';
@@ -16,6 +17,7 @@ import { measureColdStarts } from './cold-start.mjs';
 import { measureChatFlood, measureHugeReply } from './bounds.mjs';
 import { measureProxyOverhead } from './proxy.mjs';
 import { renderReport } from './report.mjs';
+import { measureStoreCost } from './store-cost.mjs';
 import { buildTargets, ROOT, TARGETS } from './targets.mjs';
 import { CONNECTIONS, measureMemory, measureThroughput } from './throughput.mjs';
 
@@ -42,6 +44,8 @@ console.log('bench: memory under a 200 MB upstream reply');
 results.hugeReply = await measureHugeReply();
 console.log('bench: memory across anonymous 99 KB chat calls');
 results.chatFlood = await measureChatFlood();
+console.log('bench: what calls cost the shared store (Upstash REST bridge on redis-server)');
+results.storeCost = await measureStoreCost();
 
 const dir = join(ROOT, 'bench/results');
 mkdirSync(dir, { recursive: true });

@@ -11,11 +11,10 @@ import { sha256Hex } from '../digest.js';
 import { canonicalJson } from '../server/request-state.js';
 import { ownerOf, storeKeys } from '../server/caller.js';
 import { StoreUnavailableError } from '../store/types.js';
-import { loadHistory, saveTurn, type Conversation } from './conversation.js';
-import { runOnce } from './once.js';
+import { historyKey, historyOf, turnWrite, type Conversation } from './conversation.js';
 import { createProgressReporter } from './progress.js';
-import { inSessionOrder } from './session-queue.js';
-import { AgentError, type Agent } from './types.js';
+import { runTurn, type Ran } from './turn.js';
+import { AgentError, type Agent, type ChatMessage } from './types.js';
 import { INPUT_JSON_SCHEMA, OUTPUT_JSON_SCHEMA } from './chat-json-schema.js';
 import type { input } from './chat-schema.js';
 
@@ -64,25 +63,31 @@ export function chatWithAgentTool({ agents, timeoutMs }: ChatToolOptions): ToolD
             `"${agent.profile.id}". Omit session_id to start a new conversation.`);
         }
         // A conversation this call starts has an id nobody else holds yet: no history to load and no earlier
-        // turn to wait for, so it skips those store round trips.
+        // turn to wait for, so it skips those. Only a retry joins a running or finished call: the same caller
+        // sending the same request (id and arguments) again. A caller the server cannot recognise gets no
+        // joining; a new request always runs.
         const isNew = args.session_id === undefined;
-        const talk = () => converse(agent, session, isNew, args.message, ctx, progress);
-        const inOrder = () => isNew ? talk() : inSessionOrder(ctx.store, storeKeys.turns(session.owner, session.agentId, session.id), {
-          signal: ctx.signal,
-          maxWaitMs: timeoutMs + CLAIM_MARGIN_MS,
-          onWait: (ahead) => progress.note(`Waiting for ${ahead} earlier message(s) in this session.`),
-        }, talk);
-        // Only a retry joins a running or finished call: the same caller sending the same request (id and
-        // arguments) again. A caller the server cannot recognise gets no joining; a new request always runs.
-        if (ctx.caller === undefined) return await inOrder();
-        return await runOnce({
+        const reads = agent.keepsHistory && !isNew;
+        return await runTurn<ToolResult>({
           store: ctx.store,
-          key: storeKeys.retry(ctx.caller, ctx.requestId, await sha256Hex(canonicalJson(args))),
-          claimTtlMs: timeoutMs + CLAIM_MARGIN_MS,
           signal: ctx.signal,
-          succeeded: (result) => !result.isError,
-          onJoin: () => progress.note('This request is already running; waiting for its reply.'),
-        }, inOrder);
+          ...(ctx.caller === undefined ? {} : {
+            once: {
+              key: storeKeys.retry(ctx.caller, ctx.requestId, await sha256Hex(canonicalJson(args))),
+              claimTtlMs: timeoutMs + CLAIM_MARGIN_MS,
+              succeeded: (result: ToolResult) => !result.isError,
+              onJoin: () => progress.note('This request is already running; waiting for its reply.'),
+            },
+          }),
+          ...(isNew ? {} : {
+            queue: {
+              key: storeKeys.turns(session.owner, session.agentId, session.id),
+              maxWaitMs: timeoutMs + CLAIM_MARGIN_MS,
+              onWait: (ahead: number) => progress.note(`Waiting for ${ahead} earlier message(s) in this session.`),
+            },
+          }),
+          read: reads ? [historyKey(session)] : [],
+        }, ([history]) => converse(agent, session, historyOf(history), args.message, ctx, progress));
       } catch (error) {
         if (error instanceof StoreUnavailableError) {
           console.error(`[agent-mcp] chat_with_agent: ${error.message}`, error.cause);
@@ -108,31 +113,34 @@ async function openConversation(ctx: RequestContext, agentId: string, given: str
   return { owner, agentId, id, upstreamId: await ctx.keyring.mac(UPSTREAM_CONVERSATION, owner, agentId, id) };
 }
 
+/** One turn with the agent; the history it read comes in, the write that saves the turn goes out. */
 async function converse(
   agent: Agent,
   session: Conversation,
-  isNew: boolean,
+  history: ChatMessage[],
   message: string,
   ctx: RequestContext,
   progress: ReturnType<typeof createProgressReporter>,
-): Promise<ToolResult> {
+): Promise<Ran<ToolResult>> {
+  const failed = (text: string) => ({ value: toolError(text) });
   try {
-    const history = agent.keepsHistory && !isNew ? await loadHistory(ctx.store, session) : [];
     progress.note(`Asking ${agent.profile.name}…`);
     let reply = '';
     for await (const chunk of agent.reply({ message, sessionId: session.upstreamId, history, signal: ctx.signal })) {
       reply += chunk;
       progress.text(chunk);
     }
-    if (ctx.signal.aborted) return toolError(`Agent ${agent.profile.id}: the call was cancelled.`);
-    if (!reply.trim()) return toolError(`Agent ${agent.profile.id} returned an empty reply.`);
+    if (ctx.signal.aborted) return failed(`Agent ${agent.profile.id}: the call was cancelled.`);
+    if (!reply.trim()) return failed(`Agent ${agent.profile.id} returned an empty reply.`);
     progress.flush();
-    if (agent.keepsHistory) await saveTurn(ctx.store, session, history, message, reply);
     const structured = { agent_id: agent.profile.id, session_id: session.id, reply };
-    return { content: [{ type: 'text', text: reply }], structuredContent: structured };
+    return {
+      value: { content: [{ type: 'text', text: reply }], structuredContent: structured },
+      writes: agent.keepsHistory ? [turnWrite(session, history, message, reply)] : [],
+    };
   } catch (error) {
-    if (error instanceof AgentError) return toolError(error.message);
+    if (error instanceof AgentError) return failed(error.message);
     console.error(`[agent-mcp] agent ${agent.profile.id} failed:`, error);
-    return toolError(`Agent ${agent.profile.id} failed unexpectedly.`);
+    return failed(`Agent ${agent.profile.id} failed unexpectedly.`);
   }
 }

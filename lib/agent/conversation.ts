@@ -1,11 +1,11 @@
 /**
  * Conversation history for agents whose upstream is stateless (openai, in-process): kept in the store,
- * namespaced by owner + agent + conversation, bounded in length, expiring when idle. Calls to one session are
- * serialized (session-queue.ts), so a read-modify-write per turn is safe.
+ * namespaced by owner + agent + conversation, bounded in length, expiring when idle. Calls to one conversation
+ * run in turn (turn.ts), so reading it at a turn's start and writing it at its end is safe.
  */
 
 import { storeKeys } from '../server/caller.js';
-import type { Store } from '../store/types.js';
+import type { Put } from '../store/types.js';
 import type { ChatMessage } from './types.js';
 
 /** The most recent messages kept per session (user and assistant turns). */
@@ -20,13 +20,13 @@ export interface Conversation {
   upstreamId: string;
 }
 
-const historyKey = (c: Conversation) => storeKeys.conversation(c.owner, c.agentId, c.id);
+export const historyKey = (c: Conversation) => storeKeys.conversation(c.owner, c.agentId, c.id);
 
-export async function loadHistory(store: Store, session: Conversation): Promise<ChatMessage[]> {
-  return (await store.get<ChatMessage[]>(historyKey(session))) ?? [];
-}
+/** The history as read from the store (absent: none yet). */
+export const historyOf = (value: unknown): ChatMessage[] => (Array.isArray(value) ? (value as ChatMessage[]) : []);
 
-export async function saveTurn(store: Store, session: Conversation, history: ChatMessage[], user: string, reply: string): Promise<void> {
+/** The write that saves a turn, done with the turn's release. */
+export function turnWrite(session: Conversation, history: ChatMessage[], user: string, reply: string): Put {
   const next = [...history, { role: 'user', content: user }, { role: 'assistant', content: reply }] as ChatMessage[];
-  await store.set(historyKey(session), next.slice(-MAX_HISTORY_MESSAGES), HISTORY_TTL_MS);
+  return { key: historyKey(session), value: next.slice(-MAX_HISTORY_MESSAGES), ttlMs: HISTORY_TTL_MS };
 }

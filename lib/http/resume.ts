@@ -13,8 +13,10 @@ import { EVENT_LOG_TTL_MS, SSE_HEADERS, eventId, eventLogKey, type LoggedEvent }
 
 const EVENT_ID = /^([A-Za-z0-9-]{16,64})_(\d{1,9})$/;
 const encoder = new TextEncoder();
-/** Re-read the log at least this often; a comment goes out whenever nothing new arrived. */
-const POLL_MS = 1_000;
+/** Longest wait between re-reads of the log; a comment goes out whenever nothing new arrived. */
+const POLL_MS = 15_000;
+/** A list reads as absent in a batched read, so any read of the tick (or a write here) means: read the log. */
+const anyTick = () => true;
 
 /** `caller`: the requester's identity (lib/server/caller.ts); only the caller that owns a stream resumes it. */
 export async function resumeStream(request: Request, store: Store, caller: string | undefined): Promise<Response> {
@@ -25,7 +27,8 @@ export async function resumeStream(request: Request, store: Store, caller: strin
   if (!match) return refuse(400, 'Bad Request: unknown Last-Event-ID.');
   const streamId = match[1]!;
   let last = Number(match[2]);
-  const [opening] = await store.range<LoggedEvent>(eventLogKey(streamId), 0);
+  const logged = await store.range<LoggedEvent>(eventLogKey(streamId), 0);
+  const opening = logged[0];
   if (caller === undefined || opening?.owner === undefined || opening.owner !== caller) {
     return refuse(404, 'Not Found: no stream to resume for this Last-Event-ID.');
   }
@@ -35,17 +38,21 @@ export async function resumeStream(request: Request, store: Store, caller: strin
     async start(controller) {
       const key = eventLogKey(streamId);
       const deadline = Date.now() + EVENT_LOG_TTL_MS;
+      // The first pass serves what the ownership check read.
+      let read: LoggedEvent[] | undefined = logged.slice(last + 1);
       try {
         while (!gone.signal.aborted && Date.now() < deadline) {
-          const events = await store.range<LoggedEvent>(key, last + 1);
+          const events = read ?? (await store.range<LoggedEvent>(key, last + 1));
+          read = undefined;
           for (const event of events) {
             if (event.done) return controller.close();
             last += 1;
             const data = JSON.stringify(event.message);
             controller.enqueue(encoder.encode(`event: message\nid: ${eventId(streamId, last)}\ndata: ${data}\n\n`));
           }
-          const written = await store.waitForWrite(key, { signal: gone.signal, timeoutMs: POLL_MS });
-          if (!written) controller.enqueue(encoder.encode(': keep-alive\n\n'));
+          // The log is re-read when this instance appends to it (at once) or at the store's watch tick.
+          await store.watch([key], anyTick, { signal: gone.signal, timeoutMs: POLL_MS });
+          if (events.length === 0) controller.enqueue(encoder.encode(': keep-alive\n\n'));
         }
         controller.close();
       } catch {

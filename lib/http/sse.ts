@@ -1,7 +1,13 @@
 /**
  * One SSE response stream for one call. `X-Accel-Buffering: no` and keep-alive comments keep proxies from
  * holding or dropping it (2026-07-28 transports). With an event log (2025-11-25 SSE polling, SEP-1699) every
- * event gets an id and is kept in the store, so a client whose stream closed resumes with GET + Last-Event-ID.
+ * event gets an id, so a client whose stream closed resumes with GET + Last-Event-ID.
+ *
+ * The log is written only when a client can still need it: from the moment its stream closes before the call
+ * ends (the server closed it early, or the client went away). Until then the events are kept in this
+ * instance's memory, for the call's lifetime only; a stream that delivers the whole call writes nothing. From
+ * then on events are coalesced: whatever arrives while a write is under way goes in the next one, one RPUSH of
+ * every event plus its PEXPIRE, so the log costs at most two commands per event and usually fewer.
  */
 
 import type { JsonRpcMessage } from '../protocol/jsonrpc.js';
@@ -47,7 +53,11 @@ export class SseStream {
   #open = true;
   #keepAlive: ReturnType<typeof setInterval>;
   #seq = 0;
-  #logged: Promise<unknown> = Promise.resolve();
+  /** Events not yet in the store, oldest first. */
+  #pending: LoggedEvent[] = [];
+  /** True once a client may come back for the rest: from then on every event goes to the store. */
+  #needed = false;
+  #flushing: Promise<void> | undefined;
   readonly #log?: EventLog;
 
   constructor(options: { log?: EventLog; onClientGone?: () => void; headers?: Record<string, string> }) {
@@ -58,6 +68,7 @@ export class SseStream {
       },
       cancel: () => {
         this.#stop();
+        this.#need();
         options.onClientGone?.();
       },
     });
@@ -80,25 +91,53 @@ export class SseStream {
     this.#write(`event: message\nid: ${eventId(this.#log.streamId, seq)}\ndata: ${data}\n\n`);
   }
 
-  /** Closes the client's stream; logged events go on being recorded for resumption. */
+  /**
+   * Closes the client's stream early; the call's events go on being recorded for resumption. The stream closes
+   * once the log holds what was sent, so a client that comes straight back finds it.
+   */
   detach(): void {
+    if (!this.#open) return;
+    this.#stop();
+    this.#need();
+    void this.#drained().then(() => this.#controller.close());
+  }
+
+  /** Ends the call's events: marks the log complete (when one is kept) and closes the stream. */
+  async finish(): Promise<void> {
+    if (this.#log) this.#append({ done: true });
+    await this.#drained();
     if (!this.#open) return;
     this.#stop();
     this.#controller.close();
   }
 
-  /** Ends the call's events: marks the log complete and closes the stream. */
-  async finish(): Promise<void> {
-    if (this.#log) this.#append({ done: true });
-    await this.#logged;
-    this.detach();
+  #append(event: LoggedEvent): void {
+    this.#pending.push(event);
+    this.#flush();
   }
 
-  #append(event: LoggedEvent): void {
+  #need(): void {
+    if (!this.#log || this.#needed) return;
+    this.#needed = true;
+    this.#flush();
+  }
+
+  /** Writes what is pending, one batch per round trip, until nothing is. */
+  #flush(): void {
+    if (!this.#needed || this.#flushing) return;
     const { store, streamId } = this.#log!;
-    this.#logged = this.#logged
-      .then(() => store.append(eventLogKey(streamId), event, EVENT_LOG_TTL_MS))
-      .catch((error) => console.error('[agent-mcp] SSE event log write failed:', error));
+    this.#flushing = (async () => {
+      while (this.#pending.length) {
+        const batch = this.#pending.splice(0);
+        await store.append(eventLogKey(streamId), batch, EVENT_LOG_TTL_MS)
+          .catch((error) => console.error('[agent-mcp] SSE event log write failed:', error));
+      }
+      this.#flushing = undefined;
+    })();
+  }
+
+  async #drained(): Promise<void> {
+    while (this.#flushing) await this.#flushing;
   }
 
   #write(text: string): void {

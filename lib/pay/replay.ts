@@ -22,7 +22,6 @@ export type Claim = { kind: 'claimed' } | { kind: 'recorded'; record: PaidRecord
 const CLAIM_TTL_MS = 15 * 60_000;
 /** Long enough for any retry; the authorization itself expires within X402 maxTimeoutSeconds. */
 const RECORD_TTL_MS = 24 * 60 * 60_000;
-const POLL_MS = 1_000;
 
 const recordKey = (id: string) => `x402:paid:${id}`;
 const claimKey = (id: string) => `x402:claim:${id}`;
@@ -44,16 +43,18 @@ export async function paymentIdOf(payload: PaymentPayload): Promise<string> {
 /** Takes the payment for this call, or returns what its earlier use recorded; waits while another call holds it. */
 export async function claimPayment(store: Store, id: string, signal: AbortSignal): Promise<Claim> {
   const deadline = Date.now() + CLAIM_TTL_MS;
+  const keys = { result: recordKey(id), claim: claimKey(id) };
   for (;;) {
-    const record = await store.get<PaidRecord>(recordKey(id));
-    if (record) return { kind: 'recorded', record };
-    if ((await store.append(claimKey(id), 1, CLAIM_TTL_MS)) === 1) return { kind: 'claimed' };
-    for (;;) {
-      await store.waitForWrite(recordKey(id), { signal, timeoutMs: POLL_MS });
-      if (signal.aborted || Date.now() >= deadline) return { kind: 'busy' };
-      if (await store.get(recordKey(id))) break;
-      if ((await store.range(claimKey(id), 0)).length === 0) break;
-    }
+    // The record, or the claim when nobody holds it: one round trip.
+    const entered = await store.enter({ once: { ...keys, ttlMs: CLAIM_TTL_MS } });
+    if (entered.result !== undefined) return { kind: 'recorded', record: entered.result as PaidRecord };
+    if (entered.claimed) return { kind: 'claimed' };
+    const seen = await store.watch([keys.result, keys.claim], ([record, claim]) => record !== undefined || claim === undefined, {
+      signal,
+      timeoutMs: deadline - Date.now(),
+    });
+    if (seen === undefined) return { kind: 'busy' };
+    if (seen[0] !== undefined) return { kind: 'recorded', record: seen[0] as PaidRecord };
   }
 }
 

@@ -167,16 +167,17 @@ function watchCancellation(call: CallContext, message: JsonRpcRequest) {
   const key = storeKeys.cancel(call.caller, message.id);
   const started = Date.now();
   const watch = { cancellation, cancelled: false, stop: () => done.abort(CALL_DONE) };
-  void (async () => {
-    while (!done.signal.aborted) {
-      const filed = await call.store.get<FiledCancel>(key);
-      if (filed && filed.at >= started) {
-        watch.cancelled = true;
-        return cancellation.cancel(new Error('Cancelled by the client.'));
-      }
-      await call.store.waitForWrite(key, { signal: done.signal, timeoutMs: LONGEST_CALL_MS });
-    }
-  })().catch(() => undefined);
+  // No read now: a cancellation cannot be filed before the call starts. The store's watcher reads the key when
+  // this instance files one (at once) and otherwise with every running call's key in one batched read per tick.
+  const heeded = ([filed]: unknown[]) => {
+    const at = (filed as FiledCancel | undefined)?.at;
+    return typeof at === 'number' && at >= started;
+  };
+  void call.store.watch([key], heeded, { signal: done.signal, timeoutMs: LONGEST_CALL_MS }).then((filed) => {
+    if (!filed || done.signal.aborted) return;
+    watch.cancelled = true;
+    cancellation.cancel(new Error('Cancelled by the client.'));
+  }, () => undefined);
   return watch;
 }
 

@@ -9,7 +9,8 @@
  */
 
 import { createCountedWarning } from '../warn.js';
-import type { Store, WaitOptions } from './types.js';
+import type { Entered, EnterRequest, LeaveRequest, Ready, Store, WaitOptions } from './types.js';
+import { DEFAULT_WATCH_MS, Watcher } from './watch.js';
 
 interface Entry {
   /** JSON text of a value, or of each item of a list. */
@@ -57,13 +58,15 @@ export class MemoryStore implements Store {
   readonly shared = false;
   readonly budget: Readonly<MemoryBudget>;
   readonly #entries = new Map<string, Entry>();
-  readonly #waiters = new Map<string, Set<() => void>>();
+  readonly #watcher: Watcher;
   #sweeping: Iterator<[string, Entry]> | undefined;
   #bytes = 0;
   readonly #evicted;
 
-  constructor(budget: Partial<MemoryBudget> = {}) {
+  /** `watchMs`: the watch tick (STORE_WATCH_MS); here it only matters for expiries, which are not writes. */
+  constructor(budget: Partial<MemoryBudget> = {}, watchMs = DEFAULT_WATCH_MS) {
     this.budget = { ...DEFAULT_MEMORY_BUDGET, ...budget };
+    this.#watcher = new Watcher(async (keys) => keys.map((key) => this.#value(key)), watchMs);
     const { maxBytes, maxEntries } = this.budget;
     this.#evicted = createCountedWarning((_, count) =>
       `memory store over its budget (MEMORY_STORE_MAX_BYTES=${maxBytes}, MEMORY_STORE_MAX_ENTRIES=${maxEntries}): `
@@ -82,27 +85,73 @@ export class MemoryStore implements Store {
   }
 
   async get<T>(key: string): Promise<T | undefined> {
-    const entry = this.#read(key);
-    return (entry === undefined || Array.isArray(entry.value) ? undefined : JSON.parse(entry.value)) as T | undefined;
+    return this.#value(key) as T | undefined;
+  }
+
+  async getMany(keys: string[]): Promise<unknown[]> {
+    return keys.map((key) => this.#value(key));
   }
 
   async set(key: string, value: unknown, ttlMs: number): Promise<void> {
-    const text = toText(value);
-    this.#put(key, { value: text, bytes: key.length + text.length, expires: Date.now() + ttlMs });
+    this.#set(key, value, ttlMs);
+    this.#watcher.written(key);
+  }
+
+  async claim(key: string, value: unknown, ttlMs: number): Promise<boolean> {
+    if (this.#read(key)) return false;
+    await this.set(key, value, ttlMs);
+    return true;
   }
 
   async delete(key: string): Promise<void> {
     this.#remove(key);
+    this.#watcher.written(key);
   }
 
-  async append(key: string, value: unknown, ttlMs: number): Promise<number> {
-    const text = toText(value);
+  async append(key: string, values: unknown[], ttlMs: number): Promise<number> {
+    const texts = values.map(toText);
     const current = this.#read(key);
     const list = current && Array.isArray(current.value) ? current.value : [];
-    const bytes = (current && Array.isArray(current.value) ? current.bytes : key.length) + text.length;
-    list.push(text);
+    const bytes = (current && Array.isArray(current.value) ? current.bytes : key.length) + texts.reduce((n, t) => n + t.length, 0);
+    list.push(...texts);
     this.#put(key, { value: list, bytes, expires: Date.now() + ttlMs });
+    this.#watcher.written(key);
     return list.length;
+  }
+
+  /** What the Upstash `enter` script does, in one synchronous step (so as atomic as the script). */
+  async enter({ once, turn, read = [] }: EnterRequest): Promise<Entered> {
+    if (once) {
+      const result = this.#value(once.result);
+      if (result !== undefined) return { result, claimed: false };
+      if (this.#read(once.claim)) return { claimed: false };
+      this.#set(once.claim, 1, once.ttlMs);
+    }
+    const entered: Entered = { claimed: true, values: read.map((key) => this.#value(key)) };
+    if (turn) {
+      entered.ticket = this.#incr(turn.queue, turn.ttlMs);
+      entered.done = Number(this.#value(turn.done) ?? 0);
+    }
+    if (once) this.#watcher.written(once.claim);
+    return entered;
+  }
+
+  /** What the Upstash `leave` script does, in one synchronous step. */
+  async leave({ set = [], delete: gone = [], turn }: LeaveRequest): Promise<void> {
+    for (const put of set) this.#set(put.key, put.value, put.ttlMs);
+    for (const key of gone) this.#remove(key);
+    if (turn) {
+      const done = this.#incr(turn.done, turn.ttlMs);
+      if (done >= Number(this.#value(turn.queue) ?? 0)) {
+        this.#remove(turn.queue);
+        this.#remove(turn.done);
+      }
+    }
+    for (const key of [...set.map((p) => p.key), ...gone, ...(turn ? [turn.done] : [])]) this.#watcher.written(key);
+  }
+
+  watch(keys: string[], ready: Ready, options: WaitOptions): Promise<unknown[] | undefined> {
+    return this.#watcher.watch(keys, ready, options);
   }
 
   async range<T>(key: string, from: number): Promise<T[]> {
@@ -110,24 +159,22 @@ export class MemoryStore implements Store {
     return entry && Array.isArray(entry.value) ? entry.value.slice(from).map((text) => JSON.parse(text) as T) : [];
   }
 
-  waitForWrite(key: string, { signal, timeoutMs }: WaitOptions): Promise<boolean> {
-    return new Promise((resolve) => {
-      if (signal?.aborted || timeoutMs <= 0) return resolve(false);
-      let waiters = this.#waiters.get(key);
-      if (!waiters) this.#waiters.set(key, (waiters = new Set()));
-      const finish = (written: boolean) => {
-        clearTimeout(timer);
-        signal?.removeEventListener('abort', onAbort);
-        waiters!.delete(onWrite);
-        if (waiters!.size === 0 && this.#waiters.get(key) === waiters) this.#waiters.delete(key);
-        resolve(written);
-      };
-      const onWrite = () => finish(true);
-      const onAbort = () => finish(false);
-      const timer = setTimeout(() => finish(false), timeoutMs);
-      signal?.addEventListener('abort', onAbort, { once: true });
-      waiters.add(onWrite);
-    });
+  /** A value's parsed copy; a list or absent key reads as undefined (as Redis MGET answers nil). */
+  #value(key: string): unknown {
+    const entry = this.#read(key);
+    return entry === undefined || Array.isArray(entry.value) ? undefined : JSON.parse(entry.value);
+  }
+
+  #set(key: string, value: unknown, ttlMs: number): void {
+    const text = toText(value);
+    this.#put(key, { value: text, bytes: key.length + text.length, expires: Date.now() + ttlMs });
+  }
+
+  /** INCR then PEXPIRE, as the scripts do. */
+  #incr(key: string, ttlMs: number): number {
+    const next = Number(this.#value(key) ?? 0) + 1;
+    this.#set(key, next, ttlMs);
+    return next;
   }
 
   /** A live entry, moved to the most recently used end; expired ones are dropped. */
@@ -156,8 +203,6 @@ export class MemoryStore implements Store {
     this.#bytes += entry.bytes;
     this.#sweep();
     this.#evict(key);
-    const waiters = this.#waiters.get(key);
-    if (waiters) for (const wake of [...waiters]) wake();
   }
 
   /** Least recently used first, never the entry just written (a value larger than the budget is still kept alone). */

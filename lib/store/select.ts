@@ -7,17 +7,21 @@ import { MemoryStore, readMemoryBudget } from './memory.js';
 import type { Store } from './types.js';
 import { UpstashStore } from './upstash.js';
 import type { UpstashConfig } from './upstash-config.js';
+import { readWatchInterval } from './watch.js';
 
 export function selectStore(upstash: UpstashConfig | undefined, env: Record<string, string | undefined> = {}): { store: Store; summary: string } {
+  const watchMs = readWatchInterval(env);
   if (upstash) {
     return {
-      store: new UpstashStore(upstash),
-      summary: `store: Upstash Redis at ${new URL(upstash.url).host} (from ${upstash.urlVariable}), shared by every instance`,
+      store: new UpstashStore(upstash, { watchMs }),
+      summary: `store: Upstash Redis at ${new URL(upstash.url).host} (from ${upstash.urlVariable}), shared by every instance; `
+        + `running calls see a cancellation, answer or turn from another instance within STORE_WATCH_MS=${watchMs} ms `
+        + '(one batched read per instance per tick while anything waits)',
     };
   }
   const budget = readMemoryBudget(env);
   return {
-    store: new MemoryStore(budget),
+    store: new MemoryStore(budget, watchMs),
     summary: `store: memory, at most ${budget.maxBytes} bytes and ${budget.maxEntries} entries, least recently used `
       + 'evicted first (MEMORY_STORE_MAX_BYTES, MEMORY_STORE_MAX_ENTRIES); this process only: conversations, retried calls, answers to server-to-client requests, '
       + 'cancellations and SSE resumption do not reach other instances (set UPSTASH_REDIS_REST_URL and '

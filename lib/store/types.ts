@@ -1,7 +1,12 @@
 /**
  * The one key-value interface for state that must outlive a request or cross instances:
- * replies to server-to-client requests, cancellations, SSE event logs, MRTR and (later) conversations.
+ * replies to server-to-client requests, cancellations, SSE event logs, retries and conversations.
  * Values are JSON. Every key expires.
+ *
+ * With Upstash every operation is one HTTP round trip and every Redis command is billed, so the interface is
+ * shaped by what a call needs at once (docs/architecture.md "What a call costs in store commands"): `enter`
+ * and `leave` do a chat turn's reads and writes in one round trip each, and `watch` waits without a read per
+ * waiter: one instance-wide batched read every few seconds serves every waiter on the instance.
  */
 
 /**
@@ -21,34 +26,89 @@ export interface WaitOptions {
   timeoutMs: number;
 }
 
+/** A value to write, and how long it lives. */
+export interface Put {
+  key: string;
+  value: unknown;
+  ttlMs: number;
+}
+
+/** A turn in a queue of calls: `queue` counts tickets taken, `done` counts turns finished (both integers). */
+export interface TurnKeys {
+  queue: string;
+  done: string;
+  ttlMs: number;
+}
+
+export interface EnterRequest {
+  /**
+   * Retry coordination: when `result` holds a value it is returned and nothing else happens; otherwise `claim`
+   * is set when absent, and a call that finds it taken goes no further (it is a retry of a running call).
+   */
+  once?: { result: string; claim: string; ttlMs: number };
+  /** Takes the next ticket of a turn queue and reads how many turns are done. */
+  turn?: TurnKeys;
+  /** Values to read when the call goes ahead (a conversation's history). */
+  read?: string[];
+}
+
+export interface Entered {
+  /** The value at `once.result`, when there was one. */
+  result?: unknown;
+  /** True when the call goes ahead: it took the claim, or none was asked for. */
+  claimed: boolean;
+  /** The ticket taken (1 for the first), when a turn was asked for and the call goes ahead. */
+  ticket?: number;
+  /** Turns done before this one, read with the ticket. */
+  done?: number;
+  /** The values of `read`, in order (undefined when absent), when the call goes ahead. */
+  values?: unknown[];
+}
+
+export interface LeaveRequest {
+  set?: Put[];
+  delete?: string[];
+  /**
+   * Ends a turn: counts it done and, when no later ticket was taken, removes both counters, so a conversation
+   * keeps no counter that nothing waits on.
+   */
+  turn?: TurnKeys;
+}
+
+/** Given the values of the watched keys (undefined when absent), whether the wait is over. */
+export type Ready = (values: unknown[]) => boolean;
+
 export interface Store {
   /** True when every instance of the deployment sees the same data (Upstash); false for memory. */
   readonly shared: boolean;
   get<T = unknown>(key: string): Promise<T | undefined>;
+  /** Several values in one read; a list or absent key reads as undefined. */
+  getMany(keys: string[]): Promise<unknown[]>;
   set(key: string, value: unknown, ttlMs: number): Promise<void>;
+  /** Sets `key` only when it holds nothing; true when this call set it. */
+  claim(key: string, value: unknown, ttlMs: number): Promise<boolean>;
   delete(key: string): Promise<void>;
-  /** Appends to a list, refreshing its expiry; returns the new length. */
-  append(key: string, value: unknown, ttlMs: number): Promise<number>;
+  /** Appends values to a list, refreshing its expiry; returns the new length. */
+  append(key: string, values: unknown[], ttlMs: number): Promise<number>;
   /** The list's items from index `from` on (empty when the list does not exist). */
   range<T = unknown>(key: string, from: number): Promise<T[]>;
+  /** A call's opening reads and claims, atomically, in one round trip. */
+  enter(request: EnterRequest): Promise<Entered>;
+  /** A call's closing writes, atomically, in one round trip. */
+  leave(request: LeaveRequest): Promise<void>;
   /**
-   * Waits until `key` is written (set or appended to), or the wait ends; resolves true when it was written.
-   * A write that happened before the call is not seen: read first, then wait, then read again.
+   * Waits until `ready` holds for the values of `keys` and resolves with them, or with undefined when the wait
+   * ends first. It reads nothing at once: the caller has just read. The values are read again when this
+   * instance writes one of the keys (at once) and at the instance-wide watch tick, one batched read for every
+   * waiter (every STORE_WATCH_MS; so a write from another instance, or an expiry, is seen within that).
    */
-  waitForWrite(key: string, options: WaitOptions): Promise<boolean>;
+  watch(keys: string[], ready: Ready, options: WaitOptions): Promise<unknown[] | undefined>;
 }
 
 /** Reads and removes a value, waiting for it to be written when absent; undefined when the wait ends first. */
 export async function takeValue<T>(store: Store, key: string, options: WaitOptions): Promise<T | undefined> {
-  const deadline = Date.now() + options.timeoutMs;
-  for (;;) {
-    const value = await store.get<T>(key);
-    if (value !== undefined) {
-      await store.delete(key);
-      return value;
-    }
-    const left = deadline - Date.now();
-    if (left <= 0 || options.signal?.aborted) return undefined;
-    await store.waitForWrite(key, { signal: options.signal, timeoutMs: left });
-  }
+  const values = await store.watch([key], ([value]) => value !== undefined, options);
+  if (values === undefined) return undefined;
+  await store.delete(key);
+  return values[0] as T;
 }

@@ -1,43 +1,33 @@
 /**
  * The shared store: Upstash Redis over its REST API (`@upstash/redis`, imported on first use). Every instance
- * of a deployment sees the same data. Each operation is one HTTP round trip (a pipeline when it takes several
- * commands); every key expires.
+ * of a deployment sees the same data. Each operation is one HTTP round trip and as few billed commands as it
+ * can be (docs/architecture.md "What a call costs in store commands"): a value is one SET or GET, a list append
+ * one RPUSH of every value plus its PEXPIRE, `enter` and `leave` one EVALSHA each (scripts.ts). Every key expires.
  *
- * Keys: `<prefix><key>` holds the data, a JSON string (set) or a list of JSON strings (append). Every write also
- * bumps a counter at `<prefix>~written:<key>`, which is what waiters watch.
- *
- * Waiting is polling, by choice. REST has no blocking wake-up short of holding a SUBSCRIBE stream open per
- * waiter (Upstash serves one over SSE; the serverless-redis-http protocol has none), and a subscription would
- * still need a read to close the race with a write that lands before it is set up. So `waitForWrite` polls the
- * counter, after 50 ms at first and doubling to every 500 ms: a write from another instance is seen at most
- * ~0.5 s late, and a waiter costs at most two GETs a second. Its baseline is the counter this instance read
- * together with the key's data (get and range fetch both in one pipeline), so a write landing between a
- * caller's read and its wait still wakes it. Writes through this instance wake its own waiters at once.
- * One reading is remembered per key, so two calls on one instance reading and waiting on the same key at the
- * same moment may see the later reading and miss a write; the keys waited on here are either one call's own
- * (client answers, cancellations) or re-read every second by their callers (SSE logs, retries, session queues).
+ * Keys: `<prefix><key>`, a JSON string (set) or a list of JSON strings (append); nothing else. Waiting is the
+ * instance-wide watcher's (watch.ts): one MGET per tick for every waiter, and an immediate read when this
+ * instance writes a watched key.
  */
 
 import type { Redis } from '@upstash/redis';
-import { StoreUnavailableError, type Store, type WaitOptions } from './types.js';
+import { StoreUnavailableError, type Entered, type EnterRequest, type LeaveRequest, type Ready, type Store, type WaitOptions } from './types.js';
 import { loadUpstashClient } from './upstash-client.js';
 import { DEFAULT_PREFIX, type UpstashConfig } from './upstash-config.js';
+import { ENTER, LEAVE } from './scripts.js';
+import { DEFAULT_WATCH_MS, Watcher } from './watch.js';
 
-const FIRST_POLL_MS = 50;
-const MAX_POLL_MS = 500;
-/** Bounds the per-instance memory of counters seen at reads (one entry per recently read key). */
-const MAX_SEEN = 10_000;
 /** Store operations matter more than limiter checks: a few quick retries (≈0.55 s) before failing. */
 const STORE_RETRIES = 3;
 
-type Version = string | null;
-const UNKNOWN = Symbol('unknown');
+type Script = ReturnType<Redis['createScript']>;
 
 export interface UpstashStoreOptions {
   /** Namespace of every key (default `agent-mcp:`). */
   prefix?: string;
   /** A ready client instead of one built from `config` (tests wrap the real client to count round trips). */
   client?: Redis;
+  /** The watch tick (STORE_WATCH_MS). */
+  watchMs?: number;
 }
 
 export class UpstashStore implements Store {
@@ -46,129 +36,103 @@ export class UpstashStore implements Store {
   readonly #prefix: string;
   #client: Redis | undefined;
   #loading: Promise<Redis> | undefined;
-  readonly #seen = new Map<string, Version>();
-  readonly #waiters = new Map<string, Set<() => void>>();
+  #scripts: { enter: Script; leave: Script } | undefined;
+  readonly #watcher: Watcher;
 
   constructor(config: UpstashConfig, options: UpstashStoreOptions = {}) {
     this.#config = config;
     this.#prefix = options.prefix ?? DEFAULT_PREFIX;
     this.#client = options.client;
+    this.#watcher = new Watcher((keys) => this.getMany(keys), options.watchMs ?? DEFAULT_WATCH_MS);
   }
 
   async get<T>(key: string): Promise<T | undefined> {
-    try {
-      const redis = this.#client ?? (await this.#load());
-      const [value, version] = await redis.pipeline().get(this.#data(key)).get(this.#counter(key)).exec<[string | null, Version]>();
-      this.#remember(key, version);
-      return value === null ? undefined : (JSON.parse(value) as T);
-    } catch (error) {
-      throw new StoreUnavailableError(error);
-    }
+    const value = await this.#run((redis) => redis.get<string>(this.#data(key)));
+    return parse(value) as T | undefined;
+  }
+
+  async getMany(keys: string[]): Promise<unknown[]> {
+    if (keys.length === 0) return [];
+    // MGET answers nil for a key holding a list, as the memory store's getMany answers undefined.
+    const values = await this.#run((redis) => redis.mget<(string | null)[]>(...keys.map((key) => this.#data(key))));
+    return values.map(parse);
   }
 
   async set(key: string, value: unknown, ttlMs: number): Promise<void> {
-    try {
-      const redis = this.#client ?? (await this.#load());
-      const px = toPx(ttlMs);
-      await redis.pipeline()
-        .set(this.#data(key), serialize(value), { px })
-        .incr(this.#counter(key))
-        .pexpire(this.#counter(key), px)
-        .exec();
-      this.#wake(key);
-    } catch (error) {
-      throw new StoreUnavailableError(error);
-    }
+    await this.#run((redis) => redis.set(this.#data(key), serialize(value), { px: toPx(ttlMs) }));
+    this.#watcher.written(key);
+  }
+
+  async claim(key: string, value: unknown, ttlMs: number): Promise<boolean> {
+    const set = await this.#run((redis) => redis.set(this.#data(key), serialize(value), { px: toPx(ttlMs), nx: true }));
+    if (set !== null) this.#watcher.written(key);
+    return set !== null;
   }
 
   async delete(key: string): Promise<void> {
-    try {
-      const redis = this.#client ?? (await this.#load());
-      await redis.del(this.#data(key));
-    } catch (error) {
-      throw new StoreUnavailableError(error);
-    }
+    await this.#run((redis) => redis.del(this.#data(key)));
+    this.#watcher.written(key);
   }
 
-  async append(key: string, value: unknown, ttlMs: number): Promise<number> {
-    try {
-      const redis = this.#client ?? (await this.#load());
-      const px = toPx(ttlMs);
-      const [length] = await redis.pipeline()
-        .rpush(this.#data(key), serialize(value))
-        .pexpire(this.#data(key), px)
-        .incr(this.#counter(key))
-        .pexpire(this.#counter(key), px)
-        .exec<[number, unknown, unknown, unknown]>();
-      this.#wake(key);
-      return length;
-    } catch (error) {
-      throw new StoreUnavailableError(error);
-    }
+  async append(key: string, values: unknown[], ttlMs: number): Promise<number> {
+    const [length] = await this.#run((redis) => redis.pipeline()
+      .rpush(this.#data(key), ...values.map(serialize))
+      .pexpire(this.#data(key), toPx(ttlMs))
+      .exec<[number, unknown]>());
+    this.#watcher.written(key);
+    return length;
   }
 
   async range<T>(key: string, from: number): Promise<T[]> {
-    try {
-      const redis = this.#client ?? (await this.#load());
-      const [items, version] = await redis.pipeline().lrange(this.#data(key), from, -1).get(this.#counter(key)).exec<[string[], Version]>();
-      this.#remember(key, version);
-      return items.map((item) => JSON.parse(item) as T);
-    } catch (error) {
-      throw new StoreUnavailableError(error);
-    }
+    const items = await this.#run((redis) => redis.lrange(this.#data(key), from, -1));
+    return items.map((item) => JSON.parse(item) as T);
   }
 
-  waitForWrite(key: string, { signal, timeoutMs }: WaitOptions): Promise<boolean> {
-    if (signal?.aborted || timeoutMs <= 0) return Promise.resolve(false);
-    const seen = this.#seen.has(key) ? this.#seen.get(key)! : UNKNOWN;
-    this.#seen.delete(key);
-    return new Promise((resolve) => {
-      let finished = false;
-      let delay = FIRST_POLL_MS;
-      let pollTimer: ReturnType<typeof setTimeout> | undefined;
-      const finish = (written: boolean) => {
-        if (finished) return;
-        finished = true;
-        clearTimeout(deadline);
-        clearTimeout(pollTimer);
-        signal?.removeEventListener('abort', onAbort);
-        this.#removeWaiter(key, onWrite);
-        resolve(written);
-      };
-      const onWrite = () => finish(true);
-      const onAbort = () => finish(false);
-      const deadline = setTimeout(() => finish(false), timeoutMs);
-      signal?.addEventListener('abort', onAbort, { once: true });
-      this.#addWaiter(key, onWrite);
+  async enter({ once, turn, read = [] }: EnterRequest): Promise<Entered> {
+    const keys = [
+      ...(once ? [once.result, once.claim] : []),
+      ...(turn ? [turn.queue, turn.done] : []),
+      ...read,
+    ].map((key) => this.#data(key));
+    const args = [once ? String(toPx(once.ttlMs)) : '', turn ? String(toPx(turn.ttlMs)) : ''];
+    const reply = await this.#run(async (redis) => (await this.#script(redis)).enter.exec(keys, args)) as unknown[];
+    if (reply[0] === 'result') return { result: parse(reply[1] as string), claimed: false };
+    if (reply[0] === 'taken') return { claimed: false };
+    if (once) this.#watcher.written(once.claim);
+    return {
+      claimed: true,
+      ...(turn ? { ticket: Number(reply[1]), done: Number(reply[2] ?? 0) } : {}),
+      values: read.map((_, i) => parse(reply[3 + i] as string | null | undefined)),
+    };
+  }
 
-      const poll = async (baseline: Version | typeof UNKNOWN) => {
-        let next = baseline;
-        try {
-          const now = await this.#readCounter(key);
-          if (baseline !== UNKNOWN && now !== baseline) return finish(true);
-          next = now;
-        } catch {
-          // A failed poll is not a write; keep polling until the wait ends (the caller's next read reports the fault).
-        }
-        if (finished) return;
-        pollTimer = setTimeout(() => void poll(next), delay);
-        delay = Math.min(delay * 2, MAX_POLL_MS);
-      };
-      void poll(seen);
-    });
+  async leave({ set = [], delete: gone = [], turn }: LeaveRequest): Promise<void> {
+    const keys = [...set.map((p) => p.key), ...gone, ...(turn ? [turn.queue, turn.done] : [])];
+    const args = [String(set.length), String(gone.length), turn ? String(toPx(turn.ttlMs)) : '',
+      ...set.flatMap((p) => [serialize(p.value), String(toPx(p.ttlMs))])];
+    await this.#run(async (redis) => (await this.#script(redis)).leave.exec(keys.map((key) => this.#data(key)), args));
+    for (const key of [...set.map((p) => p.key), ...gone, ...(turn ? [turn.done] : [])]) this.#watcher.written(key);
+  }
+
+  watch(keys: string[], ready: Ready, options: WaitOptions): Promise<unknown[] | undefined> {
+    return this.#watcher.watch(keys, ready, options);
   }
 
   #data(key: string): string {
     return this.#prefix + key;
   }
 
-  #counter(key: string): string {
-    return `${this.#prefix}~written:${key}`;
+  async #script(redis: Redis) {
+    // `exec` sends EVALSHA and, when Redis does not have the script yet, EVAL once.
+    return (this.#scripts ??= { enter: redis.createScript(ENTER), leave: redis.createScript(LEAVE) });
   }
 
-  async #readCounter(key: string): Promise<Version> {
-    const redis = this.#client ?? (await this.#load());
-    return redis.get<string>(this.#counter(key));
+  async #run<T>(operation: (redis: Redis) => Promise<T>): Promise<T> {
+    try {
+      return await operation(this.#client ?? (await this.#load()));
+    } catch (error) {
+      throw new StoreUnavailableError(error);
+    }
   }
 
   #load(): Promise<Redis> {
@@ -177,33 +141,14 @@ export class UpstashStore implements Store {
     this.#loading.catch(() => (this.#loading = undefined));
     return this.#loading;
   }
-
-  #remember(key: string, version: Version): void {
-    this.#seen.delete(key);
-    this.#seen.set(key, version);
-    if (this.#seen.size > MAX_SEEN) this.#seen.delete(this.#seen.keys().next().value!);
-  }
-
-  #addWaiter(key: string, wake: () => void): void {
-    let waiters = this.#waiters.get(key);
-    if (!waiters) this.#waiters.set(key, (waiters = new Set()));
-    waiters.add(wake);
-  }
-
-  #removeWaiter(key: string, wake: () => void): void {
-    const waiters = this.#waiters.get(key);
-    waiters?.delete(wake);
-    if (waiters?.size === 0) this.#waiters.delete(key);
-  }
-
-  #wake(key: string): void {
-    const waiters = this.#waiters.get(key);
-    if (waiters) for (const wake of [...waiters]) wake();
-  }
 }
 
 function serialize(value: unknown): string {
   return JSON.stringify(value) ?? 'null';
+}
+
+function parse(value: string | null | undefined): unknown {
+  return value === null || value === undefined ? undefined : JSON.parse(value);
 }
 
 /** Redis PX must be a positive integer. */

@@ -22,8 +22,9 @@ let deployed: Instances;
 beforeAll(async () => {
   [redis, upstream] = await Promise.all([startSharedRedis(), startUpstream()]);
   [instances, deployed] = await Promise.all([
-    startInstances(2, { ...redis.bridge.env, INSTANCE_APP: 'conformance' }),
-    startInstances(2, { ...redis.bridge.env, INSTANCE_APP: 'default', AGENT_URL: `${upstream.url}/v1`, AGENT_MODEL: 'test-model' }),
+    // A one-second watch tick: what crosses processes is seen within it (deployed default: 4.5 s).
+    startInstances(2, { ...redis.bridge.env, STORE_WATCH_MS: '1000', INSTANCE_APP: 'conformance' }),
+    startInstances(2, { ...redis.bridge.env, STORE_WATCH_MS: '1000', INSTANCE_APP: 'default', AGENT_URL: `${upstream.url}/v1`, AGENT_MODEL: 'test-model' }),
   ]);
 }, 60_000);
 afterAll(async () => {
@@ -81,6 +82,21 @@ describe('conversations across processes', () => {
       { role: 'assistant', content: expect.stringContaining('kumquat') },
       { role: 'user', content: 'Which word?' },
     ]);
+  });
+});
+
+describe('retries across processes', () => {
+  test('a retry POSTed to another process while the call runs joins it: one upstream request, the same reply', async () => {
+    const [first, second] = deployed.urls as [string, string];
+    const session = await openSession(first);
+    const message = `fault:wait 1500 ${crypto.randomUUID()}`;
+    const request = call('j1', 'chat_with_agent', { message });
+    const original = post(first, request, session).then((r) => r.json());
+    await upstream.waitFor((log) => log.some((e) => e.kind === 'request' && e.body?.messages?.at(-1)?.content === message));
+    const retry = await (await post(second, request, session)).json();
+    expect(retry.result).toEqual((await original).result);
+    expect(retry.result.structuredContent.reply).toContain(message);
+    expect(await upstream.requestsFor(message)).toHaveLength(1);
   });
 });
 

@@ -1,6 +1,7 @@
 /**
  * The behaviour every Store implementation must have; each implementation's test file runs it.
- * Keys get a random prefix so suites can share a real backend.
+ * Keys get a random prefix so suites can share a real backend. Stores are made with a short watch tick (the
+ * tick only bounds how soon a change made elsewhere is seen).
  */
 
 import { describe, expect, test } from 'vitest';
@@ -27,7 +28,7 @@ export function storeContract(name: string, makeStore: () => Store | Promise<Sto
       read!.list.push(2);
       expect(await store.get(k)).toEqual({ list: [1] });
       const l = key('copy-list');
-      await store.append(l, { n: 1 }, 10_000);
+      await store.append(l, [{ n: 1 }], 10_000);
       const [item] = await store.range<{ n: number }>(l, 0);
       item!.n = 2;
       expect(await store.range(l, 0)).toEqual([{ n: 1 }]);
@@ -44,29 +45,91 @@ export function storeContract(name: string, makeStore: () => Store | Promise<Sto
     test('appends keep order and range reads from an index', async () => {
       const store = await makeStore();
       const k = key('list');
-      expect(await store.append(k, 'a', 10_000)).toBe(1);
-      expect(await store.append(k, 'b', 10_000)).toBe(2);
-      expect(await store.append(k, { c: 3 }, 10_000)).toBe(3);
+      expect(await store.append(k, ['a'], 10_000)).toBe(1);
+      expect(await store.append(k, ['b', { c: 3 }], 10_000)).toBe(3);
       expect(await store.range(k, 0)).toEqual(['a', 'b', { c: 3 }]);
       expect(await store.range(k, 2)).toEqual([{ c: 3 }]);
       expect(await store.range(key('none'), 0)).toEqual([]);
     });
 
-    test('a waiter wakes when its key is written', async () => {
+    test('getMany reads several values at once; absent keys and lists read as undefined', async () => {
       const store = await makeStore();
-      const k = key('wait');
-      const waiting = store.waitForWrite(k, { timeoutMs: 5_000 });
-      await store.set(k, 1, 10_000);
-      expect(await waiting).toBe(true);
+      const [a, b, list] = [key('a'), key('b'), key('list')];
+      await store.set(a, { a: 1 }, 10_000);
+      await store.append(list, ['x'], 10_000);
+      expect(await store.getMany([a, b, list])).toEqual([{ a: 1 }, undefined, undefined]);
+      expect(await store.getMany([])).toEqual([]);
     });
 
-    test('a waiter gives up at its timeout or when aborted', async () => {
+    test('a claim is taken once until it is deleted or expires', async () => {
       const store = await makeStore();
-      expect(await store.waitForWrite(key('never'), { timeoutMs: 20 })).toBe(false);
+      const k = key('claim');
+      expect(await store.claim(k, 1, 10_000)).toBe(true);
+      expect(await store.claim(k, 1, 10_000)).toBe(false);
+      await store.delete(k);
+      expect(await store.claim(k, 1, 30)).toBe(true);
+      await new Promise((r) => setTimeout(r, 80));
+      expect(await store.claim(k, 1, 10_000)).toBe(true);
+    });
+
+    test('enter returns a kept result and claims nothing else', async () => {
+      const store = await makeStore();
+      const [result, claim, queue, done] = [key('result'), key('claim'), key('queue'), key('done')];
+      await store.set(result, { value: 'kept' }, 10_000);
+      const entered = await store.enter({ once: { result, claim, ttlMs: 10_000 }, turn: { queue, done, ttlMs: 10_000 } });
+      expect(entered).toEqual({ result: { value: 'kept' }, claimed: false });
+      expect(await store.getMany([claim, queue])).toEqual([undefined, undefined]);
+    });
+
+    test('enter claims, takes a ticket and reads in one step; a second caller finds the claim taken', async () => {
+      const store = await makeStore();
+      const [result, claim, queue, done, history] = [key('result'), key('claim'), key('queue'), key('done'), key('history')];
+      await store.set(history, ['hi'], 10_000);
+      const request = { once: { result, claim, ttlMs: 10_000 }, turn: { queue, done, ttlMs: 10_000 }, read: [history, key('none')] };
+      expect(await store.enter(request)).toEqual({ claimed: true, ticket: 1, done: 0, values: [['hi'], undefined] });
+      expect(await store.enter(request)).toEqual({ claimed: false });
+      expect(await store.enter({ turn: { queue, done, ttlMs: 10_000 } })).toEqual({ claimed: true, ticket: 2, done: 0, values: [] });
+    });
+
+    test('leave writes, deletes and ends a turn; the last turn out removes the queue counters', async () => {
+      const store = await makeStore();
+      const [queue, done, claim, history] = [key('queue'), key('done'), key('claim'), key('history')];
+      const turn = { queue, done, ttlMs: 10_000 };
+      await store.claim(claim, 1, 10_000);
+      await store.enter({ turn });
+      await store.enter({ turn });
+      await store.leave({ set: [{ key: history, value: ['one'], ttlMs: 10_000 }], delete: [claim], turn });
+      expect(await store.getMany([history, claim, queue, done])).toEqual([['one'], undefined, 2, 1]);
+      expect(await store.enter({ turn, read: [history] })).toEqual({ claimed: true, ticket: 3, done: 1, values: [['one']] });
+      await store.leave({ turn });
+      await store.leave({ turn });
+      expect(await store.getMany([queue, done])).toEqual([undefined, undefined]);
+      expect(await store.enter({ turn })).toEqual({ claimed: true, ticket: 1, done: 0, values: [] });
+    });
+
+    test('a watcher wakes when its key is written here, with the values it waited for', async () => {
+      const store = await makeStore();
+      const k = key('wait');
+      const waiting = store.watch([k], ([v]) => v === 2, { timeoutMs: 60_000 });
+      await store.set(k, 1, 10_000);
+      await store.set(k, 2, 10_000);
+      expect(await waiting).toEqual([2]);
+    });
+
+    test('a watcher sees a key vanish when it expires (at the watch tick)', async () => {
+      const store = await makeStore();
+      const k = key('expiring');
+      await store.set(k, 1, 100);
+      expect(await store.watch([k], ([v]) => v === undefined, { timeoutMs: 5_000 })).toEqual([undefined]);
+    });
+
+    test('a watcher gives up at its timeout or when aborted', async () => {
+      const store = await makeStore();
+      expect(await store.watch([key('never')], ([v]) => v !== undefined, { timeoutMs: 20 })).toBeUndefined();
       const abort = new AbortController();
-      const waiting = store.waitForWrite(key('never'), { timeoutMs: 5_000, signal: abort.signal });
+      const waiting = store.watch([key('never')], ([v]) => v !== undefined, { timeoutMs: 5_000, signal: abort.signal });
       abort.abort();
-      expect(await waiting).toBe(false);
+      expect(await waiting).toBeUndefined();
     });
 
     test('takeValue waits for a value, returns it once and removes it', async () => {

@@ -3,7 +3,7 @@ import { DEFAULT_MEMORY_BUDGET, MemoryStore, readMemoryBudget } from '../../lib/
 import { selectStore } from '../../lib/store/select.js';
 import { storeContract } from './contract.js';
 
-storeContract('memory', () => new MemoryStore());
+storeContract('memory', () => new MemoryStore({}, 50));
 
 test('the memory store says it is not shared across instances', () => {
   expect(new MemoryStore().shared).toBe(false);
@@ -47,8 +47,8 @@ describe('the memory store budget (MEMORY_STORE_MAX_BYTES, MEMORY_STORE_MAX_ENTR
     const store = new MemoryStore({ maxBytes: 1_000_000 });
     const message = 'm'.repeat(99_000);
     for (let i = 0; i < 100; i++) {
-      await store.append(`history:${i}`, { role: 'user', content: message }, 86_400_000);
-      await store.append(`history:${i}`, { role: 'assistant', content: 'ok' }, 86_400_000);
+      await store.append(`history:${i}`, [{ role: 'user', content: message }], 86_400_000);
+      await store.append(`history:${i}`, [{ role: 'assistant', content: 'ok' }], 86_400_000);
     }
     expect(store.bytes).toBeLessThanOrEqual(1_000_000);
     expect(store.size).toBe(10);

@@ -10,7 +10,7 @@ beforeAll(async () => {
 });
 afterAll(() => redis.stop());
 
-const newStore = (prefix = `t${crypto.randomUUID().slice(0, 8)}:`) => new UpstashStore(redis.config, { prefix });
+const newStore = (prefix = `t${crypto.randomUUID().slice(0, 8)}:`, watchMs = 50) => new UpstashStore(redis.config, { prefix, watchMs });
 
 storeContract('upstash (real redis-server behind the REST bridge)', () => newStore());
 
@@ -19,29 +19,33 @@ describe('upstash store across instances', () => {
     expect(newStore().shared).toBe(true);
   });
 
-  test('a write from another instance wakes a waiter (polling the write counter)', async () => {
+  test('a write from another instance is seen at the watch tick', async () => {
     const prefix = `x${crypto.randomUUID().slice(0, 8)}:`;
     const [reader, writer] = [newStore(prefix), newStore(prefix)];
-    expect(await reader.get('k')).toBeUndefined();
-    const waiting = reader.waitForWrite('k', { timeoutMs: 5_000 });
+    const waiting = reader.watch(['k'], ([v]) => v !== undefined, { timeoutMs: 5_000 });
     await writer.set('k', 'from elsewhere', 10_000);
-    expect(await waiting).toBe(true);
-    expect(await reader.get('k')).toBe('from elsewhere');
+    expect(await waiting).toEqual(['from elsewhere']);
   });
 
-  test('a write landing between a read and the wait still wakes the waiter', async () => {
-    const prefix = `r${crypto.randomUUID().slice(0, 8)}:`;
-    const [reader, writer] = [newStore(prefix), newStore(prefix)];
-    expect(await reader.range('log', 0)).toEqual([]);
-    await writer.append('log', 'early', 10_000);
-    expect(await reader.waitForWrite('log', { timeoutMs: 5_000 })).toBe(true);
+  test('every waiter of an instance is served by one MGET per tick, whatever their number', async () => {
+    const prefix = `b${crypto.randomUUID().slice(0, 8)}:`;
+    const [reader, writer] = [newStore(prefix, 300), newStore(prefix)];
+    await reader.get('warm-up');
+    const abort = new AbortController();
+    const before = redis.bridge.requests.length;
+    const waits = Array.from({ length: 20 }, (_, i) => reader.watch([`cancel:${i}`], ([v]) => v !== undefined, { timeoutMs: 60_000, signal: abort.signal }));
+    await writer.set('cancel:7', { at: 1 }, 10_000);
+    expect(await waits[7]).toEqual([{ at: 1 }]);
+    abort.abort();
+    await Promise.all(waits);
+    const reads = redis.bridge.requests.slice(before).filter((r) => r.commands.includes('MGET'));
+    // The write was seen at the first tick: one read of all 20 keys, not 20 reads.
+    expect(reads).toHaveLength(1);
   });
 
   test('a wait with no write from anywhere ends at its timeout', async () => {
-    const prefix = `n${crypto.randomUUID().slice(0, 8)}:`;
-    const store = newStore(prefix);
-    expect(await store.get('quiet')).toBeUndefined();
-    expect(await store.waitForWrite('quiet', { timeoutMs: 300 })).toBe(false);
+    const store = newStore();
+    expect(await store.watch(['quiet'], ([v]) => v !== undefined, { timeoutMs: 300 })).toBeUndefined();
   });
 });
 
@@ -50,11 +54,10 @@ describe('upstash store keys and values', () => {
     const prefix = `ns${crypto.randomUUID().slice(0, 8)}:`;
     const store = newStore(prefix);
     await store.set('value', { a: 1 }, 60_000);
-    await store.append('list', 'x', 60_000);
+    await store.append('list', ['x'], 60_000);
     const [keys] = await redis.direct.send([['KEYS', `${prefix}*`]]);
-    expect((keys as string[]).sort()).toEqual([
-      `${prefix}list`, `${prefix}value`, `${prefix}~written:list`, `${prefix}~written:value`,
-    ]);
+    // No write counters: a write leaves its own key and nothing else.
+    expect((keys as string[]).sort()).toEqual([`${prefix}list`, `${prefix}value`]);
     const ttls = await redis.direct.send((keys as string[]).map((k) => ['PTTL', k]));
     for (const ttl of ttls) expect(ttl).toBeGreaterThan(0);
   });
@@ -64,7 +67,7 @@ describe('upstash store keys and values', () => {
     await store.set('s', '42', 10_000);
     await store.set('n', 42, 10_000);
     await store.set('u', 'héllo ✓', 10_000);
-    await store.append('l', '7', 10_000);
+    await store.append('l', ['7'], 10_000);
     expect(await store.get('s')).toBe('42');
     expect(await store.get('n')).toBe(42);
     expect(await store.get('u')).toBe('héllo ✓');
@@ -81,7 +84,13 @@ describe('upstash store keys and values', () => {
     };
     expect(await count(() => store.set('k', 1, 10_000))).toBe(1);
     expect(await count(() => store.get('k'))).toBe(1);
-    expect(await count(() => store.append('l', 1, 10_000))).toBe(1);
+    expect(await count(() => store.append('l', [1, 2], 10_000))).toBe(1);
+    expect(await count(() => store.getMany(['k', 'l']))).toBe(1);
+    expect(await count(() => store.claim('c', 1, 10_000))).toBe(1);
+    await store.enter({ read: ['k'] });
+    expect(await count(() => store.enter({ once: { result: 'r', claim: 'c2', ttlMs: 10_000 }, turn: { queue: 'q', done: 'd', ttlMs: 10_000 }, read: ['k'] }))).toBe(1);
+    await store.leave({});
+    expect(await count(() => store.leave({ set: [{ key: 'r', value: 1, ttlMs: 10_000 }], delete: ['c2'], turn: { queue: 'q', done: 'd', ttlMs: 10_000 } }))).toBe(1);
     expect(await count(() => store.range('l', 0))).toBe(1);
     expect(await count(() => store.delete('k'))).toBe(1);
   });

@@ -14,7 +14,7 @@ import { startLocalServer } from '../../scripts/local-server.js';
 import { createConformanceHandler } from '../fixtures/conformance-handler.js';
 
 const handler = process.env.INSTANCE_APP === 'conformance'
-  ? createConformanceHandler({ store: selectStore(readUpstashConfig(process.env)).store, stateSecret: process.env.MCP_STATE_SECRET })
+  ? createConformanceHandler({ store: selectStore(readUpstashConfig(process.env), process.env).store, stateSecret: process.env.MCP_STATE_SECRET })
   : createMcpHandler(createDefaultApp(process.env));
 const { url } = await startLocalServer({ port: Number(process.env.PORT ?? 0), functions: { '/api/mcp': handler } });
 console.log(`listening on ${url}/mcp`);

@@ -22,6 +22,9 @@ export interface BridgeRequest {
   path: string;
   /** Upper-cased command names the request carried. */
   commands: string[];
+  /** When it arrived and when its reply went out (performance.now()), to tell serial round trips from parallel ones. */
+  start: number;
+  end?: number;
 }
 
 export interface UpstashBridge {
@@ -122,7 +125,8 @@ export async function startUpstashBridge(redisPort: number, token = `test-${cryp
     if (!Array.isArray(commands) || !commands.every((c) => Array.isArray(c) && c.length > 0)) {
       return send(res, 400, { error: 'Invalid command array.' });
     }
-    requests.push({ path, commands: commands.map((c) => String(c[0]).toUpperCase()) });
+    const logged: BridgeRequest = { path, commands: commands.map((c) => String(c[0]).toUpperCase()), start: performance.now() };
+    requests.push(logged);
     const encode = req.headers['upstash-encoding'] === 'base64' ? toBase64 : (v: RespValue) => v;
     const item = (value: RespValue) => (value instanceof RespError ? { error: value.message } : { result: encode(value) });
     const rewritten = commands.map(rewrite);
@@ -141,6 +145,7 @@ export async function startUpstashBridge(redisPort: number, token = `test-${cryp
         : { status: 200, body: exec.map(item) };
     }
     if (delayMs > 0) await wait(delayMs);
+    logged.end = performance.now();
     send(res, reply.status, reply.body);
   }
 

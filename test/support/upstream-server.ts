@@ -6,7 +6,8 @@
  *   "fault:redirect" a 308 to the same path · "late-end …" ends the body 20 ms after [DONE] ·
  *   "fault:huge <bytes>" a reply of that many bytes of text, streamed as fast as the client reads ·
  *   "fault:endless-event" one SSE event that never ends · "fault:leak" HTTP 500 whose body repeats the caller's
- *   key and an internal URL · "fault:huge-error" HTTP 500 with a 20 MB body.
+ *   key and an internal URL · "fault:huge-error" HTTP 500 with a 20 MB body · "fault:wait <ms> …" waits that long,
+ *   then echoes.
  * Otherwise it echoes, naming how many history messages it received. GET /__log returns what it saw:
  * each request (path, authorization, body, the client's port) and each connection the client closed before the
  * reply ended.
@@ -104,6 +105,7 @@ async function openai(req: IncomingMessage, res: ServerResponse, body: any) {
     return res.end(JSON.stringify({ error: { message: 'The model is overloaded, try later.' } }));
   }
   if (message.startsWith('fault:hang')) return;
+  if (message.startsWith('fault:wait ')) await sleep(Number(message.split(' ')[1]) || 0);
   if (message.startsWith('fault:redirect')) return res.writeHead(308, { location: req.url }).end();
   res.writeHead(200, { 'content-type': 'text/event-stream' });
   if (message.startsWith('fault:garbage')) return res.end('data: {this is not json\n\n');

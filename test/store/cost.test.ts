@@ -1,0 +1,146 @@
+/**
+ * What a call costs the shared store, counted at a real redis-server behind the Upstash REST bridge (issue 13):
+ * round trips and billed commands, never time. The watch tick is short here (STORE_WATCH_MS=200) and long
+ * calls are as long in ticks as their deployed counterparts: a 30-second call at the default 4.5-second tick
+ * is 6⅔ ticks, so 1,333 ms here.
+ */
+
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { measure, scenarios, startCostServer, type CostServer } from '../support/store-cost.js';
+import { startSharedRedis, type SharedRedis } from '../support/shared-redis.js';
+import { startUpstream, type Upstream } from '../support/upstream.js';
+import { post } from '../support/rpc.js';
+
+const TICK_MS = 200;
+/** 30 seconds at the default 4.5-second tick. */
+const THIRTY_SECONDS = Math.round((30_000 / 4_500) * TICK_MS);
+
+let redis: SharedRedis;
+let upstream: Upstream;
+let server: CostServer;
+let quiet: CostServer;
+let session: Record<string, string>;
+
+beforeAll(async () => {
+  [redis, upstream] = await Promise.all([startSharedRedis(), startUpstream()]);
+  server = await startCostServer(redis, upstream.url, { STORE_WATCH_MS: String(TICK_MS) });
+  // A tick longer than any test: whatever wakes a call here is a write through this instance.
+  quiet = await startCostServer(redis, upstream.url, { STORE_WATCH_MS: '600000' });
+  session = await scenarios.openSession(server.url);
+  // Redis caches the scripts at their first EVAL; from then on each is one EVALSHA, as on a warm deployment.
+  await scenarios.continuedLegacy(server.url, session, await scenarios.newChatModern(server.url));
+}, 30_000);
+afterAll(async () => {
+  await Promise.all([server?.close(), quiet?.close()]);
+  upstream?.stop();
+  await redis?.stop();
+});
+
+describe('a chat call costs two round trips', () => {
+  test('a new chat on the modern wire: one round trip, one command', async () => {
+    const { cost } = await measure(redis, () => scenarios.newChatModern(server.url));
+    expect(cost.serial).toBeLessThanOrEqual(2);
+    expect(cost.commands).toBeLessThanOrEqual(6);
+    expect(cost.byCommand).toEqual({ EVALSHA: 1 });
+  });
+
+  test('a new chat on the 2025-11-25 wire with progress: enter and leave, and no event log while the stream is open', async () => {
+    const { cost, value } = await measure(redis, () => scenarios.newChatLegacy(server.url, session));
+    expect(value.structuredContent.reply).toContain('Echo: hello');
+    expect(cost.serial).toBeLessThanOrEqual(2);
+    expect(cost.commands).toBeLessThanOrEqual(6);
+    expect(cost.byCommand).toEqual({ EVALSHA: 2 });
+  });
+
+  test('a continued turn: one enter (ticket, history, retry claim) and one leave', async () => {
+    const sessionId = await scenarios.newChatModern(server.url);
+    const { cost, value } = await measure(redis, () => scenarios.continuedLegacy(server.url, session, sessionId));
+    expect(value.structuredContent.reply).toContain('(history 2)');
+    expect(cost.serial).toBeLessThanOrEqual(2);
+    expect(cost.commands).toBeLessThanOrEqual(10);
+    expect(cost.byCommand).toEqual({ EVALSHA: 2 });
+  });
+
+  test('a conversation leaves its history and no counters after its turns', async () => {
+    const sessionId = await scenarios.newChatModern(server.url);
+    await scenarios.continuedModern(server.url, sessionId);
+    const [keys] = await redis.direct.send([['KEYS', '*queue*']]);
+    expect(keys).toEqual([]);
+    const [written] = await redis.direct.send([['KEYS', '*~written:*']]);
+    expect(written).toEqual([]);
+  });
+});
+
+describe('waiting costs one batched read per instance per tick', () => {
+  test('a legacy call as long as 30 seconds at the default tick costs at most 10 commands', async () => {
+    const { cost } = await measure(redis, () => scenarios.longLegacy(server.url, session, THIRTY_SECONDS));
+    expect(cost.commands).toBeLessThanOrEqual(10);
+    expect(Object.keys(cost.byCommand).sort()).toEqual(['EVALSHA', 'MGET']);
+  });
+
+  test('a running call reads nothing before the tick: enter and leave are its only store requests', async () => {
+    const quietSession = await scenarios.openSession(quiet.url);
+    const { cost } = await measure(redis, () => scenarios.longLegacy(quiet.url, quietSession, 1_000));
+    expect(cost.byCommand).toEqual({ EVALSHA: 2 });
+  });
+
+  test('five calls running at once on one instance share each tick\'s read', async () => {
+    const { cost } = await measure(redis, () => Promise.all(Array.from({ length: 5 }, () => scenarios.longLegacy(server.url, session, THIRTY_SECONDS))));
+    // Alone, each would read at every tick (≤ 7 each); together they read once per tick.
+    expect(cost.byCommand.MGET ?? 0).toBeLessThanOrEqual(8);
+    expect(cost.byCommand.EVALSHA).toBe(10);
+  });
+
+  test('a retry of a running call waits for its result through the same ticks', async () => {
+    const { cost, value } = await measure(redis, () => scenarios.retryJoined(server.url, session, THIRTY_SECONDS));
+    expect(value[1]).toEqual(value[0]);
+    expect(cost.commands).toBeLessThanOrEqual(12);
+    expect(await upstream.requestsFor(value[0].structuredContent.reply.replace(/^Echo: (.*) \(history 0\)$/, '$1'))).toHaveLength(1);
+  });
+
+  test('a turn queued behind an earlier one is woken by the earlier turn\'s release on this instance', async () => {
+    const sessionId = await scenarios.newChatModern(server.url);
+    const { cost, value } = await measure(redis, () => scenarios.queuedTurns(server.url, session, sessionId, THIRTY_SECONDS));
+    expect(value[1].structuredContent.reply).toContain('(history 4)');
+    expect(cost.commands).toBeLessThanOrEqual(16);
+  });
+
+  test('a cancellation POSTed to the same instance wakes the call at once, without waiting for a tick', async () => {
+    const quietSession = await scenarios.openSession(quiet.url);
+    const id = crypto.randomUUID();
+    const message = `fault:hang ${id}`;
+    const response = await post(quiet.url, { jsonrpc: '2.0', id, method: 'tools/call', params: { name: 'chat_with_agent', arguments: { message }, _meta: { progressToken: 'p' } } }, quietSession);
+    await upstream.waitFor((log) => log.some((e) => e.kind === 'request' && e.body?.messages?.at(-1)?.content === message));
+    const from = redis.bridge.requests.length;
+    await post(quiet.url, { jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: id } }, quietSession);
+    // The tick is ten minutes: the upstream request closes only because this instance's write woke the call.
+    await upstream.waitFor((log) => log.some((e) => e.kind === 'closed' && e.body?.messages?.at(-1)?.content === message));
+    expect(redis.bridge.requests.slice(from).flatMap((r) => r.commands)).toContain('MGET');
+    await response.body?.cancel();
+  });
+});
+
+describe('the 2025-11-25 event log', () => {
+  test('a stream the client dropped is logged from the drop on, at most two commands per event, and resumes to the end', async () => {
+    const { cost, value } = await measure(redis, () => scenarios.resumedStream(server.url, session, THIRTY_SECONDS));
+    expect(value.status).toBe(200);
+    expect(value.last).toMatchObject({ result: { structuredContent: { reply: expect.stringContaining('Echo: fault:wait') } } });
+    const logWrites = (cost.byCommand.RPUSH ?? 0) + (cost.byCommand.PEXPIRE ?? 0);
+    // Logged: the priming event, "Asking…" (both read before the drop), what the resumed stream delivered, the end marker.
+    expect(logWrites).toBeLessThanOrEqual(2 * (2 + value.events + 1));
+    expect(cost.byCommand.RPUSH).toBeGreaterThanOrEqual(1);
+  });
+});
+
+describe('rate limits', () => {
+  test('a rate-limit check is one EVALSHA', async () => {
+    const limited = await startCostServer(redis, upstream.url, { RATE_LIMIT_IP: '1000/1m' });
+    try {
+      await scenarios.newChatModern(limited.url);
+      const { cost } = await measure(redis, () => scenarios.newChatModern(limited.url));
+      expect(cost.byCommand).toEqual({ EVALSHA: 2 });
+    } finally {
+      await limited.close();
+    }
+  });
+});
