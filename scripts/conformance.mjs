@@ -6,8 +6,8 @@
  * installed once into .cache/. Both requirement sets run at their own wire: 2025-11-25 and 2026-07-28.
  * Every scored and pending scenario must pass: no check may end in FAILURE, and the baseline
  * (test/conformance/expected-failures.yaml) stays empty, so an entry in it fails the run as a stale baseline.
- * WARNINGs are printed but do not fail: the suite's own --expected-failures mode counts them as failures,
- * and stateless legacy serving earns one by design (server-sse-multiple-streams asks for a session id).
+ * WARNINGs are printed but do not fail (the suite's own --expected-failures mode counts them as failures);
+ * since legacy initialize issues a signed Mcp-Session-Id, none is expected.
  * Extension scenarios (tasks-*, skills) are reported by the suite but never scored; we do not implement them.
  */
 
