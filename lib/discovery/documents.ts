@@ -16,6 +16,9 @@ type Env = Record<string, string | undefined>;
 export const SERVER_CARD_TYPE = 'application/mcp-server-card+json';
 const SERVER_CARD_SCHEMA = 'https://static.modelcontextprotocol.io/schemas/v1/server-card.schema.json';
 
+/** The transport name both documents use (MCP registry server.json `remotes[].type`). */
+const TRANSPORT = 'streamable-http';
+
 /** The server card's `_meta` key linking this deployment's mcp.json. */
 export const MCP_DISCOVERY_KEY = 'agent-mcp/mcp.json';
 
@@ -25,15 +28,21 @@ export function cardName(origin: string): string {
   return `${host.split('.').filter(Boolean).reverse().join('.') || 'localhost'}/${SERVER_INFO.name}`;
 }
 
-/** `/.well-known/mcp.json`: where and how to connect, and whether OAuth is needed (`auth` undefined: public). */
+/**
+ * `/.well-known/mcp.json`: where and how to connect, and whether OAuth is needed (`auth` undefined: public).
+ * `server` repeats name, version, URL and transport in the shape of the widely copied seed tutorial
+ * ("Turn your agent into an MCP server", step 6), so clients written against it find `server.url`.
+ */
 export function mcpDocument(origin: string, auth: AuthConfig | undefined) {
+  const url = mcpUrl(origin);
   return {
     protocolVersion: MODERN_VERSION,
     supportedVersions: SUPPORTED_VERSIONS,
     serverInfo: SERVER_INFO,
     instructions: INSTRUCTIONS,
-    url: mcpUrl(origin),
-    transport: 'streamable-http',
+    url,
+    transport: TRANSPORT,
+    server: { name: SERVER_INFO.name, version: SERVER_INFO.version, url, transport: TRANSPORT },
     auth: auth
       ? { type: 'oauth-protected-resource', resourceMetadata: resourceMetadataUrl(origin), authorizationServers: [auth.issuer], scopes: auth.scopes }
       : { type: 'public' },
@@ -50,7 +59,7 @@ export function serverCard(origin: string) {
     version: SERVER_INFO.version,
     description: (SERVER_INFO.description ?? 'An MCP server.').slice(0, 100),
     websiteUrl: `${origin}/`,
-    remotes: [{ type: 'streamable-http', url: mcpUrl(origin), supportedProtocolVersions: SUPPORTED_VERSIONS }],
+    remotes: [{ type: TRANSPORT, url: mcpUrl(origin), supportedProtocolVersions: SUPPORTED_VERSIONS }],
     // Extension data goes under `_meta` (as in the registry's server.json the card derives from).
     _meta: { [MCP_DISCOVERY_KEY]: `${origin}${MCP_JSON_PATH}` },
   };

@@ -41,6 +41,14 @@ describe('/.well-known/mcp.json', () => {
     });
   });
 
+  test.each(['/.well-known/mcp.json', '/mcp.json'])('%s also has the seed tutorial\'s `server: {name, version, url, transport}`', async (path) => {
+    const doc = await (await fetch(`${url}${path}`)).json();
+    expect(doc.server).toEqual({ name: 'agent-mcp', version: doc.serverInfo.version, url: `${url}/mcp`, transport: 'streamable-http' });
+    // A client following the tutorial connects to `server.url`: it must be the MCP endpoint itself.
+    const init = await post(doc.server.url, { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 't', version: '1' } } });
+    expect((await init.json()).result.serverInfo.name).toBe('agent-mcp');
+  });
+
   test('is also served at /mcp.json, a path that needs no /.well-known rewrite, and the server card links it', async () => {
     const card = await (await fetch(`${url}/mcp/server-card`)).json();
     expect(card._meta['agent-mcp/mcp.json']).toBe(`${url}/mcp.json`);
