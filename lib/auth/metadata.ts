@@ -14,12 +14,17 @@ type Env = Record<string, string | undefined>;
 /**
  * Which MCP path a metadata request is for (RFC 9728 §3.1): the suffix after the well-known segment, or, when
  * the function sees the rewrite's destination, the `path` parameter Vercel adds for the unused `:path*`; or the
- * MCP path before `/oauth-protected-resource`, the URL the 401 challenge names.
+ * MCP path before `/oauth-protected-resource`, the URL the 401 challenge names; or the MCP path before the
+ * whole well-known segment (`/api/mcp/.well-known/oauth-protected-resource`, the seed tutorial's location).
  */
 function resourcePath(request: Request): string | undefined {
   const url = new URL(request.url);
   const fromQuery = url.searchParams.get('path');
   const at = url.pathname.indexOf(PRM_PATH);
+  if (fromQuery === null && at > 0) {
+    const path = url.pathname.slice(0, at);
+    return url.pathname.length === at + PRM_PATH.length && (MCP_PATHS as readonly string[]).includes(path) ? path : undefined;
+  }
   if (fromQuery === null && at < 0 && url.pathname.endsWith(PRM_SUFFIX)) {
     const path = url.pathname.slice(0, -PRM_SUFFIX.length);
     return (MCP_PATHS as readonly string[]).includes(path) ? path : undefined;

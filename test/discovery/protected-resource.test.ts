@@ -45,6 +45,9 @@ describe('where the metadata is', () => {
     ['/.well-known/oauth-protected-resource', '/mcp'],
     ['/mcp/oauth-protected-resource', '/mcp'],
     ['/api/mcp/oauth-protected-resource', '/api/mcp'],
+    // The seed tutorial's location (step 9): the well-known segment under the MCP path.
+    ['/api/mcp/.well-known/oauth-protected-resource', '/api/mcp'],
+    ['/mcp/.well-known/oauth-protected-resource', '/mcp'],
   ])('%s names the resource %s exactly', async (path, resource) => {
     const response = await fetch(`${url}${path}`);
     expect(response.status).toBe(200);
@@ -70,6 +73,8 @@ describe('where the metadata is', () => {
     expect((await fetch(`${url}/.well-known/oauth-protected-resource/other`)).status).toBe(404);
     const handler = createProtectedResourceHandler(AUTH);
     expect((await handler(new Request(`${url}/other/oauth-protected-resource`))).status).toBe(404);
+    expect((await handler(new Request(`${url}/other/.well-known/oauth-protected-resource`))).status).toBe(404);
+    expect((await handler(new Request(`${url}/api/mcp/.well-known/oauth-protected-resource/mcp`))).status).toBe(404);
   });
 
   test.each(['/mcp', '/api/mcp'])('the 401 challenge at %s names a metadata URL that needs no /.well-known rewrite (vercel.json)', async (path) => {
