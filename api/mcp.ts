@@ -13,6 +13,7 @@ import { createConfiguredHandler } from '../lib/http/configured.js';
 import { checkAccept, checkContentType } from '../lib/http/negotiate.js';
 import { createOriginCheck } from '../lib/http/origin.js';
 import { errorReply, methodNotAllowed } from '../lib/http/replies.js';
+import { protocolVersionHeader } from '../lib/http/protocol-version.js';
 import { resumeStream } from '../lib/http/resume.js';
 import { serveLegacy, serveModern, type ServeDeps } from '../lib/http/serve.js';
 import { callerKey } from '../lib/server/caller.js';
@@ -49,7 +50,7 @@ export function createMcpHandler(app: App, bounds: RequestBounds = app.bounds ??
     const body = await readJsonBody(request, bounds);
     if (body instanceof Response) return body;
     const classified = classifyBody(body.value, request.headers);
-    if (classified.kind === 'reject') return errorReply(classified.error.status, classified.error, classified.id);
+    if (classified.kind === 'reject') return errorReply(classified.error.status, classified.error, classified.id, protocolVersionHeader(classified.version));
     const overBatchBounds = await checkBatch(request, classified, principal);
     if (overBatchBounds) return overBatchBounds;
     if (classified.kind === 'modern') return serveModern(request, classified, deps, principal);

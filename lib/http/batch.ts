@@ -13,6 +13,7 @@ import { isRequest } from '../protocol/jsonrpc.js';
 import type { RequestLimits } from '../limits/index.js';
 import type { Principal } from '../server/context.js';
 import { createCountedWarning } from '../warn.js';
+import { withProtocolVersion } from './protocol-version.js';
 import { errorReply } from './replies.js';
 
 export type BatchCheck = (request: Request, classified: Classified, principal?: Principal) => Promise<Response | undefined>;
@@ -20,7 +21,7 @@ export type BatchCheck = (request: Request, classified: Classified, principal?: 
 export function createBatchCheck(maxBatch: number, limits: RequestLimits | undefined): BatchCheck {
   const oversized = createCountedWarning((size, count) =>
     `refused ${count} batch${count === 1 ? '' : 'es'} over MCP_MAX_BATCH=${maxBatch} messages (latest: ${size})`);
-  return async (request, classified, principal) => {
+  async function check(request: Request, classified: Classified, principal?: Principal): Promise<Response | undefined> {
     if (classified.kind !== 'legacy' || !classified.batch) return undefined;
     const size = classified.messages.length;
     if (size > maxBatch) {
@@ -32,5 +33,10 @@ export function createBatchCheck(maxBatch: number, limits: RequestLimits | undef
     const overIpLimit = await limits.byIp?.(request, further);
     if (overIpLimit) return overIpLimit;
     return principal ? limits.byPrincipal?.(principal, further) : undefined;
+  }
+  // A refused batch was still sent in a version we serve; its refusal says so like any reply.
+  return async (request, classified, principal) => {
+    const refused = await check(request, classified, principal);
+    return refused && classified.kind === 'legacy' ? withProtocolVersion(refused, classified.version) : refused;
   };
 }

@@ -15,6 +15,7 @@ import type { CallContext, Principal } from '../server/context.js';
 import type { Dispatch } from '../server/dispatch.js';
 import type { Store } from '../store/types.js';
 import { frameCall } from './frame.js';
+import { legacyReplyVersion, withProtocolVersion } from './protocol-version.js';
 import { accepted, jsonReply } from './replies.js';
 import { startsSession, type Sessions } from './session.js';
 
@@ -49,7 +50,7 @@ export async function serveLegacy(request: Request, classified: Ok<'legacy'>, de
       classified.messages.map((m) => deps.dispatch(m, base)),
     );
     const answered = replies.filter((r): r is JsonRpcResponse => r !== undefined);
-    return answered.length ? jsonReply(answered) : accepted();
+    return withProtocolVersion(answered.length ? jsonReply(answered) : accepted(), classified.version);
   }
   const [message] = classified.messages;
   // Only a caller the server recognises may resume a stream, so only its streams are logged (SEP-1699).
@@ -58,7 +59,7 @@ export async function serveLegacy(request: Request, classified: Ok<'legacy'>, de
   const errorHeaders = headersFor(deps, request);
   // Legacy clients cancel explicitly (notifications/cancelled, watched by the dispatcher); a dropped connection
   // is not a cancellation (2025-11-25 transports), so a legacy call has no signal of its own.
-  return frameCall({
+  const framed = await frameCall({
     run: (outbound) => deps.dispatch(message, { ...base, outbound }),
     statusOf: (reply) => ('error' in reply ? httpStatusFor('legacy', reply.error.code) : 200),
     headersOf: (reply) => ('error' in reply ? errorHeaders(reply) : issued ? { [H_SESSION_ID]: issued } : undefined),
@@ -66,15 +67,17 @@ export async function serveLegacy(request: Request, classified: Ok<'legacy'>, de
     isRequest: isRequest(message),
     onClientGone: () => undefined,
   });
+  return withProtocolVersion(framed, legacyReplyVersion(message, classified.version));
 }
 
 export async function serveModern(request: Request, classified: Ok<'modern'>, deps: ServeDeps, principal?: Principal) {
-  if (!('id' in classified.message)) return accepted();
+  const version = classified.meta.protocolVersion;
+  if (!('id' in classified.message)) return withProtocolVersion(accepted(), version);
   // The client cancels by closing its response stream or dropping the request; the signal is made if read.
   const gone = new Cancellation(() => request.signal);
   const call: Omit<CallContext, 'outbound'> = {
     era: 'modern',
-    protocolVersion: classified.meta.protocolVersion,
+    protocolVersion: version,
     principal,
     caller: callerKey(principal, undefined),
     clientCapabilities: classified.meta.clientCapabilities,
@@ -83,13 +86,13 @@ export async function serveModern(request: Request, classified: Ok<'modern'>, de
     store: deps.store,
     paramHeaders: paramHeaders(request.headers),
   };
-  return frameCall({
+  return withProtocolVersion(await frameCall({
     run: (outbound) => deps.dispatch(classified.message, { ...call, outbound }),
     statusOf: (reply) => ('error' in reply ? httpStatusFor('modern', reply.error.code) : 200),
     headersOf: headersFor(deps, request),
     isRequest: true,
     onClientGone: () => gone.cancel(new Error('The client closed the response stream.')),
-  });
+  }), version);
 }
 
 function paramHeaders(headers: Headers): Record<string, string> | undefined {

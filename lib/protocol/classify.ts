@@ -37,11 +37,18 @@ export interface ModernMeta {
 export type Classified =
   | { kind: 'legacy'; version: string; batch: boolean; messages: unknown[] }
   | { kind: 'modern'; message: JsonRpcRequest | JsonRpcNotification; meta: ModernMeta }
-  | { kind: 'reject'; id: RequestId | null; error: WireError & { status: number } };
+  /** `version`: the served version the refused request was sent in, when it was one (its reply says so). */
+  | { kind: 'reject'; id: RequestId | null; error: WireError & { status: number }; version?: string };
 
-function reject(id: RequestId | null, code: number, message: string, data?: unknown): Classified {
+type Reject = Extract<Classified, { kind: 'reject' }>;
+
+function reject(id: RequestId | null, code: number, message: string, data?: unknown): Reject {
   const status = MODERN_ERROR_STATUS[code] ?? 400;
   return { kind: 'reject', id, error: { ...rpcError(code, message, data), status } };
+}
+
+function rejectIn(version: string, id: RequestId | null, code: number, message: string): Reject {
+  return { ...reject(id, code, message), version };
 }
 
 function modernClaim(body: unknown): unknown {
@@ -82,7 +89,7 @@ function classifyLegacy(messages: unknown[], batch: boolean, headerVersion: stri
     return reject(id, INVALID_REQUEST, `Unsupported MCP-Protocol-Version: ${version}.`);
   }
   if (batch && !allowsBatch(version)) {
-    return reject(null, INVALID_REQUEST, `Protocol version ${version} does not allow JSON-RPC batches.`);
+    return rejectIn(version, null, INVALID_REQUEST, `Protocol version ${version} does not allow JSON-RPC batches.`);
   }
   return { kind: 'legacy', version, batch, messages };
 }
@@ -99,7 +106,7 @@ function classifyModern(body: Record<string, unknown>, headers: HeaderSource): C
   }
 
   const mismatch = checkHeaders(body, claimed, headers);
-  if (mismatch) return reject(id, HEADER_MISMATCH, mismatch);
+  if (mismatch) return isModernVersion(claimed) ? rejectIn(claimed, id, HEADER_MISMATCH, mismatch) : reject(id, HEADER_MISMATCH, mismatch);
 
   if (!isModernVersion(claimed)) {
     return reject(id, UNSUPPORTED_PROTOCOL_VERSION, `Unsupported protocol version: ${claimed}.`, {
@@ -110,7 +117,7 @@ function classifyModern(body: Record<string, unknown>, headers: HeaderSource): C
 
   const capabilities = meta[META_CLIENT_CAPABILITIES];
   if (!isObject(capabilities)) {
-    return reject(id, INVALID_PARAMS, `params._meta["${META_CLIENT_CAPABILITIES}"] is required.`);
+    return rejectIn(claimed, id, INVALID_PARAMS, `params._meta["${META_CLIENT_CAPABILITIES}"] is required.`);
   }
   const clientInfo = meta[META_CLIENT_INFO];
   const logLevel = meta[META_LOG_LEVEL];
