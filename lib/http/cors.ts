@@ -8,10 +8,11 @@ import {
   H_LAST_EVENT_ID, H_METHOD, H_NAME, H_PARAM_PREFIX, H_PROTOCOL_VERSION, H_RATELIMIT, H_RATELIMIT_POLICY, H_RETRY_AFTER, H_SESSION_ID,
   H_VERCEL_PROTECTION_BYPASS,
 } from '../protocol/headers.js';
+import { PAYMENT_HEADERS } from '../pay/payload.js';
 
 const ALLOWED_HEADERS = new Set([
   H_PROTOCOL_VERSION, H_METHOD, H_NAME, H_SESSION_ID, H_LAST_EVENT_ID, 'authorization', 'content-type', 'accept',
-  H_VERCEL_PROTECTION_BYPASS,
+  H_VERCEL_PROTECTION_BYPASS, ...PAYMENT_HEADERS,
 ]);
 const ALLOW_HEADERS = [...ALLOWED_HEADERS].join(', ');
 // Retry-After and the RateLimit fields are not CORS-safelisted: a browser client could not see when to retry.

@@ -5,9 +5,10 @@
  */
 
 import type { Classified } from '../protocol/classify.js';
-import { httpStatusFor } from '../protocol/errors.js';
+import { INVALID_PARAMS, INVALID_REQUEST, httpStatusFor } from '../protocol/errors.js';
 import { H_PARAM_PREFIX, H_SESSION_ID } from '../protocol/headers.js';
-import { isRequest, type JsonRpcResponse } from '../protocol/jsonrpc.js';
+import { isRequest, type JsonRpcResponse, type RequestId } from '../protocol/jsonrpc.js';
+import { applyHeaderPayment, refuseBatchPayment } from '../pay/header.js';
 import { allowsSsePolling } from '../protocol/revisions.js';
 import { Cancellation } from '../server/cancellation.js';
 import { callerKey } from '../server/caller.js';
@@ -16,7 +17,7 @@ import type { Dispatch } from '../server/dispatch.js';
 import type { Store } from '../store/types.js';
 import { frameCall } from './frame.js';
 import { legacyReplyVersion, withProtocolVersion } from './protocol-version.js';
-import { accepted, jsonReply } from './replies.js';
+import { accepted, errorReply, jsonReply } from './replies.js';
 import { startsSession, type Sessions } from './session.js';
 
 export interface ServeDeps {
@@ -46,13 +47,17 @@ export async function serveLegacy(request: Request, classified: Ok<'legacy'>, de
     cancelByNotification: true,
   };
   if (classified.batch) {
+    const unpayable = refuseBatchPayment(request.headers, classified.messages);
+    if (unpayable) return withProtocolVersion(errorReply(400, { code: INVALID_REQUEST, message: unpayable }), classified.version);
     const replies = await Promise.all(
       classified.messages.map((m) => deps.dispatch(m, base)),
     );
     const answered = replies.filter((r): r is JsonRpcResponse => r !== undefined);
     return withProtocolVersion(answered.length ? jsonReply(answered) : accepted(), classified.version);
   }
-  const [message] = classified.messages;
+  const paid = applyHeaderPayment(request.headers, classified.messages[0]);
+  if (paid.kind === 'refused') return refusePayment('legacy', classified.messages[0], paid.reason, legacyReplyVersion(classified.messages[0], classified.version));
+  const { message } = paid;
   // Only a caller the server recognises may resume a stream, so only its streams are logged (SEP-1699).
   const polling = allowsSsePolling(classified.version) && caller !== undefined;
   const issued = startsSession(message) ? await deps.sessions.issue(principal) : undefined;
@@ -73,6 +78,9 @@ export async function serveLegacy(request: Request, classified: Ok<'legacy'>, de
 export async function serveModern(request: Request, classified: Ok<'modern'>, deps: ServeDeps, principal?: Principal) {
   const version = classified.meta.protocolVersion;
   if (!('id' in classified.message)) return withProtocolVersion(accepted(), version);
+  const paid = applyHeaderPayment(request.headers, classified.message);
+  if (paid.kind === 'refused') return refusePayment('modern', classified.message, paid.reason, version);
+  const message = paid.message as typeof classified.message;
   // The client cancels by closing its response stream or dropping the request; the signal is made if read.
   const gone = new Cancellation(() => request.signal);
   const call: Omit<CallContext, 'outbound'> = {
@@ -87,12 +95,18 @@ export async function serveModern(request: Request, classified: Ok<'modern'>, de
     paramHeaders: paramHeaders(request.headers),
   };
   return withProtocolVersion(await frameCall({
-    run: (outbound) => deps.dispatch(classified.message, { ...call, outbound }),
+    run: (outbound) => deps.dispatch(message, { ...call, outbound }),
     statusOf: (reply) => ('error' in reply ? httpStatusFor('modern', reply.error.code) : 200),
     headersOf: headersFor(deps, request),
     isRequest: true,
     onClientGone: () => gone.cancel(new Error('The client closed the response stream.')),
   }), version);
+}
+
+/** A tools/call whose payment header cannot be used: invalid params, answered before anything runs. */
+function refusePayment(era: 'legacy' | 'modern', message: unknown, reason: string, version: string): Response {
+  const id = (message as { id: RequestId }).id;
+  return withProtocolVersion(errorReply(httpStatusFor(era, INVALID_PARAMS), { code: INVALID_PARAMS, message: reason }, id), version);
 }
 
 function paramHeaders(headers: Headers): Record<string, string> | undefined {

@@ -8,14 +8,19 @@
  */
 
 import type { FacilitatorClient, x402ResourceServer } from '@x402/core/server';
-import type { PaymentPayload, PaymentRequired, PaymentRequirements, ResourceInfo, SettleResponse } from '@x402/core/types';
+import type { PaymentPayload, PaymentRequired, PaymentRequirements, PaymentRequirementsV1, ResourceInfo, SettleResponse } from '@x402/core/types';
 import type { PayConfig } from './config.js';
+import type { AnyPaymentPayload } from './payload.js';
+import { isV1, v1RequirementsFor } from './v1.js';
 
 /** Facilitator requests give up after this long; a settle that times out is indeterminate (reference §A4). */
 const FACILITATOR_TIMEOUT_MS = 30_000;
 
+/** The requirement a payment was verified against, in its own version's form. */
+export type MatchedRequirements = PaymentRequirements | PaymentRequirementsV1;
+
 export type VerifyOutcome =
-  | { kind: 'verified'; requirements: PaymentRequirements; payer?: string }
+  | { kind: 'verified'; requirements: MatchedRequirements; payer?: string }
   | { kind: 'refused'; reason: string }
   | { kind: 'unavailable'; reason: string };
 
@@ -27,8 +32,9 @@ export interface PaymentEngine {
   readonly config: PayConfig;
   /** What the client must pay for `resource`, with `error` saying why an attempt was refused. */
   paymentRequired(resource: ResourceInfo, error: string): Promise<PaymentRequired>;
-  verify(payload: PaymentPayload): Promise<VerifyOutcome>;
-  settle(payload: PaymentPayload, requirements: PaymentRequirements): Promise<SettleOutcome>;
+  /** `resource` names the paid call in the v1 requirements a v1 payment is checked against. */
+  verify(payload: AnyPaymentPayload, resource: ResourceInfo): Promise<VerifyOutcome>;
+  settle(payload: AnyPaymentPayload, requirements: MatchedRequirements): Promise<SettleOutcome>;
 }
 
 export interface PaymentEngineOptions {
@@ -38,6 +44,7 @@ export interface PaymentEngineOptions {
 
 interface Ready {
   server: x402ResourceServer;
+  facilitator: FacilitatorClient;
   accepts: PaymentRequirements[];
 }
 
@@ -58,7 +65,7 @@ export function createPaymentEngine(config: PayConfig, options: PaymentEngineOpt
       const accepts = await server.buildPaymentRequirements({
         scheme: 'exact', network: config.network, payTo: config.payTo, price: config.price, maxTimeoutSeconds: config.maxTimeoutSeconds,
       });
-      return { server, accepts };
+      return { server, facilitator, accepts };
     })();
     ready.catch(() => (ready = undefined));
     return ready;
@@ -71,17 +78,22 @@ export function createPaymentEngine(config: PayConfig, options: PaymentEngineOpt
       return server.createPaymentRequiredResponse(accepts, resource, error);
     },
 
-    async verify(payload) {
+    async verify(payload, resource) {
       let loaded: Ready;
       try {
         loaded = await load();
       } catch (error) {
         return { kind: 'unavailable', reason: messageOf(error) };
       }
-      const requirements = loaded.server.findMatchingRequirements(loaded.accepts, payload);
+      const requirements = isV1(payload)
+        ? await v1RequirementsFor(loaded.accepts, payload, resource)
+        : loaded.server.findMatchingRequirements(loaded.accepts, payload);
       if (!requirements) return { kind: 'refused', reason: 'No matching payment requirements found' };
       try {
-        const result = await loaded.server.verifyPayment(payload, requirements);
+        // The resource server registers v2 networks only; a v1 payment goes to the facilitator as is (x402Version 1).
+        const result = isV1(payload)
+          ? await loaded.facilitator.verify(payload as never, requirements as never)
+          : await loaded.server.verifyPayment(payload, requirements as PaymentRequirements);
         if (!result.isValid) return { kind: 'refused', reason: result.invalidReason ?? result.invalidMessage ?? 'Payment verification failed' };
         return { kind: 'verified', requirements, payer: result.payer };
       } catch (error) {
@@ -93,8 +105,10 @@ export function createPaymentEngine(config: PayConfig, options: PaymentEngineOpt
 
     async settle(payload, requirements) {
       try {
-        const { server } = await load();
-        const receipt = await server.settlePayment(payload, requirements);
+        const { server, facilitator } = await load();
+        const receipt = isV1(payload)
+          ? await facilitator.settle(payload as never, requirements as never)
+          : await server.settlePayment(payload, requirements as PaymentRequirements);
         if (!receipt.success) return { kind: 'failed', reason: receipt.errorReason ?? receipt.errorMessage ?? 'settlement failed', receipt };
         return { kind: 'settled', receipt };
       } catch (error) {

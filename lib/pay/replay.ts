@@ -5,10 +5,11 @@
  * settled again; uses of one payment at the same time are serialised by a claim in the store.
  */
 
-import type { PaymentPayload } from '@x402/core/types';
 import { sha256Hex } from '../digest.js';
 import type { ToolResult } from '../server/registry.js';
 import type { Store } from '../store/types.js';
+import type { AnyPaymentPayload } from './payload.js';
+import { caipNetworkOf, isV1 } from './v1.js';
 
 /** What a settled payment bought: the result, bound to the call it paid for. */
 export interface PaidRecord {
@@ -31,13 +32,17 @@ export async function fingerprintOf(parts: unknown): Promise<string> {
   return sha256Hex(JSON.stringify(parts));
 }
 
-/** The payment's on-chain identity: network, payer and nonce of its authorization (or its signature's hash). */
-export async function paymentIdOf(payload: PaymentPayload): Promise<string> {
+/**
+ * The payment's on-chain identity: chain, payer and nonce of its authorization (or its signature's hash). The
+ * chain is the CAIP-2 id whatever the version, since one signed authorization can travel as a v1 or a v2 payload.
+ */
+export async function paymentIdOf(payload: AnyPaymentPayload): Promise<string> {
+  const network = (await caipNetworkOf(payload)) ?? (isV1(payload) ? `x402v1:${payload.network}` : 'unknown');
   const authorization = payload.payload.authorization as { from?: unknown; nonce?: unknown } | undefined;
   if (typeof authorization?.from === 'string' && typeof authorization.nonce === 'string') {
-    return `${payload.accepted.network}:${authorization.from}:${authorization.nonce}`.toLowerCase();
+    return `${network}:${authorization.from}:${authorization.nonce}`.toLowerCase();
   }
-  return `${payload.accepted.network}:sig:${await fingerprintOf(payload.payload)}`;
+  return `${network}:sig:${await fingerprintOf(payload.payload)}`;
 }
 
 /** Takes the payment for this call, or returns what its earlier use recorded; waits while another call holds it. */

@@ -1,5 +1,5 @@
 /**
- * Paid tools: `withPayment(tool, engine)` returns the same tool behind an x402 v2 paywall (reference §A5;
+ * Paid tools: `withPayment(tool, engine)` returns the same tool behind an x402 paywall (v2, and v1 payloads) (reference §A5;
  * the order follows @x402/mcp's `createPaymentWrapper`): no payment → PaymentRequired; payment → verified by
  * the facilitator before the tool runs; the tool's failure → passed through, nothing settled; success →
  * settled, receipt in `_meta["x402/payment-response"]`; settlement failure → output withheld. A payment used
@@ -41,7 +41,7 @@ export function withPayment<Input extends z.ZodType>(tool: ToolDefinition<Input>
       return { content: [{ type: 'text', text: 'A call paid with this payment is still running; send the same payment again later to get its result.' }], isError: true };
     }
     try {
-      const verified = await engine.verify(payload);
+      const verified = await engine.verify(payload, resource);
       if (verified.kind === 'unavailable') return facilitatorUnavailable(engine, verified.reason);
       if (verified.kind === 'refused') return paymentRequired(engine, resource, verified.reason);
       const result = await tool.run(args, ctx);

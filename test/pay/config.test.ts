@@ -49,7 +49,9 @@ describe('where the payment travels', () => {
 
   test.each([
     [{ 'x402/payment': 'not base64 json' }, /^invalid_payload/],
-    [{ 'x402/payment': { ...payload, x402Version: 1 } }, /^invalid_x402_version/],
+    [{ 'x402/payment': { ...payload, x402Version: 3 } }, /^invalid_x402_version/],
+    // A v1 payment names its scheme and network itself; a v2-shaped body claiming version 1 does not.
+    [{ 'x402/payment': { ...payload, x402Version: 1 } }, /^invalid_payload: a version 1 payment/],
     [{ 'x402/payment': { x402Version: 2 } }, /^invalid_payload/],
   ])('a malformed payment is named: %j', (meta, reason) => {
     const read = readPayment(meta);

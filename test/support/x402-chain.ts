@@ -14,9 +14,12 @@ import { createServer, type Server } from 'node:http';
 import { x402Facilitator } from '@x402/core/facilitator';
 import type { FacilitatorClient } from '@x402/core/server';
 import { ExactEvmScheme } from '@x402/evm/exact/facilitator';
+import { ExactEvmSchemeV1 } from '@x402/evm/exact/v1/facilitator';
 import { getAddress, verifyTypedData, type Hex } from 'viem';
 
 export const TEST_NETWORK = 'eip155:84532' as const;
+/** The same chain's x402 v1 name. */
+export const TEST_NETWORK_V1 = 'base-sepolia' as const;
 /** Base Sepolia USDC, the asset `@x402/evm` picks for a `$` price on eip155:84532. */
 export const TEST_ASSET = '0x036CbD53842c5426634e7929541eC2318f3dCF7e';
 const FACILITATOR_ADDRESS = '0x000000000000000000000000000000000000fAc1';
@@ -80,7 +83,10 @@ export function createFakeChain(): FakeChain {
     },
   };
 
-  const facilitator = new x402Facilitator().register(TEST_NETWORK, new ExactEvmScheme(signer));
+  // Both protocol versions, as public facilitators serve them (x402 v1 payloads verify by the v1 rules).
+  const facilitator = new x402Facilitator()
+    .register(TEST_NETWORK, new ExactEvmScheme(signer))
+    .registerV1(TEST_NETWORK_V1 as never, new ExactEvmSchemeV1(signer));
   return {
     transfers,
     revertSettlements: (on) => {

@@ -5,19 +5,32 @@
  */
 
 import { x402Client } from '@x402/core/client';
-import type { PaymentPayload, PaymentRequired, PaymentRequirements } from '@x402/core/types';
+import { encodePaymentSignatureHeader } from '@x402/core/http';
+import type { PaymentPayload, PaymentPayloadV1, PaymentRequired, PaymentRequirements, PaymentRequirementsV1 } from '@x402/core/types';
 import { ExactEvmScheme } from '@x402/evm/exact/client';
+import { ExactEvmSchemeV1 } from '@x402/evm/exact/v1/client';
 import { toHex, type Hex } from 'viem';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
-import { TEST_NETWORK } from './x402-chain.js';
+import { TEST_NETWORK, TEST_NETWORK_V1 } from './x402-chain.js';
 
 export function createPayer() {
   const account = privateKeyToAccount(generatePrivateKey());
   const client = new x402Client().register(TEST_NETWORK, new ExactEvmScheme(account));
+  const v1 = new ExactEvmSchemeV1(account);
   return {
     address: account.address,
     /** What an x402 client sends after reading the PaymentRequired. */
     pay: (required: PaymentRequired): Promise<PaymentPayload> => client.createPaymentPayload(required),
+    /** What an x402 v1 client (`X-PAYMENT`) signs for the same requirement, written in v1 form. */
+    async payV1(required: PaymentRequired): Promise<PaymentPayloadV1> {
+      const [accepted] = required.accepts;
+      const requirements: PaymentRequirementsV1 = {
+        scheme: accepted!.scheme, network: TEST_NETWORK_V1 as never, maxAmountRequired: accepted!.amount, resource: required.resource.url,
+        description: required.resource.description ?? '', mimeType: 'application/json', outputSchema: {}, payTo: accepted!.payTo,
+        maxTimeoutSeconds: accepted!.maxTimeoutSeconds, asset: accepted!.asset, extra: accepted!.extra,
+      };
+      return await v1.createPaymentPayload(1, requirements as never) as PaymentPayloadV1;
+    },
     /** A hand-signed EIP-3009 authorization for `requirements`, with any field overridden. */
     async sign(
       requirements: PaymentRequirements,
@@ -57,3 +70,6 @@ export function createPayer() {
     },
   };
 }
+
+/** A payment as an HTTP header value (`X-PAYMENT`, `PAYMENT-SIGNATURE`): base64 JSON, by x402's own codec. */
+export const toHeader = (payload: PaymentPayload | PaymentPayloadV1): string => encodePaymentSignatureHeader(payload as PaymentPayload);
