@@ -1,7 +1,8 @@
 /**
  * CORS for browser clients. The preflight is answered before anything else (before Origin checks and auth),
  * and every reply exposes the headers a browser client must read (`WWW-Authenticate` for the OAuth challenge,
- * `Retry-After` and `RateLimit` for back-off).
+ * `Retry-After` and `RateLimit` for back-off, `MCP-Protocol-Version` for the version a reply speaks), and allows
+ * the x402 payment headers a browser client may pay with (lib/pay/header.ts).
  */
 
 import {
