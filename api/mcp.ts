@@ -15,6 +15,8 @@ import { createOriginCheck } from '../lib/http/origin.js';
 import { errorReply, methodNotAllowed } from '../lib/http/replies.js';
 import { resumeStream } from '../lib/http/resume.js';
 import { serveLegacy, serveModern, type ServeDeps } from '../lib/http/serve.js';
+import { Observation } from '../lib/observe/observation.js';
+import { createReport } from '../lib/observe/request-log.js';
 import { callerKey } from '../lib/server/caller.js';
 import type { Principal } from '../lib/server/context.js';
 import { INTERNAL_ERROR } from '../lib/protocol/errors.js';
@@ -32,8 +34,9 @@ export function createMcpHandler(app: App, bounds: RequestBounds = app.bounds ??
   const { checkOrigin, isAllowedOrigin } = createOriginCheck(app.origin);
   const { byIp: limitByIp, byPrincipal: limitByPrincipal } = app.limits ?? {};
   const checkBatch = createBatchCheck(bounds.maxBatch, app.limits);
+  const report = createReport(app.requestLog ?? false);
 
-  async function handle(request: Request): Promise<Response> {
+  async function handle(request: Request, observation: Observation): Promise<Response> {
     const forbidden = checkOrigin(request);
     if (forbidden) return forbidden;
     if (request.method !== 'POST' && !isResumption(request)) return methodNotAllowed();
@@ -49,13 +52,14 @@ export function createMcpHandler(app: App, bounds: RequestBounds = app.bounds ??
     const body = await readJsonBody(request, bounds);
     if (body instanceof Response) return body;
     const classified = classifyBody(body.value, request.headers);
+    observation.noteMessages(classified);
     if (classified.kind === 'reject') return errorReply(classified.error.status, classified.error, classified.id);
     const overBatchBounds = await checkBatch(request, classified, principal);
     if (overBatchBounds) return overBatchBounds;
-    if (classified.kind === 'modern') return serveModern(request, classified, deps, principal);
+    if (classified.kind === 'modern') return serveModern(request, classified, deps, observation, principal);
     const session = await app.sessions.read(request, principal);
     if (session instanceof Response) return session;
-    return serveLegacy(request, classified, deps, principal, session);
+    return serveLegacy(request, classified, deps, observation, principal, session);
   }
 
   /** Sessions are a legacy-wire notion: resuming a stream is one, and only its owner may do it. */
@@ -68,11 +72,17 @@ export function createMcpHandler(app: App, bounds: RequestBounds = app.bounds ??
   return async function handleMcp(request) {
     const preflight = answerPreflight(request, isAllowedOrigin);
     if (preflight) return preflight;
+    // One log line and, with an OpenTelemetry SDK registered, one span per request (README "Observability").
+    const observation = new Observation(request);
+    let response: Response;
     try {
-      return withCors(request, await handle(request), isAllowedOrigin);
+      response = withCors(request, await handle(request, observation), isAllowedOrigin);
     } catch (error) {
-      return withCors(request, failureReply(error), isAllowedOrigin);
+      observation.noteFailure(error);
+      response = withCors(request, failureReply(error), isAllowedOrigin);
     }
+    report(observation, response.status);
+    return response;
   };
 }
 

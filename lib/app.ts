@@ -26,6 +26,7 @@ import { withPaidTool } from './pay/with-payment.js';
 import { selectStore } from './store/select.js';
 import { describeRequestBounds, readRequestBounds, type RequestBounds } from './http/bounds.js';
 import { readUpstashConfig } from './store/upstash-config.js';
+import { readRequestLog } from './observe/request-log.js';
 
 export { INSTRUCTIONS, SERVER_INFO } from './identity.js';
 
@@ -45,6 +46,8 @@ export interface App {
   auth?: BearerAuth;
   /** Body, JSON depth and batch bounds of the HTTP endpoint (README "Security model"); defaults when absent. */
   bounds?: RequestBounds;
+  /** One JSON line per request on stdout (README "Observability"; MCP_LOG); off when absent. */
+  requestLog?: boolean;
 }
 
 export interface AppOptions extends Omit<ServerOptions, 'registry' | 'info'> {
@@ -57,6 +60,7 @@ export interface AppOptions extends Omit<ServerOptions, 'registry' | 'info'> {
   limits?: RequestLimits;
   auth?: BearerAuth;
   bounds?: RequestBounds;
+  requestLog?: boolean;
 }
 
 export function createApp(options: AppOptions): App {
@@ -76,6 +80,7 @@ export function createApp(options: AppOptions): App {
     limits: options.limits,
     auth: options.auth,
     bounds: options.bounds,
+    requestLog: options.requestLog,
   };
 }
 
@@ -103,6 +108,7 @@ export function createDefaultApp(env: Record<string, string | undefined> = proce
   const config = readConfig(env);
   const upstash = readUpstashConfig(env);
   const bounds = readRequestBounds(env);
+  const requestLog = readRequestLog(env);
   const limits = createLimitsFromEnv(env, upstash);
   const authConfig = readAuthConfig(env);
   const auth = authConfig ? createBearerAuth(authConfig, env) : undefined;
@@ -131,6 +137,7 @@ export function createDefaultApp(env: Record<string, string | undefined> = proce
     limits,
     auth,
     bounds,
+    requestLog,
     defaultToolScopes: authConfig?.scopes,
     instructions: INSTRUCTIONS,
     stateSecret: config.stateSecret,
