@@ -15,8 +15,10 @@ import { createOriginCheck } from '../lib/http/origin.js';
 import { errorReply, methodNotAllowed } from '../lib/http/replies.js';
 import { resumeStream } from '../lib/http/resume.js';
 import { serveLegacy, serveModern, type ServeDeps } from '../lib/http/serve.js';
+import { createHealthHandler, DEFAULT_HEALTH_TIMEOUT_MS, isHealthProbe } from '../lib/observe/health.js';
 import { Observation } from '../lib/observe/observation.js';
 import { createReport } from '../lib/observe/request-log.js';
+import { SERVER_INFO } from '../lib/identity.js';
 import { callerKey } from '../lib/server/caller.js';
 import type { Principal } from '../lib/server/context.js';
 import { INTERNAL_ERROR } from '../lib/protocol/errors.js';
@@ -35,6 +37,9 @@ export function createMcpHandler(app: App, bounds: RequestBounds = app.bounds ??
   const { byIp: limitByIp, byPrincipal: limitByPrincipal } = app.limits ?? {};
   const checkBatch = createBatchCheck(bounds.maxBatch, app.limits);
   const report = createReport(app.requestLog ?? false);
+  const health = createHealthHandler({
+    name: SERVER_INFO.name, version: SERVER_INFO.version, store: app.store, auth: app.auth?.config, mounts: app.mounts, timeoutMs: app.healthTimeoutMs ?? DEFAULT_HEALTH_TIMEOUT_MS,
+  });
 
   async function handle(request: Request, observation: Observation): Promise<Response> {
     const forbidden = checkOrigin(request);
@@ -70,6 +75,8 @@ export function createMcpHandler(app: App, bounds: RequestBounds = app.bounds ??
   }
 
   return async function handleMcp(request) {
+    // GET /health and /api/health reach this function (vercel.json), so a cron that probes it keeps it warm.
+    if (isHealthProbe(request)) return checkOrigin(request) ?? health(request);
     const preflight = answerPreflight(request, isAllowedOrigin);
     if (preflight) return preflight;
     // One log line and, with an OpenTelemetry SDK registered, one span per request (README "Observability").

@@ -27,6 +27,7 @@ import { selectStore } from './store/select.js';
 import { describeRequestBounds, readRequestBounds, type RequestBounds } from './http/bounds.js';
 import { readUpstashConfig } from './store/upstash-config.js';
 import { readRequestLog } from './observe/request-log.js';
+import { readHealthTimeout } from './observe/health.js';
 
 export { INSTRUCTIONS, SERVER_INFO } from './identity.js';
 
@@ -48,6 +49,8 @@ export interface App {
   bounds?: RequestBounds;
   /** One JSON line per request on stdout (README "Observability"; MCP_LOG); off when absent. */
   requestLog?: boolean;
+  /** The longest each health probe waits (MCP_HEALTH_TIMEOUT_MS); the default when absent. */
+  healthTimeoutMs?: number;
 }
 
 export interface AppOptions extends Omit<ServerOptions, 'registry' | 'info'> {
@@ -61,6 +64,7 @@ export interface AppOptions extends Omit<ServerOptions, 'registry' | 'info'> {
   auth?: BearerAuth;
   bounds?: RequestBounds;
   requestLog?: boolean;
+  healthTimeoutMs?: number;
 }
 
 export function createApp(options: AppOptions): App {
@@ -81,6 +85,7 @@ export function createApp(options: AppOptions): App {
     auth: options.auth,
     bounds: options.bounds,
     requestLog: options.requestLog,
+    healthTimeoutMs: options.healthTimeoutMs,
   };
 }
 
@@ -109,6 +114,7 @@ export function createDefaultApp(env: Record<string, string | undefined> = proce
   const upstash = readUpstashConfig(env);
   const bounds = readRequestBounds(env);
   const requestLog = readRequestLog(env);
+  const healthTimeoutMs = readHealthTimeout(env);
   const limits = createLimitsFromEnv(env, upstash);
   const authConfig = readAuthConfig(env);
   const auth = authConfig ? createBearerAuth(authConfig, env) : undefined;
@@ -138,6 +144,7 @@ export function createDefaultApp(env: Record<string, string | undefined> = proce
     auth,
     bounds,
     requestLog,
+    healthTimeoutMs,
     defaultToolScopes: authConfig?.scopes,
     instructions: INSTRUCTIONS,
     stateSecret: config.stateSecret,

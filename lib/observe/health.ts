@@ -1,0 +1,143 @@
+/**
+ * The health probe, `GET /health` and `/api/health` (README "Observability"): the version, the store in use and
+ * whether it answers one read, whether the auth issuer answers, and each mount's state. Every probe is bounded
+ * by MCP_HEALTH_TIMEOUT_MS. It is served by the MCP function itself (vercel.json rewrites both paths to it), so a
+ * Vercel cron that calls it keeps that function warm. It says nothing secret: no key, token, store URL or
+ * mount URL; the issuer is named, as the protected-resource metadata already names it.
+ *
+ * 200 with `ok`, or `degraded` when a mount is down; 503 with `down` when the store or the issuer does not
+ * answer, since then no call can be served.
+ */
+
+import { metadataUrls } from '../auth/keys.js';
+import type { AuthConfig } from '../auth/config.js';
+import type { Mounts } from '../mounts/mounts.js';
+import type { Store } from '../store/types.js';
+
+type Env = Record<string, string | undefined>;
+
+export const HEALTH_PATHS: readonly string[] = ['/health', '/api/health'];
+/** The query vercel.json's rewrites add, for a platform that passes the rewritten URL. */
+const HEALTH_QUERY = 'health';
+export const DEFAULT_HEALTH_TIMEOUT_MS = 2_000;
+/** A store read or metadata fetch slower than this is as good as down for an MCP call. */
+const MAX_HEALTH_TIMEOUT_MS = 60_000;
+/** The key read to see that the store answers; nothing writes it. */
+const PROBE_KEY = 'agent-mcp:health';
+
+/** MCP_HEALTH_TIMEOUT_MS: the longest each probe waits, in ms. */
+export function readHealthTimeout(env: Env = process.env): number {
+  const raw = env.MCP_HEALTH_TIMEOUT_MS;
+  if (raw === undefined || raw === '') return DEFAULT_HEALTH_TIMEOUT_MS;
+  const value = Number(raw);
+  if (!/^\d+$/.test(raw.trim()) || value < 1 || value > MAX_HEALTH_TIMEOUT_MS) {
+    throw new TypeError(`MCP_HEALTH_TIMEOUT_MS must be a whole number of milliseconds from 1 to ${MAX_HEALTH_TIMEOUT_MS}, got "${raw}".`);
+  }
+  return value;
+}
+
+export function isHealthProbe(request: Request): boolean {
+  if (request.method !== 'GET' && request.method !== 'HEAD') return false;
+  const url = new URL(request.url);
+  return HEALTH_PATHS.includes(url.pathname) || url.searchParams.has(HEALTH_QUERY);
+}
+
+export interface HealthSources {
+  name: string;
+  version: string;
+  store: Store;
+  auth?: AuthConfig;
+  mounts?: Mounts;
+  timeoutMs: number;
+}
+
+interface Probe {
+  ok: boolean;
+  ms: number;
+  /** `timeout`, `unavailable` or `HTTP <status>`; never the cause's text, which may name hosts. */
+  error?: string;
+}
+
+export interface Health {
+  status: 'ok' | 'degraded' | 'down';
+  name: string;
+  version: string;
+  store: { kind: 'upstash' | 'memory' } & Probe;
+  auth: ({ issuer: string } & Probe) | null;
+  mounts: Array<{ name: string; state: string }>;
+}
+
+const TIMED_OUT = Symbol('timeout');
+
+/** `work` or TIMED_OUT after `ms`, whichever comes first; the timer never holds the process. */
+function within<T>(work: Promise<T>, ms: number): Promise<T | typeof TIMED_OUT> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const timeout = new Promise<typeof TIMED_OUT>((resolve) => {
+    timer = setTimeout(resolve, ms, TIMED_OUT);
+  });
+  return Promise.race([work, timeout]).finally(() => clearTimeout(timer));
+}
+
+const since = (start: number) => Math.round((performance.now() - start) * 10) / 10;
+
+async function probeStore(store: Store, timeoutMs: number): Promise<Probe> {
+  const start = performance.now();
+  const outcome = await within(store.get(PROBE_KEY).then(() => 'ok' as const, () => 'unavailable' as const), timeoutMs);
+  if (outcome === 'ok') return { ok: true, ms: since(start) };
+  return { ok: false, ms: since(start), error: outcome === TIMED_OUT ? 'timeout' : outcome };
+}
+
+/** The issuer answers when its JWKS (AUTH_JWKS_URL) or one of its metadata documents does. */
+async function probeIssuer(auth: AuthConfig, timeoutMs: number): Promise<Probe> {
+  const start = performance.now();
+  const signal = AbortSignal.timeout(timeoutMs);
+  let error = 'unavailable';
+  for (const url of auth.jwksUrl ? [auth.jwksUrl] : metadataUrls(auth.issuer)) {
+    try {
+      const response = await fetch(url, { headers: { accept: 'application/json' }, signal, redirect: 'follow' });
+      void response.body?.cancel().catch(() => undefined);
+      if (response.ok) return { ok: true, ms: since(start) };
+      error = `HTTP ${response.status}`;
+    } catch {
+      error = signal.aborted ? 'timeout' : 'unavailable';
+      if (signal.aborted) break;
+    }
+  }
+  return { ok: false, ms: since(start), error };
+}
+
+/** Runs the probes; at most one run at a time per instance, shared by every request that arrives during it. */
+export function createHealthCheck(sources: HealthSources): () => Promise<Health> {
+  let running: Promise<Health> | undefined;
+  const run = async (): Promise<Health> => {
+    const [store, auth] = await Promise.all([
+      probeStore(sources.store, sources.timeoutMs),
+      sources.auth ? probeIssuer(sources.auth, sources.timeoutMs) : undefined,
+    ]);
+    await sources.mounts?.waitForConnections({ timeout: sources.timeoutMs });
+    const mounts = (sources.mounts?.status() ?? []).map(({ name, state }) => ({ name, state }));
+    const down = !store.ok || (auth !== undefined && !auth.ok);
+    return {
+      status: down ? 'down' : mounts.some((m) => m.state === 'failed') ? 'degraded' : 'ok',
+      name: sources.name,
+      version: sources.version,
+      store: { kind: sources.store.shared ? 'upstash' : 'memory', ...store },
+      auth: sources.auth && auth ? { issuer: sources.auth.issuer, ...auth } : null,
+      mounts,
+    };
+  };
+  return () => (running ??= run().finally(() => (running = undefined)));
+}
+
+/** The probe as an HTTP reply: JSON, never cached, 503 when down. */
+export function createHealthHandler(sources: HealthSources): (request: Request) => Promise<Response> {
+  const check = createHealthCheck(sources);
+  return async (request) => {
+    const health = await check();
+    const body = request.method === 'HEAD' ? null : JSON.stringify(health);
+    return new Response(body, {
+      status: health.status === 'down' ? 503 : 200,
+      headers: { 'content-type': 'application/json', 'cache-control': 'no-store' },
+    });
+  };
+}
