@@ -15,7 +15,7 @@ import { createOriginCheck } from '../lib/http/origin.js';
 import { errorReply, methodNotAllowed } from '../lib/http/replies.js';
 import { resumeStream } from '../lib/http/resume.js';
 import { serveLegacy, serveModern, type ServeDeps } from '../lib/http/serve.js';
-import { createHealthHandler, DEFAULT_HEALTH_TIMEOUT_MS, isHealthProbe } from '../lib/observe/health.js';
+import { createLazyHealthHandler, DEFAULT_HEALTH_TIMEOUT_MS, isHealthProbe } from '../lib/observe/health-route.js';
 import { Observation } from '../lib/observe/observation.js';
 import { createReport } from '../lib/observe/request-log.js';
 import { SERVER_INFO } from '../lib/identity.js';
@@ -37,7 +37,7 @@ export function createMcpHandler(app: App, bounds: RequestBounds = app.bounds ??
   const { byIp: limitByIp, byPrincipal: limitByPrincipal } = app.limits ?? {};
   const checkBatch = createBatchCheck(bounds.maxBatch, app.limits);
   const report = createReport(app.requestLog ?? false);
-  const health = createHealthHandler({
+  const health = createLazyHealthHandler({
     name: SERVER_INFO.name, version: SERVER_INFO.version, store: app.store, auth: app.auth?.config, mounts: app.mounts, timeoutMs: app.healthTimeoutMs ?? DEFAULT_HEALTH_TIMEOUT_MS,
   });
 

@@ -27,7 +27,7 @@ import { selectStore } from './store/select.js';
 import { describeRequestBounds, readRequestBounds, type RequestBounds } from './http/bounds.js';
 import { readUpstashConfig } from './store/upstash-config.js';
 import { readRequestLog } from './observe/request-log.js';
-import { readHealthTimeout } from './observe/health.js';
+import { readHealthTimeout } from './observe/health-route.js';
 
 export { INSTRUCTIONS, SERVER_INFO } from './identity.js';
 

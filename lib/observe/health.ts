@@ -1,9 +1,8 @@
 /**
- * The health probe, `GET /health` and `/api/health` (README "Observability"): the version, the store in use and
- * whether it answers one read, whether the auth issuer answers, and each mount's state. Every probe is bounded
- * by MCP_HEALTH_TIMEOUT_MS. It is served by the MCP function itself (vercel.json rewrites both paths to it), so a
- * Vercel cron that calls it keeps that function warm. It says nothing secret: no key, token, store URL or
- * mount URL; the issuer is named, as the protected-resource metadata already names it.
+ * The health probe (README "Observability"; routed by lib/observe/health-route.ts): the version, the store in
+ * use and whether it answers one read, whether the auth issuer answers, and each mount's state. Every probe is
+ * bounded by MCP_HEALTH_TIMEOUT_MS. It says nothing secret: no key, token, store URL or mount URL; the issuer is
+ * named, as the protected-resource metadata already names it.
  *
  * 200 with `ok`, or `degraded` when a mount is down; 503 with `down` when the store or the issuer does not
  * answer, since then no call can be served.
@@ -14,33 +13,8 @@ import type { AuthConfig } from '../auth/config.js';
 import type { Mounts } from '../mounts/mounts.js';
 import type { Store } from '../store/types.js';
 
-type Env = Record<string, string | undefined>;
-
-export const HEALTH_PATHS: readonly string[] = ['/health', '/api/health'];
-/** The query vercel.json's rewrites add, for a platform that passes the rewritten URL. */
-const HEALTH_QUERY = 'health';
-export const DEFAULT_HEALTH_TIMEOUT_MS = 2_000;
-/** A store read or metadata fetch slower than this is as good as down for an MCP call. */
-const MAX_HEALTH_TIMEOUT_MS = 60_000;
 /** The key read to see that the store answers; nothing writes it. */
 const PROBE_KEY = 'agent-mcp:health';
-
-/** MCP_HEALTH_TIMEOUT_MS: the longest each probe waits, in ms. */
-export function readHealthTimeout(env: Env = process.env): number {
-  const raw = env.MCP_HEALTH_TIMEOUT_MS;
-  if (raw === undefined || raw === '') return DEFAULT_HEALTH_TIMEOUT_MS;
-  const value = Number(raw);
-  if (!/^\d+$/.test(raw.trim()) || value < 1 || value > MAX_HEALTH_TIMEOUT_MS) {
-    throw new TypeError(`MCP_HEALTH_TIMEOUT_MS must be a whole number of milliseconds from 1 to ${MAX_HEALTH_TIMEOUT_MS}, got "${raw}".`);
-  }
-  return value;
-}
-
-export function isHealthProbe(request: Request): boolean {
-  if (request.method !== 'GET' && request.method !== 'HEAD') return false;
-  const url = new URL(request.url);
-  return HEALTH_PATHS.includes(url.pathname) || url.searchParams.has(HEALTH_QUERY);
-}
 
 export interface HealthSources {
   name: string;
