@@ -66,7 +66,7 @@ export async function serveLegacy(
   // Legacy clients cancel explicitly (notifications/cancelled, watched by the dispatcher); a dropped connection
   // is not a cancellation (2025-11-25 transports), so a legacy call has no signal of its own.
   return frameCall({
-    run: (outbound) => observation.track(observation.within(() => deps.dispatch(message, { ...base, outbound })).then(observation.noteReply)),
+    run: (outbound) => observation.runCall(() => deps.dispatch(message, { ...base, outbound })),
     statusOf: (reply) => ('error' in reply ? httpStatusFor('legacy', reply.error.code) : 200),
     headersOf: (reply) => ('error' in reply ? errorHeaders(reply) : issued ? { [H_SESSION_ID]: issued } : undefined),
     log: polling ? { store: deps.store, streamId: crypto.randomUUID(), owner: caller } : undefined,
@@ -95,7 +95,7 @@ export async function serveModern(request: Request, classified: Ok<'modern'>, de
     observation,
   };
   return frameCall({
-    run: (outbound) => observation.track(observation.within(() => deps.dispatch(classified.message, { ...call, outbound })).then(observation.noteReply)),
+    run: (outbound) => observation.runCall(() => deps.dispatch(classified.message, { ...call, outbound })),
     statusOf: (reply) => ('error' in reply ? httpStatusFor('modern', reply.error.code) : 200),
     headersOf: headersFor(deps, request),
     isRequest: true,

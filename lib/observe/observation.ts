@@ -106,12 +106,16 @@ export class Observation implements CallObservation {
     return this.#span ? this.#span.within(run) : run();
   }
 
-  /** The call may go on after its response began (an SSE stream): the report waits for `call`. */
-  track<T>(call: Promise<T>): Promise<T> {
+  /**
+   * Runs one call in the span's context and notes its reply. The call may go on after its response began (an
+   * SSE stream): the report waits for it.
+   */
+  runCall(call: () => Promise<JsonRpcResponse | undefined>): Promise<JsonRpcResponse | undefined> {
+    const running = this.within(call).then(this.noteReply);
     this.#done = false;
     const done = () => void (this.#done = true);
-    this.#settled = call.then(done, done);
-    return call;
+    this.#settled = running.then(done, done);
+    return running;
   }
 
   /** Runs `report` when the call is done: at once when it already is. */
