@@ -3,6 +3,8 @@
  * imported on the first probe, so the MCP function's cold start does not carry it.
  */
 
+import { metadataUrls } from '../auth/keys.js';
+import type { AuthConfig } from '../auth/config.js';
 import type { HealthSources } from './health.js';
 
 type Env = Record<string, string | undefined>;
@@ -33,11 +35,16 @@ export function isHealthProbe(request: Request): boolean {
   return HEALTH_PATHS.includes(url.pathname) || url.searchParams.has(HEALTH_QUERY);
 }
 
+/** What the probe looks at; `auth` is the bearer auth configuration, when auth is on. */
+export type HealthOptions = Omit<HealthSources, 'issuer'> & { auth?: AuthConfig };
+
 /** The probe's handler, loading lib/observe/health.ts on first use. */
-export function createLazyHealthHandler(sources: HealthSources): (request: Request) => Promise<Response> {
+export function createLazyHealthHandler({ auth, ...options }: HealthOptions): (request: Request) => Promise<Response> {
+  // The issuer answers when its JWKS (AUTH_JWKS_URL) or one of its metadata documents does.
+  const issuer = auth && { name: auth.issuer, urls: auth.jwksUrl ? [auth.jwksUrl] : metadataUrls(auth.issuer) };
   let handler: Promise<(request: Request) => Promise<Response>> | undefined;
   return async (request) => {
-    handler ??= import('./health.js').then(({ createHealthHandler }) => createHealthHandler(sources));
+    handler ??= import('./health.js').then(({ createHealthHandler }) => createHealthHandler({ ...options, issuer }));
     return (await handler)(request);
   };
 }

@@ -8,8 +8,8 @@
  * answer, since then no call can be served.
  */
 
-import { metadataUrls } from '../auth/keys.js';
-import type { AuthConfig } from '../auth/config.js';
+// Types only from modules on the start path: a value import would make the bundler split that module into a
+// chunk the MCP function then loads at start (bench/cold-start.mjs measures it).
 import type { Mounts } from '../mounts/mounts.js';
 import type { Store } from '../store/types.js';
 
@@ -20,7 +20,8 @@ export interface HealthSources {
   name: string;
   version: string;
   store: Store;
-  auth?: AuthConfig;
+  /** The auth issuer, and the URLs that answer for it: its JWKS (AUTH_JWKS_URL) or its metadata documents. */
+  issuer?: { name: string; urls: string[] };
   mounts?: Mounts;
   timeoutMs: number;
 }
@@ -61,12 +62,12 @@ async function probeStore(store: Store, timeoutMs: number): Promise<Probe> {
   return { ok: false, ms: since(start), error: outcome === TIMED_OUT ? 'timeout' : outcome };
 }
 
-/** The issuer answers when its JWKS (AUTH_JWKS_URL) or one of its metadata documents does. */
-async function probeIssuer(auth: AuthConfig, timeoutMs: number): Promise<Probe> {
+/** The issuer answers when one of its URLs does. */
+async function probeIssuer(urls: string[], timeoutMs: number): Promise<Probe> {
   const start = performance.now();
   const signal = AbortSignal.timeout(timeoutMs);
   let error = 'unavailable';
-  for (const url of auth.jwksUrl ? [auth.jwksUrl] : metadataUrls(auth.issuer)) {
+  for (const url of urls) {
     try {
       const response = await fetch(url, { headers: { accept: 'application/json' }, signal, redirect: 'follow' });
       void response.body?.cancel().catch(() => undefined);
@@ -86,7 +87,7 @@ export function createHealthCheck(sources: HealthSources): () => Promise<Health>
   const run = async (): Promise<Health> => {
     const [store, auth] = await Promise.all([
       probeStore(sources.store, sources.timeoutMs),
-      sources.auth ? probeIssuer(sources.auth, sources.timeoutMs) : undefined,
+      sources.issuer ? probeIssuer(sources.issuer.urls, sources.timeoutMs) : undefined,
     ]);
     await sources.mounts?.waitForConnections({ timeout: sources.timeoutMs });
     const mounts = (sources.mounts?.status() ?? []).map(({ name, state }) => ({ name, state }));
@@ -96,7 +97,7 @@ export function createHealthCheck(sources: HealthSources): () => Promise<Health>
       name: sources.name,
       version: sources.version,
       store: { kind: sources.store.shared ? 'upstash' : 'memory', ...store },
-      auth: sources.auth && auth ? { issuer: sources.auth.issuer, ...auth } : null,
+      auth: sources.issuer && auth ? { issuer: sources.issuer.name, ...auth } : null,
       mounts,
     };
   };

@@ -4,7 +4,9 @@
  */
 
 import type { RequestId } from '../protocol/jsonrpc.js';
-import { traceIdOf, type TraceContext } from '../protocol/trace-context.js';
+// Types only from modules on the start path: a value import would make the bundler split that module into a
+// chunk the MCP function then loads at start (bench/cold-start.mjs measures it).
+import type { TraceContext } from '../protocol/trace-context.js';
 
 type Api = typeof import('@opentelemetry/api');
 type Span = import('@opentelemetry/api').Span;
@@ -36,11 +38,11 @@ let duration: Histogram | undefined;
 
 function parentContext(otel: Api, observation: SpanSource): Context {
   const incoming = observation.trace;
-  const traceId = incoming && traceIdOf(incoming.traceparent);
-  if (!incoming || !traceId) return otel.ROOT_CONTEXT;
-  const [, , spanId, flags] = incoming.traceparent.split('-');
+  if (!incoming) return otel.ROOT_CONTEXT;
+  // Validated when read (lib/protocol/trace-context.ts): version-traceid-parentid-flags.
+  const [, traceId, spanId, flags] = incoming.traceparent.split('-');
   return otel.trace.setSpanContext(otel.ROOT_CONTEXT, {
-    traceId,
+    traceId: traceId!,
     spanId: spanId!,
     traceFlags: Number.parseInt(flags!, 16) & 1,
     isRemote: true,

@@ -88,7 +88,7 @@ describe.each(['modern', 'legacy'] as const)('on the %s wire', (era) => {
     const line = callLine()!;
     expect(line).toMatchObject({ tool: 'chat_with_agent', caller: era === 'modern' ? 'token' : 'token+session', era, status: 200 });
     expect(typeof line.time).toBe('string');
-    expect(Number.isNaN(Date.parse(line.time as string))).toBe(false);
+    expect(line.time).toBe(new Date(Date.parse(line.time as string)).toISOString());
     expect(line.duration_ms).toEqual(expect.any(Number));
     expect(line.upstream_ms).toEqual(expect.any(Number));
     expect(line.upstream_ms as number).toBeLessThanOrEqual(line.duration_ms as number);
