@@ -95,6 +95,8 @@ export class Observation implements CallObservation {
 
   /** Starts the request's span when an OpenTelemetry SDK is registered (lib/observe/tracing.ts); else nothing. */
   begin(): Promise<void> | undefined {
+    // A batch is many operations; the conventions have a span per message, which this does not make (yet).
+    if (this.batch !== undefined) return undefined;
     const span = startRequestSpan(this);
     if (span instanceof Promise) return span.then((started) => void (this.#span = started));
     this.#span = span;

@@ -128,6 +128,21 @@ describe('the error kind', () => {
   });
 });
 
+describe('a 2025-03-26 batch', () => {
+  test('is one line: method batch, with its size', async () => {
+    capture();
+    const headers = { 'mcp-protocol-version': '2025-03-26', authorization: `Bearer ${await token()}` };
+    const response = await post(server.mcpUrl, [
+      { jsonrpc: '2.0', id: 1, method: 'tools/list' },
+      { jsonrpc: '2.0', id: 2, method: 'ping' },
+    ], headers);
+    expect(response.status).toBe(200);
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toMatchObject({ method: 'batch', batch: 2, era: 'legacy', protocol: '2025-03-26', caller: 'token', status: 200 });
+    expect(lines[0]).not.toHaveProperty('tool');
+  });
+});
+
 describe('MCP_LOG', () => {
   test('MCP_LOG=off writes no request lines', async () => {
     const quiet = await startTestServer(createMcpHandler(createDefaultApp(env({ MCP_LOG: 'off' }))));
