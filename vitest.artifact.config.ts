@@ -5,5 +5,7 @@ export default defineConfig({
   test: {
     include: ['test/artifact/**/*.test.ts'],
     testTimeout: 20_000,
+    // The request log (one line per MCP request) is tested in test/observe; elsewhere it is only noise.
+    env: { MCP_LOG: 'off' },
   },
 });

@@ -16,6 +16,10 @@ import { errorReply, methodNotAllowed } from '../lib/http/replies.js';
 import { protocolVersionHeader } from '../lib/http/protocol-version.js';
 import { resumeStream } from '../lib/http/resume.js';
 import { serveLegacy, serveModern, type ServeDeps } from '../lib/http/serve.js';
+import { createLazyHealthHandler, DEFAULT_HEALTH_TIMEOUT_MS, isHealthProbe } from '../lib/observe/health-route.js';
+import { Observation } from '../lib/observe/observation.js';
+import { createReport } from '../lib/observe/request-log.js';
+import { SERVER_INFO } from '../lib/identity.js';
 import { callerKey } from '../lib/server/caller.js';
 import type { Principal } from '../lib/server/context.js';
 import { INTERNAL_ERROR } from '../lib/protocol/errors.js';
@@ -33,8 +37,12 @@ export function createMcpHandler(app: App, bounds: RequestBounds = app.bounds ??
   const { checkOrigin, isAllowedOrigin } = createOriginCheck(app.origin);
   const { byIp: limitByIp, byPrincipal: limitByPrincipal } = app.limits ?? {};
   const checkBatch = createBatchCheck(bounds.maxBatch, app.limits);
+  const report = createReport(app.requestLog ?? false);
+  const health = createLazyHealthHandler({
+    name: SERVER_INFO.name, version: SERVER_INFO.version, store: app.store, auth: app.auth?.config, mounts: app.mounts, timeoutMs: app.healthTimeoutMs ?? DEFAULT_HEALTH_TIMEOUT_MS,
+  });
 
-  async function handle(request: Request): Promise<Response> {
+  async function handle(request: Request, observation: Observation): Promise<Response> {
     const forbidden = checkOrigin(request);
     if (forbidden) return forbidden;
     if (request.method !== 'POST' && !isResumption(request)) return methodNotAllowed();
@@ -50,13 +58,14 @@ export function createMcpHandler(app: App, bounds: RequestBounds = app.bounds ??
     const body = await readJsonBody(request, bounds);
     if (body instanceof Response) return body;
     const classified = classifyBody(body.value, request.headers);
+    observation.noteMessages(classified);
     if (classified.kind === 'reject') return errorReply(classified.error.status, classified.error, classified.id, protocolVersionHeader(classified.version));
     const overBatchBounds = await checkBatch(request, classified, principal);
     if (overBatchBounds) return overBatchBounds;
-    if (classified.kind === 'modern') return serveModern(request, classified, deps, principal);
+    if (classified.kind === 'modern') return serveModern(request, classified, deps, observation, principal);
     const session = await app.sessions.read(request, principal);
     if (session instanceof Response) return session;
-    return serveLegacy(request, classified, deps, principal, session);
+    return serveLegacy(request, classified, deps, observation, principal, session);
   }
 
   /** Sessions are a legacy-wire notion: resuming a stream is one, and only its owner may do it. */
@@ -67,13 +76,21 @@ export function createMcpHandler(app: App, bounds: RequestBounds = app.bounds ??
   }
 
   return async function handleMcp(request) {
+    // GET /health and /api/health reach this function (vercel.json), so a cron that probes it keeps it warm.
+    if (isHealthProbe(request)) return checkOrigin(request) ?? health(request);
     const preflight = answerPreflight(request, isAllowedOrigin);
     if (preflight) return preflight;
+    // One log line and, with an OpenTelemetry SDK registered, one span per request (README "Observability").
+    const observation = new Observation(request);
+    let response: Response;
     try {
-      return withCors(request, await handle(request), isAllowedOrigin);
+      response = withCors(request, await handle(request, observation), isAllowedOrigin);
     } catch (error) {
-      return withCors(request, failureReply(error), isAllowedOrigin);
+      observation.noteFailure(error);
+      response = withCors(request, failureReply(error), isAllowedOrigin);
     }
+    report(observation, response.status);
+    return response;
   };
 }
 

@@ -26,6 +26,8 @@ import { withPaidTool } from './pay/with-payment.js';
 import { selectStore } from './store/select.js';
 import { describeRequestBounds, readRequestBounds, type RequestBounds } from './http/bounds.js';
 import { readUpstashConfig } from './store/upstash-config.js';
+import { readRequestLog } from './observe/request-log.js';
+import { readHealthTimeout } from './observe/health-route.js';
 
 export { INSTRUCTIONS, SERVER_INFO } from './identity.js';
 
@@ -45,6 +47,10 @@ export interface App {
   auth?: BearerAuth;
   /** Body, JSON depth and batch bounds of the HTTP endpoint (README "Security model"); defaults when absent. */
   bounds?: RequestBounds;
+  /** One JSON line per request on stdout (README "Observability"; MCP_LOG); off when absent. */
+  requestLog?: boolean;
+  /** The longest each health probe waits (MCP_HEALTH_TIMEOUT_MS); the default when absent. */
+  healthTimeoutMs?: number;
 }
 
 export interface AppOptions extends Omit<ServerOptions, 'registry' | 'info'> {
@@ -57,6 +63,8 @@ export interface AppOptions extends Omit<ServerOptions, 'registry' | 'info'> {
   limits?: RequestLimits;
   auth?: BearerAuth;
   bounds?: RequestBounds;
+  requestLog?: boolean;
+  healthTimeoutMs?: number;
 }
 
 export function createApp(options: AppOptions): App {
@@ -76,6 +84,8 @@ export function createApp(options: AppOptions): App {
     limits: options.limits,
     auth: options.auth,
     bounds: options.bounds,
+    requestLog: options.requestLog,
+    healthTimeoutMs: options.healthTimeoutMs,
   };
 }
 
@@ -103,6 +113,8 @@ export function createDefaultApp(env: Record<string, string | undefined> = proce
   const config = readConfig(env);
   const upstash = readUpstashConfig(env);
   const bounds = readRequestBounds(env);
+  const requestLog = readRequestLog(env);
+  const healthTimeoutMs = readHealthTimeout(env);
   const limits = createLimitsFromEnv(env, upstash);
   const authConfig = readAuthConfig(env);
   const auth = authConfig ? createBearerAuth(authConfig, env) : undefined;
@@ -131,6 +143,8 @@ export function createDefaultApp(env: Record<string, string | undefined> = proce
     limits,
     auth,
     bounds,
+    requestLog,
+    healthTimeoutMs,
     defaultToolScopes: authConfig?.scopes,
     instructions: INSTRUCTIONS,
     stateSecret: config.stateSecret,

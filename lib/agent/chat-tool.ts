@@ -126,9 +126,15 @@ async function converse(
   try {
     progress.note(`Asking ${agent.profile.name}…`);
     let reply = '';
-    for await (const chunk of agent.reply({ message, sessionId: session.upstreamId, history, signal: ctx.signal })) {
-      reply += chunk;
-      progress.text(chunk);
+    const asked = performance.now();
+    try {
+      const turn = { message, sessionId: session.upstreamId, history, signal: ctx.signal, traceHeaders: ctx.observation?.traceHeaders };
+      for await (const chunk of agent.reply(turn)) {
+        reply += chunk;
+        progress.text(chunk);
+      }
+    } finally {
+      ctx.observation?.noteUpstream(performance.now() - asked);
     }
     if (ctx.signal.aborted) return failed(`Agent ${agent.profile.id}: the call was cancelled.`);
     if (!reply.trim()) return failed(`Agent ${agent.profile.id} returned an empty reply.`);

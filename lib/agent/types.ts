@@ -26,6 +26,8 @@ export interface AgentTurn {
   /** Earlier turns of this session, oldest first (only for agents whose history we keep). */
   history: ChatMessage[];
   signal: AbortSignal;
+  /** W3C `traceparent`/`tracestate` for the upstream request, so the agent's spans join the caller's trace. */
+  traceHeaders?: Record<string, string>;
 }
 
 export interface Agent {

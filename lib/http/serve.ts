@@ -14,6 +14,7 @@ import { Cancellation } from '../server/cancellation.js';
 import { callerKey } from '../server/caller.js';
 import type { CallContext, Principal } from '../server/context.js';
 import type { Dispatch } from '../server/dispatch.js';
+import type { Observation } from '../observe/observation.js';
 import type { Store } from '../store/types.js';
 import { frameCall } from './frame.js';
 import { legacyReplyVersion, withProtocolVersion } from './protocol-version.js';
@@ -35,8 +36,13 @@ function headersFor(deps: ServeDeps, request: Request) {
 type Ok<K> = Extract<Classified, { kind: K }>;
 
 /** Legacy: `session` is the verified id the server issued to this client, if it sent one. */
-export async function serveLegacy(request: Request, classified: Ok<'legacy'>, deps: ServeDeps, principal?: Principal, session?: string) {
+export async function serveLegacy(
+  request: Request, classified: Ok<'legacy'>, deps: ServeDeps, observation: Observation, principal?: Principal, session?: string,
+) {
   const caller = callerKey(principal, session);
+  observation.noteCaller(principal, session);
+  const starting = observation.begin();
+  if (starting) await starting;
   const base = {
     era: 'legacy' as const,
     protocolVersion: classified.version,
@@ -45,13 +51,14 @@ export async function serveLegacy(request: Request, classified: Ok<'legacy'>, de
     clientCapabilities: {},
     store: deps.store,
     cancelByNotification: true,
+    observation,
   };
   if (classified.batch) {
     const unpayable = refuseBatchPayment(request.headers, classified.messages);
     if (unpayable) return withProtocolVersion(errorReply(400, { code: INVALID_REQUEST, message: unpayable }), classified.version);
-    const replies = await Promise.all(
-      classified.messages.map((m) => deps.dispatch(m, base)),
-    );
+    const replies = await observation.within(() => Promise.all(
+      classified.messages.map((m) => deps.dispatch(m, base).then(observation.noteReply)),
+    ));
     const answered = replies.filter((r): r is JsonRpcResponse => r !== undefined);
     return withProtocolVersion(answered.length ? jsonReply(answered) : accepted(), classified.version);
   }
@@ -65,7 +72,7 @@ export async function serveLegacy(request: Request, classified: Ok<'legacy'>, de
   // Legacy clients cancel explicitly (notifications/cancelled, watched by the dispatcher); a dropped connection
   // is not a cancellation (2025-11-25 transports), so a legacy call has no signal of its own.
   const framed = await frameCall({
-    run: (outbound) => deps.dispatch(message, { ...base, outbound }),
+    run: (outbound) => observation.runCall(() => deps.dispatch(message, { ...base, outbound })),
     statusOf: (reply) => ('error' in reply ? httpStatusFor('legacy', reply.error.code) : 200),
     headersOf: (reply) => ('error' in reply ? errorHeaders(reply) : issued ? { [H_SESSION_ID]: issued } : undefined),
     log: polling ? { store: deps.store, streamId: crypto.randomUUID(), owner: caller } : undefined,
@@ -75,12 +82,15 @@ export async function serveLegacy(request: Request, classified: Ok<'legacy'>, de
   return withProtocolVersion(framed, legacyReplyVersion(message, classified.version));
 }
 
-export async function serveModern(request: Request, classified: Ok<'modern'>, deps: ServeDeps, principal?: Principal) {
+export async function serveModern(request: Request, classified: Ok<'modern'>, deps: ServeDeps, observation: Observation, principal?: Principal) {
+  observation.noteCaller(principal, undefined);
   const version = classified.meta.protocolVersion;
   if (!('id' in classified.message)) return withProtocolVersion(accepted(), version);
   const paid = applyHeaderPayment(request.headers, classified.message);
   if (paid.kind === 'refused') return refusePayment('modern', classified.message, paid.reason, version);
   const message = paid.message as typeof classified.message;
+  const starting = observation.begin();
+  if (starting) await starting;
   // The client cancels by closing its response stream or dropping the request; the signal is made if read.
   const gone = new Cancellation(() => request.signal);
   const call: Omit<CallContext, 'outbound'> = {
@@ -93,9 +103,10 @@ export async function serveModern(request: Request, classified: Ok<'modern'>, de
     signal: () => gone.signal,
     store: deps.store,
     paramHeaders: paramHeaders(request.headers),
+    observation,
   };
   return withProtocolVersion(await frameCall({
-    run: (outbound) => deps.dispatch(message, { ...call, outbound }),
+    run: (outbound) => observation.runCall(() => deps.dispatch(message, { ...call, outbound })),
     statusOf: (reply) => ('error' in reply ? httpStatusFor('modern', reply.error.code) : 200),
     headersOf: headersFor(deps, request),
     isRequest: true,

@@ -26,9 +26,19 @@ type Failure =
   | { kind: 'protocol'; code: number; message: string; data?: unknown }
   | { kind: 'cancelled' | 'timeout' | 'unavailable'; reason: string };
 
+/**
+ * The call's trace context for the mounted server, in `params._meta` as the OpenTelemetry MCP conventions carry it
+ * (a mount's connection is shared by every caller, so per-request HTTP headers are not an option).
+ */
+function traceMeta(ctx: RequestContext): { _meta?: Record<string, string> } {
+  const headers = ctx.observation?.traceHeaders;
+  return headers ? { _meta: { ...headers } } : {};
+}
+
 export async function forwardToolCall(link: MountLink, tool: string, args: Record<string, unknown>, ctx: RequestContext): Promise<ToolResult> {
+  const asked = performance.now();
   try {
-    const result = await link.session.client.callTool({ name: tool, arguments: args }, requestOptions(link, ctx));
+    const result = await link.session.client.callTool({ name: tool, arguments: args, ...traceMeta(ctx) }, requestOptions(link, ctx));
     return {
       content: result.content as ToolResult['content'],
       ...(result.structuredContent !== undefined ? { structuredContent: result.structuredContent } : {}),
@@ -39,13 +49,15 @@ export async function forwardToolCall(link: MountLink, tool: string, args: Recor
     const failure = classify(link, error, ctx);
     if (failure.kind === 'protocol') throw toMcpError(link, failure);
     return { content: [{ type: 'text', text: `Mount ${link.name}: ${failure.reason}` }], isError: true };
+  } finally {
+    ctx.observation?.noteUpstream(performance.now() - asked);
   }
 }
 
 /** The contents of `uri`; none when the mounted server has no such resource (the caller answers not-found). */
 export async function forwardRead(link: MountLink, uri: string, ctx: RequestContext): Promise<ResourceContent[]> {
   try {
-    const result = await link.session.client.readResource({ uri }, { ...requestOptions(link, ctx), cacheMode: 'bypass' as const });
+    const result = await link.session.client.readResource({ uri, ...traceMeta(ctx) }, { ...requestOptions(link, ctx), cacheMode: 'bypass' as const });
     return result.contents as ResourceContent[];
   } catch (error) {
     const failure = classify(link, error, ctx);
@@ -56,7 +68,7 @@ export async function forwardRead(link: MountLink, uri: string, ctx: RequestCont
 
 export async function forwardPrompt(link: MountLink, prompt: string, args: Record<string, string>, ctx: RequestContext): Promise<PromptResult> {
   try {
-    const result = await link.session.client.getPrompt({ name: prompt, arguments: args }, requestOptions(link, ctx));
+    const result = await link.session.client.getPrompt({ name: prompt, arguments: args, ...traceMeta(ctx) }, requestOptions(link, ctx));
     return { ...(result.description ? { description: result.description } : {}), messages: result.messages as PromptResult['messages'] };
   } catch (error) {
     throw toMcpError(link, classify(link, error, ctx));

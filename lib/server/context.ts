@@ -26,6 +26,13 @@ export interface Outbound {
   closeStream?(): void;
 }
 
+/** The request's observation (lib/observe): where a tool reports its upstream time and finds the trace to carry on. */
+export interface CallObservation {
+  noteUpstream(ms: number): void;
+  /** `traceparent` (and `tracestate`) for a request this call makes on its behalf. */
+  readonly traceHeaders?: Record<string, string>;
+}
+
 /** What a transport knows about one call; the dispatcher adds the rest. */
 export interface CallContext {
   era: Era;
@@ -47,6 +54,7 @@ export interface CallContext {
   cancelByNotification?: boolean;
   /** `Mcp-Param-*` headers by lower-cased parameter name (modern wire, for x-mcp-header checks). */
   paramHeaders?: Record<string, string>;
+  observation?: CallObservation;
 }
 
 export interface RequestContext extends CallContext {
@@ -91,6 +99,7 @@ class Context implements RequestContext {
   readonly store: Store;
   readonly cancelByNotification?: boolean;
   readonly paramHeaders?: Record<string, string>;
+  readonly observation?: CallObservation;
   readonly inputResponses: Record<string, unknown>;
   readonly requestState?: unknown;
   readonly meta: Record<string, unknown>;
@@ -116,6 +125,7 @@ class Context implements RequestContext {
     this.store = call.store;
     this.cancelByNotification = call.cancelByNotification;
     this.paramHeaders = call.paramHeaders;
+    this.observation = call.observation;
     this.inputResponses = extra.inputResponses ?? {};
     this.requestState = extra.requestState;
     this.meta = isObject(params._meta) ? params._meta : {};

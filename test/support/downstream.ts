@@ -24,6 +24,8 @@ export interface Downstream {
   methods: string[];
   /** Headers of every POST received, in arrival order. */
   headers: IncomingMessage['headers'][];
+  /** Each request's method and `params._meta` as received (trace context travels there), in arrival order. */
+  metas: Array<{ method: string; meta?: Record<string, unknown> }>;
   /** Resolves once an `initialize` has arrived (for a gated server: is being held). */
   initializing: Promise<void>;
   /** Lets held and later `initialize` requests through. */
@@ -110,6 +112,7 @@ export async function startDownstream(name: string, options: DownstreamMode | Do
   const sessions = new Map<string, StreamableHTTPServerTransport>();
   const methods: string[] = [];
   const headers: IncomingMessage['headers'][] = [];
+  const metas: Downstream['metas'] = [];
   const initializing = deferred();
   const released = deferred();
   if (mode !== 'gated') released.resolve();
@@ -125,6 +128,7 @@ export async function startDownstream(name: string, options: DownstreamMode | Do
       const body = request.method === 'POST' ? await readBody(request) : undefined;
       const messages = Array.isArray(body) ? body : body ? [body] : [];
       for (const m of messages) if (typeof m?.method === 'string') methods.push(m.method);
+      for (const m of messages) if (typeof m?.method === 'string') metas.push({ method: m.method, meta: m.params?._meta });
       if (request.method === 'POST') headers.push(request.headers);
       const sessionId = request.headers['mcp-session-id'];
       let transport = typeof sessionId === 'string' ? sessions.get(sessionId) : undefined;
@@ -157,6 +161,7 @@ export async function startDownstream(name: string, options: DownstreamMode | Do
     url: `http://127.0.0.1:${port}/mcp`,
     methods,
     headers,
+    metas,
     initializing: initializing.promise,
     release: () => released.resolve(),
     async dropSessions() {

@@ -9,7 +9,7 @@
  *   key and an internal URL · "fault:huge-error" HTTP 500 with a 20 MB body · "fault:wait <ms> …" waits that long,
  *   then echoes.
  * Otherwise it echoes, naming how many history messages it received. GET /__log returns what it saw:
- * each request (path, authorization, body, the client's port) and each connection the client closed before the
+ * each request (path, authorization, traceparent, body, the client's port) and each connection the client closed before the
  * reply ended.
  * Run: node --import tsx test/support/upstream-server.ts  (prints "listening on http://127.0.0.1:PORT").
  */
@@ -21,6 +21,8 @@ interface LogEntry {
   kind: 'request' | 'closed';
   path: string;
   authorization?: string;
+  /** The W3C trace context header the request carried, if any. */
+  traceparent?: string;
   body?: any;
   /** The client's port: requests with the same port came over one connection. */
   port?: number;
@@ -155,7 +157,7 @@ const server = createServer(async (req, res) => {
     return res.end(JSON.stringify(log));
   }
   const body = JSON.parse((await readBody(req)) || '{}');
-  log.push({ at: Date.now(), kind: 'request', path, authorization: req.headers.authorization, body, port: req.socket.remotePort });
+  log.push({ at: Date.now(), kind: 'request', path, authorization: req.headers.authorization, traceparent: req.headers.traceparent as string | undefined, body, port: req.socket.remotePort });
   res.on('close', () => {
     if (!res.writableEnded) log.push({ at: Date.now(), kind: 'closed', path, body });
   });

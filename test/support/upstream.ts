@@ -10,6 +10,7 @@ export interface UpstreamLogEntry {
   kind: 'request' | 'closed';
   path: string;
   authorization?: string;
+  traceparent?: string;
   body?: { messages?: Array<{ role: string; content: string }>; session_id?: string; agent?: string; model?: string };
   /** The client's port: requests with the same port came over one connection. */
   port?: number;

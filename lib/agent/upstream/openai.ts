@@ -34,7 +34,7 @@ export function createOpenAiAgent(profile: AgentProfile, options: OpenAiOptions)
         ...turn.history,
         { role: 'user', content: turn.message },
       ];
-      const upstream = await postUpstream(target, { model: options.model, messages, stream: true }, turn.signal);
+      const upstream = await postUpstream(target, { model: options.model, messages, stream: true }, turn.signal, turn.traceHeaders);
       const type = upstream.response.headers.get('content-type') ?? '';
       if (!type.includes('text/event-stream')) {
         // Some compatible servers ignore `stream: true` and answer one JSON completion.

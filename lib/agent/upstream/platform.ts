@@ -21,7 +21,7 @@ export function createPlatformAgent(profile: AgentProfile, options: PlatformOpti
         messages: [{ role: 'user', content: turn.message }],
         session_id: turn.sessionId,
         stream: false,
-      }, turn.signal);
+      }, turn.signal, turn.traceHeaders);
       let text = '';
       for await (const chunk of upstream.chunks({ capped: true })) text += chunk;
       yield replyText(profile.id, text);

@@ -85,8 +85,13 @@ export interface UpstreamResponse {
   cut(): AgentError;
 }
 
-/** POSTs JSON and returns the response once its status is 2xx; the timeout covers the whole exchange. */
-export async function postUpstream(target: UpstreamTarget, body: unknown, signal: AbortSignal): Promise<UpstreamResponse> {
+/**
+ * POSTs JSON and returns the response once its status is 2xx; the timeout covers the whole exchange.
+ * `traceHeaders` (W3C trace context of the call) go along so the agent's work joins the caller's trace.
+ */
+export async function postUpstream(
+  target: UpstreamTarget, body: unknown, signal: AbortSignal, traceHeaders?: Record<string, string>,
+): Promise<UpstreamResponse> {
   // One controller and one timer per call: cheaper on the hot path than AbortSignal.any + AbortSignal.timeout.
   const combined = new AbortController();
   let timedOut = false;
@@ -109,6 +114,7 @@ export async function postUpstream(target: UpstreamTarget, body: unknown, signal
       headers: {
         'content-type': 'application/json',
         accept: 'text/event-stream, application/json',
+        ...traceHeaders,
         ...(target.apiKey ? { authorization: `Bearer ${target.apiKey}` } : {}),
       },
       body: JSON.stringify(body),

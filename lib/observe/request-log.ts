@@ -1,0 +1,60 @@
+/**
+ * One JSON line per request to the MCP endpoint, on stdout (README "Observability"): what was called, by what
+ * kind of caller, how it ended and how long it and its upstream took. Only the fields of an Observation, which
+ * holds no token, caller id, message text or URL. On by default; `MCP_LOG=off` turns it off.
+ */
+
+import { traceIdOf } from '../protocol/trace-context.js';
+import type { Observation } from './observation.js';
+
+type Env = Record<string, string | undefined>;
+
+/** True unless MCP_LOG is `off`; anything but `on`/`off` is a configuration error. */
+export function readRequestLog(env: Env = process.env): boolean {
+  const value = env.MCP_LOG?.trim().toLowerCase();
+  if (value === undefined || value === '' || value === 'on') return true;
+  if (value === 'off') return false;
+  throw new TypeError(`MCP_LOG must be on or off, got "${env.MCP_LOG}".`);
+}
+
+const round = (ms: number) => Math.round(ms * 10) / 10;
+const pad = (n: number, width = 2) => String(n).padStart(width, '0');
+
+/**
+ * `Date.prototype.toISOString`, written out: V8's first toISOString of a process costs ~0.3 ms, and the first
+ * line is written on the cold start's first request (bench/cold-start.mjs).
+ */
+function isoTime(ms: number): string {
+  const d = new Date(ms);
+  return `${d.getUTCFullYear()}-${pad(d.getUTCMonth() + 1)}-${pad(d.getUTCDate())}T${pad(d.getUTCHours())}:` +
+    `${pad(d.getUTCMinutes())}:${pad(d.getUTCSeconds())}.${pad(d.getUTCMilliseconds(), 3)}Z`;
+}
+
+/** The line for a finished request; fields without a value are left out. */
+export function formatRequestLog(observation: Observation, status: number): string {
+  return JSON.stringify({
+    time: isoTime(observation.startedAt),
+    msg: 'mcp request',
+    method: observation.method,
+    tool: observation.tool,
+    batch: observation.batch,
+    caller: observation.caller,
+    era: observation.era,
+    protocol: observation.protocolVersion,
+    status,
+    duration_ms: round(observation.elapsedMs()),
+    upstream_ms: observation.upstreamMs === undefined ? undefined : round(observation.upstreamMs),
+    error: observation.errorType(status),
+    trace_id: observation.trace && traceIdOf(observation.trace.traceparent),
+  });
+}
+
+export type Report = (observation: Observation, status: number) => void;
+
+/** Ends the span and writes the line (when `log`) once the call is done: after the stream, when the reply streamed. */
+export function createReport(log: boolean): Report {
+  return (observation, status) => observation.whenDone(() => {
+    observation.endSpan(status);
+    if (log) console.log(formatRequestLog(observation, status));
+  });
+}

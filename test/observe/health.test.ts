@@ -1,0 +1,146 @@
+/**
+ * The health probe (README "Observability"), over real HTTP on the local server with vercel.json's routes: the
+ * production handler from the environment, a real redis-server behind the Upstash REST bridge (reached through
+ * a proxy the test switches off), a real token issuer that can go down, and a real mounted MCP server.
+ */
+
+import { afterAll, beforeAll, describe, expect, test, vi } from 'vitest';
+import { createMcpHandler } from '../../api/mcp.js';
+import { createDefaultApp } from '../../lib/app.js';
+import { SERVER_INFO } from '../../lib/identity.js';
+import { startDownstream, type Downstream } from '../support/downstream.js';
+import { startIssuer, type TestIssuer } from '../support/issuer.js';
+import { startTestServer, type TestServer } from '../support/server.js';
+import { startSharedRedis, type SharedRedis } from '../support/shared-redis.js';
+import { startSwitchProxy, type SwitchProxy } from '../support/switch-proxy.js';
+
+let redis: SharedRedis;
+let proxy: SwitchProxy;
+let issuer: TestIssuer;
+let downstream: Downstream;
+const servers: TestServer[] = [];
+
+beforeAll(async () => {
+  vi.spyOn(console, 'info').mockImplementation(() => undefined);
+  [redis, issuer, downstream] = await Promise.all([startSharedRedis(), startIssuer(), startDownstream('notes')]);
+  proxy = await startSwitchProxy(redis.bridge.url);
+}, 30_000);
+afterAll(async () => {
+  await Promise.all(servers.map((s) => s.close()));
+  await proxy?.close();
+  await redis?.stop();
+  await issuer?.close();
+  await downstream?.close();
+  vi.restoreAllMocks();
+});
+
+async function serve(env: Record<string, string>): Promise<TestServer> {
+  const server = await startTestServer(createMcpHandler(createDefaultApp(env)));
+  servers.push(server);
+  return server;
+}
+
+const probe = async (url: string) => {
+  const response = await fetch(url);
+  return { status: response.status, headers: response.headers, text: await response.text() };
+};
+
+describe('the embedded defaults', () => {
+  test('GET /health and /api/health (served by the MCP function) say the version and that the memory store answers', async () => {
+    const server = await serve({});
+    // The third is what vercel.json's rewrite hands the function when the platform passes the rewritten URL.
+    for (const path of ['/health', '/api/health', '/api/mcp?health=1']) {
+      const { status, headers, text } = await probe(`${server.url}${path}`);
+      expect(status).toBe(200);
+      expect(headers.get('content-type')).toBe('application/json');
+      expect(headers.get('cache-control')).toBe('no-store');
+      expect(JSON.parse(text)).toMatchObject({
+        status: 'ok', name: 'agent-mcp', version: SERVER_INFO.version,
+        store: { kind: 'memory', ok: true }, auth: null, mounts: [],
+      });
+    }
+  });
+
+  test('MCP_HEALTH_TIMEOUT_MS that is not a number of milliseconds is a configuration error naming it', () => {
+    expect(() => createDefaultApp({ MCP_HEALTH_TIMEOUT_MS: '2s' }))
+      .toThrow(new TypeError('MCP_HEALTH_TIMEOUT_MS must be a whole number of milliseconds from 1 to 60000, got "2s".'));
+  });
+});
+
+describe('a shared store, an issuer and a mount', () => {
+  let server: TestServer;
+  let env: Record<string, string>;
+  beforeAll(async () => {
+    env = {
+      ...redis.bridge.env, UPSTASH_REDIS_REST_URL: proxy.url,
+      AUTH_ISSUER: issuer.issuer, AGENT_API_KEY: 'sk-agent-key-not-for-health',
+      MCP_MOUNTS: JSON.stringify([{ name: 'notes', url: downstream.url }]),
+      MCP_HEALTH_TIMEOUT_MS: '1500',
+    };
+    server = await serve(env);
+  });
+
+  test('all up: the Upstash store answers a read, the issuer answers, the mount is ready; nothing secret is said', async () => {
+    const before = redis.bridge.requests.length;
+    const { status, text } = await probe(`${server.url}/api/health`);
+    expect(status).toBe(200);
+    expect(JSON.parse(text)).toMatchObject({
+      status: 'ok',
+      store: { kind: 'upstash', ok: true },
+      auth: { issuer: issuer.issuer, ok: true },
+      mounts: [{ name: 'notes', state: 'ready' }],
+    });
+    expect(redis.bridge.requests.length).toBeGreaterThan(before);
+    for (const secret of [redis.bridge.token, env.MCP_STATE_SECRET!, 'sk-agent-key-not-for-health', proxy.url, redis.bridge.url, downstream.url]) {
+      expect(text).not.toContain(secret);
+    }
+  });
+
+  test('the store down: 503, status down, store not ok', async () => {
+    proxy.setDown(true);
+    try {
+      const { status, text } = await probe(`${server.url}/health`);
+      expect(status).toBe(503);
+      expect(JSON.parse(text)).toMatchObject({ status: 'down', store: { kind: 'upstash', ok: false }, auth: { ok: true } });
+    } finally {
+      proxy.setDown(false);
+    }
+    expect((await probe(`${server.url}/health`)).status).toBe(200);
+  });
+
+  test('a store slower than MCP_HEALTH_TIMEOUT_MS is reported as a timeout, not waited for', async () => {
+    redis.bridge.setDelay(10_000);
+    try {
+      const { status, text } = await probe(`${server.url}/health`);
+      expect(status).toBe(503);
+      expect(JSON.parse(text).store).toMatchObject({ ok: false, error: 'timeout' });
+    } finally {
+      redis.bridge.setDelay(0);
+    }
+  });
+
+  test('the issuer down: 503, auth not ok', async () => {
+    issuer.setDown(true);
+    try {
+      const { status, text } = await probe(`${server.url}/health`);
+      expect(status).toBe(503);
+      expect(JSON.parse(text)).toMatchObject({ status: 'down', store: { ok: true }, auth: { ok: false, error: 'HTTP 503' } });
+    } finally {
+      issuer.setDown(false);
+    }
+  });
+});
+
+describe('a mount that cannot connect', () => {
+  test('the probe is 200 but degraded, and names the failed mount', async () => {
+    const dead = await startDownstream('dead', 'failing');
+    try {
+      const server = await serve({ MCP_MOUNTS: JSON.stringify([{ name: 'dead', url: dead.url }]) });
+      const { status, text } = await probe(`${server.url}/health`);
+      expect(status).toBe(200);
+      expect(JSON.parse(text)).toMatchObject({ status: 'degraded', mounts: [{ name: 'dead', state: 'failed' }] });
+    } finally {
+      await dead.close();
+    }
+  });
+});
