@@ -54,6 +54,18 @@ export function readConfig(env: Env = process.env): Config {
   };
 }
 
+/**
+ * An integer environment variable of at least `min`: absent or blank means `fallback`; anything else that is not
+ * such an integer is a TypeError naming the variable (`shape` says what was expected).
+ */
+export function integerEnv(env: Env, name: string, fallback: number, min = 1, shape = 'a positive integer'): number {
+  const raw = env[name];
+  if (raw === undefined || raw.trim() === '') return fallback;
+  const value = Number(raw);
+  if (!Number.isSafeInteger(value) || value < min) throw new TypeError(`${name} must be ${shape}, got "${raw}".`);
+  return value;
+}
+
 /** The JSON value of an environment variable, or a TypeError naming it, saying where the JSON breaks. */
 export function parseJsonEnv(name: string, value: string, shape: string): unknown {
   try {

@@ -6,7 +6,7 @@
  */
 
 import { type Check, ENV_NAME, findProblem, isHttpUrl, isRecord, isNonEmptyString, isPositiveInteger, matches, oneOf, optional, required } from '../checks.js';
-import { parseJsonEnv } from '../config.js';
+import { integerEnv, parseJsonEnv } from '../config.js';
 import { DEMO_AGENT, demoAgent } from './demo.js';
 import type { Agent, AgentProfile, InProcessAgent } from './types.js';
 import { createOpenAiAgent } from './upstream/openai.js';
@@ -67,11 +67,7 @@ export interface InProcessAgentDefinition {
 
 /** AGENT_MAX_REPLY_BYTES, the most bytes of reply an upstream agent may send (default about 1 MiB). */
 export function readAgentMaxReplyBytes(env: Env): number {
-  const raw = env.AGENT_MAX_REPLY_BYTES;
-  if (raw === undefined || raw.trim() === '') return DEFAULT_MAX_REPLY_BYTES;
-  const value = Number(raw);
-  if (!Number.isSafeInteger(value) || value <= 0) throw new TypeError(`AGENT_MAX_REPLY_BYTES must be a positive integer, got "${raw}".`);
-  return value;
+  return integerEnv(env, 'AGENT_MAX_REPLY_BYTES', DEFAULT_MAX_REPLY_BYTES);
 }
 
 /** AGENT_TIMEOUT_MS, the longest an upstream agent may take. */

@@ -3,6 +3,8 @@
  * size. Read once at start-up; a bad value is a TypeError naming the variable.
  */
 
+import { integerEnv } from '../config.js';
+
 type Env = Record<string, string | undefined>;
 
 export interface RequestBounds {
@@ -20,19 +22,12 @@ export const DEFAULT_REQUEST_BOUNDS: Readonly<RequestBounds> = Object.freeze({
   maxBatch: 32,
 });
 
-function positiveInteger(env: Env, name: string, fallback: number): number {
-  const raw = env[name];
-  if (raw === undefined || raw.trim() === '') return fallback;
-  const value = Number(raw);
-  if (!Number.isSafeInteger(value) || value <= 0) throw new TypeError(`${name} must be a positive integer, got "${raw}".`);
-  return value;
-}
 
 export function readRequestBounds(env: Env): RequestBounds {
   return {
-    maxBodyBytes: positiveInteger(env, 'MCP_MAX_BODY_BYTES', DEFAULT_REQUEST_BOUNDS.maxBodyBytes),
-    maxJsonDepth: positiveInteger(env, 'MCP_MAX_JSON_DEPTH', DEFAULT_REQUEST_BOUNDS.maxJsonDepth),
-    maxBatch: positiveInteger(env, 'MCP_MAX_BATCH', DEFAULT_REQUEST_BOUNDS.maxBatch),
+    maxBodyBytes: integerEnv(env, 'MCP_MAX_BODY_BYTES', DEFAULT_REQUEST_BOUNDS.maxBodyBytes),
+    maxJsonDepth: integerEnv(env, 'MCP_MAX_JSON_DEPTH', DEFAULT_REQUEST_BOUNDS.maxJsonDepth),
+    maxBatch: integerEnv(env, 'MCP_MAX_BATCH', DEFAULT_REQUEST_BOUNDS.maxBatch),
   };
 }
 

@@ -6,6 +6,7 @@
  * counts in memory. All of it is resolved once at start-up; a limit that is off adds no step at all.
  */
 
+import { integerEnv } from '../config.js';
 import type { Principal } from '../server/context.js';
 import { DEFAULT_PREFIX, type UpstashConfig } from '../store/upstash-config.js';
 import { clientIp, createLimitCheck, type FailurePolicy } from './check.js';
@@ -38,13 +39,7 @@ function readFailurePolicy(env: Env): FailurePolicy {
   return value;
 }
 
-function readTimeout(env: Env): number {
-  const raw = env.RATE_LIMIT_TIMEOUT_MS;
-  if (raw === undefined || raw.trim() === '') return LIMIT_TIMEOUT_MS;
-  const value = Number(raw);
-  if (!Number.isSafeInteger(value) || value <= 0) throw new TypeError(`RATE_LIMIT_TIMEOUT_MS must be a positive integer of milliseconds, got "${raw}".`);
-  return value;
-}
+const readTimeout = (env: Env) => integerEnv(env, 'RATE_LIMIT_TIMEOUT_MS', LIMIT_TIMEOUT_MS, 1, 'a positive integer of milliseconds');
 
 /** The limits configured in `env`, on Upstash when `upstash` is given; undefined when both are off. */
 export function createLimitsFromEnv(env: Env, upstash: UpstashConfig | undefined, options: LimitsOptions = {}): RequestLimits | undefined {

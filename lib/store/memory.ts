@@ -8,6 +8,7 @@
  * bound. Map order is the recency order: every read or write moves its key to the end.
  */
 
+import { integerEnv } from '../config.js';
 import { createCountedWarning } from '../warn.js';
 import type { Entered, EnterRequest, LeaveRequest, Ready, Store, WaitOptions } from './types.js';
 import { DEFAULT_WATCH_MS, Watcher } from './watch.js';
@@ -36,16 +37,9 @@ type Env = Record<string, string | undefined>;
 
 /** The memory store's budget from MEMORY_STORE_MAX_BYTES and MEMORY_STORE_MAX_ENTRIES; a TypeError names a bad one. */
 export function readMemoryBudget(env: Env): MemoryBudget {
-  const read = (name: string, fallback: number) => {
-    const raw = env[name];
-    if (raw === undefined || raw.trim() === '') return fallback;
-    const value = Number(raw);
-    if (!Number.isSafeInteger(value) || value <= 0) throw new TypeError(`${name} must be a positive integer, got "${raw}".`);
-    return value;
-  };
   return {
-    maxBytes: read('MEMORY_STORE_MAX_BYTES', DEFAULT_MEMORY_BUDGET.maxBytes),
-    maxEntries: read('MEMORY_STORE_MAX_ENTRIES', DEFAULT_MEMORY_BUDGET.maxEntries),
+    maxBytes: integerEnv(env, 'MEMORY_STORE_MAX_BYTES', DEFAULT_MEMORY_BUDGET.maxBytes),
+    maxEntries: integerEnv(env, 'MEMORY_STORE_MAX_ENTRIES', DEFAULT_MEMORY_BUDGET.maxEntries),
   };
 }
 

@@ -9,6 +9,7 @@
  * close the race with a write that lands before it is set up.
  */
 
+import { integerEnv } from '../config.js';
 import type { Ready, WaitOptions } from './types.js';
 
 /** How often waiters read the store by default: a write from another instance is seen within this. */
@@ -20,13 +21,7 @@ type Env = Record<string, string | undefined>;
 
 /** STORE_WATCH_MS: how often waiters read the shared store; a TypeError names a bad value. */
 export function readWatchInterval(env: Env): number {
-  const raw = env.STORE_WATCH_MS;
-  if (raw === undefined || raw.trim() === '') return DEFAULT_WATCH_MS;
-  const value = Number(raw);
-  if (!Number.isSafeInteger(value) || value < MIN_WATCH_MS) {
-    throw new TypeError(`STORE_WATCH_MS must be an integer of at least ${MIN_WATCH_MS} (milliseconds), got "${raw}".`);
-  }
-  return value;
+  return integerEnv(env, 'STORE_WATCH_MS', DEFAULT_WATCH_MS, MIN_WATCH_MS, `an integer of at least ${MIN_WATCH_MS} (milliseconds)`);
 }
 
 interface Waiter {
