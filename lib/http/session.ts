@@ -9,6 +9,7 @@
 
 import { H_SESSION_ID } from '../protocol/headers.js';
 import { SESSION_NOT_FOUND } from '../protocol/errors.js';
+import { isRequest } from '../protocol/jsonrpc.js';
 import type { Principal } from '../server/context.js';
 import type { Keyring } from '../server/keyring.js';
 import { errorReply } from './replies.js';
@@ -37,6 +38,5 @@ export function createSessions(keyring: Keyring): Sessions {
 
 /** True for the request that may be given a session: a single legacy `initialize`. */
 export function startsSession(message: unknown): boolean {
-  return typeof message === 'object' && message !== null && (message as { method?: unknown }).method === 'initialize'
-    && 'id' in message;
+  return isRequest(message) && message.method === 'initialize';
 }
