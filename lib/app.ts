@@ -124,7 +124,7 @@ export function createDefaultApp(env: Record<string, string | undefined> = proce
   let app: App | undefined;
   const demoPrincipal: Principal = { subject: 'agent:demo', scopes: authConfig?.scopes ?? [] };
   const listTools = () => listToolsInProcess(app!.connectInProcess(demoPrincipal));
-  const definitions = defaultDefinitions(env, { ...options, listTools });
+  const definitions = defaultDefinitions(env, { ...options, listTools, connect: (principal) => app!.connectInProcess(principal) });
   const mounts = mountsFromEnv(env);
   const { store, summary } = selectStore(upstash, env);
 

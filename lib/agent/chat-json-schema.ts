@@ -35,6 +35,21 @@ export const OUTPUT_JSON_SCHEMA = {
     agent_id: { type: 'string', description: 'The agent that answered.' },
     session_id: { type: 'string', description: 'Pass this back as session_id to continue the conversation.' },
     reply: { type: 'string', description: "The agent's reply." },
+    tool_calls: {
+      description: 'The tool calls made for this reply, in order (agents that use tools only).',
+      type: 'array',
+      items: {
+        type: 'object',
+        properties: {
+          chain: { type: 'string', description: 'The agents the call was made in, outermost first, e.g. "research → writer".' },
+          name: { type: 'string', description: 'The tool called, e.g. "docs.search" or "agent:writer".' },
+          arguments: { type: 'string', description: 'Its arguments as JSON, shortened.' },
+          ok: { type: 'boolean', description: 'False when the tool failed or was refused; the agent read why.' },
+        },
+        required: ['chain', 'name', 'arguments', 'ok'],
+        additionalProperties: false,
+      },
+    },
   },
   required: ['agent_id', 'session_id', 'reply'],
   additionalProperties: false,

@@ -15,4 +15,10 @@ export const output = z.object({
   agent_id: z.string().describe('The agent that answered.'),
   session_id: z.string().describe('Pass this back as session_id to continue the conversation.'),
   reply: z.string().describe("The agent's reply."),
+  tool_calls: z.array(z.object({
+    chain: z.string().describe('The agents the call was made in, outermost first, e.g. "research → writer".'),
+    name: z.string().describe('The tool called, e.g. "docs.search" or "agent:writer".'),
+    arguments: z.string().describe('Its arguments as JSON, shortened.'),
+    ok: z.boolean().describe('False when the tool failed or was refused; the agent read why.'),
+  })).optional().describe('The tool calls made for this reply, in order (agents that use tools only).'),
 });

@@ -13,6 +13,8 @@ import { ownerOf, storeKeys } from '../server/caller.js';
 import { StoreUnavailableError } from '../store/types.js';
 import { historyKey, historyOf, turnWrite, type Conversation } from './conversation.js';
 import { createProgressReporter } from './progress.js';
+import { ask, type Tooling } from './ask.js';
+import type { ToolCallRecord } from './toolbox.js';
 import { runTurn, type Ran } from './turn.js';
 import { AgentError, type Agent, type ChatMessage } from './types.js';
 import { INPUT_JSON_SCHEMA, OUTPUT_JSON_SCHEMA } from './chat-json-schema.js';
@@ -34,9 +36,11 @@ export interface ChatToolOptions {
   agents: Agent[];
   /** Longest an agent may take (AGENT_TIMEOUT_MS); bounds how long retries and queued turns wait. */
   timeoutMs: number;
+  /** How agents reach the team's tools; required when any agent names tools. */
+  tooling?: Tooling;
 }
 
-export function chatWithAgentTool({ agents, timeoutMs }: ChatToolOptions): ToolDefinition<typeof input> {
+export function chatWithAgentTool({ agents, timeoutMs, tooling }: ChatToolOptions): ToolDefinition<typeof input> {
   const byId = new Map(agents.map((a) => [a.profile.id, a]));
   const list = agents.map((a) => `${a.profile.id} (${a.profile.name}: ${a.profile.description})`).join('; ');
   return {
@@ -87,7 +91,7 @@ export function chatWithAgentTool({ agents, timeoutMs }: ChatToolOptions): ToolD
             },
           }),
           read: reads ? [historyKey(session)] : [],
-        }, ([history]) => converse(agent, session, historyOf(history), args.message, ctx, progress));
+        }, ([history]) => converse({ agent, agents: byId, tooling }, session, historyOf(history), args.message, ctx, progress));
       } catch (error) {
         if (error instanceof StoreUnavailableError) {
           console.error(`[agent-mcp] chat_with_agent: ${error.message}`, error.cause);
@@ -113,40 +117,49 @@ async function openConversation(ctx: RequestContext, agentId: string, given: str
   return { owner, agentId, id, upstreamId: await ctx.keyring.mac(UPSTREAM_CONVERSATION, owner, agentId, id) };
 }
 
-/** One turn with the agent; the history it read comes in, the write that saves the turn goes out. */
+/**
+ * One turn with the agent; the history it read comes in, the write that saves the turn goes out. History keeps
+ * the user's message and the final reply only: tool results can be large, were fetched under the caller's
+ * scopes of that moment and go stale, so the model calls the tool again rather than trusting an old result.
+ */
 async function converse(
-  agent: Agent,
+  team: { agent: Agent; agents: ReadonlyMap<string, Agent>; tooling?: Tooling },
   session: Conversation,
   history: ChatMessage[],
   message: string,
   ctx: RequestContext,
   progress: ReturnType<typeof createProgressReporter>,
 ): Promise<Ran<ToolResult>> {
-  const failed = (text: string) => ({ value: toolError(text) });
+  const { agent } = team;
+  const calls: ToolCallRecord[] = [];
+  const failed = (text: string) => ({ value: toolError(calls.length ? `${text} ${describeCalls(calls)}` : text) });
   try {
     progress.note(`Asking ${agent.profile.name}…`);
     let reply = '';
     const asked = performance.now();
     try {
-      const turn = { message, sessionId: session.upstreamId, history, signal: ctx.signal, traceHeaders: ctx.observation?.traceHeaders };
-      for await (const chunk of agent.reply(turn)) {
-        reply += chunk;
-        progress.text(chunk);
-      }
+      const options = { agents: team.agents, tooling: team.tooling, ctx, note: progress.note, calls };
+      reply = await ask(agent, { message, sessionId: session.upstreamId, history }, [agent.profile.id], options, progress.text);
     } finally {
       ctx.observation?.noteUpstream(performance.now() - asked);
     }
     if (ctx.signal.aborted) return failed(`Agent ${agent.profile.id}: the call was cancelled.`);
     if (!reply.trim()) return failed(`Agent ${agent.profile.id} returned an empty reply.`);
     progress.flush();
-    const structured = { agent_id: agent.profile.id, session_id: session.id, reply };
+    const structured = { agent_id: agent.profile.id, session_id: session.id, reply, ...(agent.tools ? { tool_calls: calls } : {}) };
     return {
       value: { content: [{ type: 'text', text: reply }], structuredContent: structured },
       writes: agent.keepsHistory ? [turnWrite(session, history, message, reply)] : [],
     };
   } catch (error) {
     if (error instanceof AgentError) return failed(error.message);
+    if (ctx.signal.aborted) return failed(`Agent ${agent.profile.id}: the call was cancelled.`);
     console.error(`[agent-mcp] agent ${agent.profile.id} failed:`, error);
     return failed(`Agent ${agent.profile.id} failed unexpectedly.`);
   }
+}
+
+/** The calls a failed turn made, for the caller: "Tool calls made: research: docs.search (ok), …". */
+function describeCalls(calls: ToolCallRecord[]): string {
+  return `Tool calls made: ${calls.map((c) => `${c.chain}: ${c.name} (${c.ok ? 'ok' : 'error'})`).join(', ')}.`;
 }

@@ -3,11 +3,14 @@
  * - the default agent from AGENT_URL, AGENT_FORMAT (openai | platform), AGENT_API_KEY, AGENT_MODEL, AGENT_TIMEOUT_MS;
  * - more agents from AGENTS, a JSON array (README "Agents"); their keys are named by `apiKeyEnv`, never inlined;
  * - with neither, the in-process demo agent.
+ * Any agent may name the tools it uses (`tools`, AGENT_TOOLS for the default agent; tool-patterns.ts), bounded by
+ * the limits of readToolLimits; an `agent:<id>` naming no agent stops start-up.
  */
 
 import { type Check, ENV_NAME, findProblem, isHttpUrl, isRecord, isNonEmptyString, isPositiveInteger, matches, oneOf, optional, required } from '../checks.js';
 import { integerEnv, parseJsonEnv } from '../config.js';
 import { DEMO_AGENT, demoAgent } from './demo.js';
+import { namedAgents, patternProblem } from './tool-patterns.js';
 import type { Agent, AgentProfile, InProcessAgent } from './types.js';
 import { createOpenAiAgent } from './upstream/openai.js';
 import { createPlatformAgent } from './upstream/platform.js';
@@ -30,9 +33,11 @@ interface UpstreamAgentConfig {
   timeoutMs?: number;
   systemPrompt?: string;
   upstreamAgent?: string;
+  tools?: string[];
+  maxToolSteps?: number;
 }
 
-const KEYS = new Set(['id', 'name', 'description', 'format', 'url', 'model', 'apiKeyEnv', 'timeoutMs', 'systemPrompt', 'upstreamAgent']);
+const KEYS = new Set(['id', 'name', 'description', 'format', 'url', 'model', 'apiKeyEnv', 'timeoutMs', 'systemPrompt', 'upstreamAgent', 'tools', 'maxToolSteps']);
 const NON_EMPTY = 'must be a non-empty string';
 
 const CHECKS: Check[] = [
@@ -46,8 +51,23 @@ const CHECKS: Check[] = [
   optional('timeoutMs', isPositiveInteger, 'must be a positive integer of milliseconds'),
   optional('systemPrompt', (v) => typeof v === 'string', 'must be a string'),
   optional('upstreamAgent', isNonEmptyString, NON_EMPTY),
+  toolsCheck,
+  optional('maxToolSteps', isPositiveInteger, 'must be a positive integer'),
+  (a) => (a.tools === undefined || (a.format ?? 'openai') === 'openai' ? undefined : 'tools: only openai agents call tools (a platform upstream runs its own)'),
   (a) => ((a.format ?? 'openai') !== 'openai' || a.model !== undefined ? undefined : 'model: openai agents need a model'),
 ];
+
+/** `tools`: an array of tool patterns (tool-patterns.ts), each checked, naming the first bad one. */
+function toolsCheck(entry: Record<string, unknown>): string | undefined {
+  const tools = entry.tools;
+  if (tools === undefined) return undefined;
+  if (!Array.isArray(tools)) return 'tools: must be an array of tool patterns such as "github.*", "notes.add", "agent:research"';
+  for (const [i, pattern] of tools.entries()) {
+    const problem = patternProblem(pattern);
+    if (problem) return `tools.${i}: ${JSON.stringify(pattern)} ${problem}`;
+  }
+  return undefined;
+}
 
 /** One agent's settings with defaults, or a TypeError naming `variable` and the field (after `path`). */
 function toUpstreamConfig(variable: string, entry: unknown, path = ''): UpstreamAgentConfig {
@@ -63,6 +83,38 @@ export interface InProcessAgentDefinition {
   name: string;
   description: string;
   reply: InProcessAgent;
+  /** Tool patterns the agent may use through `turn.tools` (tool-patterns.ts); none by default. */
+  tools?: string[];
+}
+
+/** Bounds on agents that use tools (README "Give your agent tools"). */
+export interface ToolLimits {
+  /** AGENT_MAX_TOOL_STEPS: rounds of tool calls in one turn before the turn ends without an answer. */
+  maxSteps: number;
+  /** AGENT_MAX_DEPTH: agents deep a chain may go (the called agent counts as 1). */
+  maxDepth: number;
+  /** AGENT_MAX_TOOL_CALLS: calls the model may ask for in one step; the rest are answered "not run". */
+  maxCallsPerStep: number;
+  /** AGENT_TOOL_RESULT_MAX_BYTES: the most of one tool result the model is sent. */
+  maxResultBytes: number;
+}
+
+export const DEFAULT_TOOL_LIMITS: ToolLimits = { maxSteps: 8, maxDepth: 3, maxCallsPerStep: 16, maxResultBytes: 16 * 1024 };
+
+/** The tool limits from the environment; a TypeError names a bad variable. */
+export function readToolLimits(env: Env): ToolLimits {
+  return {
+    maxSteps: integerEnv(env, 'AGENT_MAX_TOOL_STEPS', DEFAULT_TOOL_LIMITS.maxSteps),
+    maxDepth: integerEnv(env, 'AGENT_MAX_DEPTH', DEFAULT_TOOL_LIMITS.maxDepth),
+    maxCallsPerStep: integerEnv(env, 'AGENT_MAX_TOOL_CALLS', DEFAULT_TOOL_LIMITS.maxCallsPerStep),
+    maxResultBytes: integerEnv(env, 'AGENT_TOOL_RESULT_MAX_BYTES', DEFAULT_TOOL_LIMITS.maxResultBytes, 256, 'an integer of at least 256'),
+  };
+}
+
+/** AGENT_TOOLS: the default agent's tool patterns, comma-separated (checked with the others in checkAgentTools). */
+function readDefaultTools(env: Env): string[] | undefined {
+  const raw = env.AGENT_TOOLS?.trim();
+  return raw ? raw.split(',').map((p) => p.trim()).filter(Boolean) : undefined;
 }
 
 /** AGENT_MAX_REPLY_BYTES, the most bytes of reply an upstream agent may send (default about 1 MiB). */
@@ -79,8 +131,12 @@ export function readAgentTimeout(env: Env): number {
 }
 
 function readDefaultAgent(env: Env): UpstreamAgentConfig | undefined {
-  if (!env.AGENT_URL) return undefined;
-  return toUpstreamConfig('AGENT_URL/AGENT_FORMAT/AGENT_MODEL', {
+  const tools = readDefaultTools(env);
+  if (!env.AGENT_URL) {
+    if (tools) throw new TypeError('AGENT_TOOLS names tools for the default agent, but AGENT_URL (which makes it) is not set.');
+    return undefined;
+  }
+  const config = toUpstreamConfig('AGENT_URL/AGENT_FORMAT/AGENT_MODEL', {
     id: 'default',
     name: 'Default agent',
     format: env.AGENT_FORMAT || 'openai',
@@ -88,6 +144,9 @@ function readDefaultAgent(env: Env): UpstreamAgentConfig | undefined {
     ...(env.AGENT_MODEL ? { model: env.AGENT_MODEL } : {}),
     ...(env.AGENT_API_KEY ? { apiKeyEnv: 'AGENT_API_KEY' } : {}),
   });
+  if (!tools) return config;
+  if (config.format !== 'openai') throw new TypeError('AGENT_TOOLS: only openai agents call tools (a platform upstream runs its own); AGENT_FORMAT is platform.');
+  return { ...config, tools };
 }
 
 function readAgentList(env: Env): UpstreamAgentConfig[] {
@@ -108,7 +167,7 @@ function readAgentList(env: Env): UpstreamAgentConfig[] {
   return agents;
 }
 
-function toAgent(config: UpstreamAgentConfig, env: Env, timeoutMs: number, maxReplyBytes: number, paid: boolean): Agent {
+function toAgent(config: UpstreamAgentConfig, env: Env, timeoutMs: number, maxReplyBytes: number, paid: boolean, limits: ToolLimits): Agent {
   const profile: AgentProfile = {
     id: config.id,
     name: config.name ?? config.id,
@@ -122,9 +181,11 @@ function toAgent(config: UpstreamAgentConfig, env: Env, timeoutMs: number, maxRe
     timeoutMs: config.timeoutMs ?? timeoutMs,
     maxReplyBytes,
   };
-  return config.format === 'openai'
-    ? createOpenAiAgent(profile, { ...target, baseUrl: config.url, model: config.model!, systemPrompt: config.systemPrompt })
-    : createPlatformAgent(profile, { ...target, url: config.url, upstreamAgent: config.upstreamAgent });
+  if (config.format !== 'openai') return createPlatformAgent(profile, { ...target, url: config.url, upstreamAgent: config.upstreamAgent });
+  const agent = createOpenAiAgent(profile, {
+    ...target, baseUrl: config.url, model: config.model!, systemPrompt: config.systemPrompt, maxToolSteps: config.maxToolSteps ?? limits.maxSteps, maxToolCalls: limits.maxCallsPerStep,
+  });
+  return config.tools ? { ...agent, tools: config.tools } : agent;
 }
 
 function inProcess(definition: InProcessAgentDefinition, paid: boolean): Agent {
@@ -132,6 +193,7 @@ function inProcess(definition: InProcessAgentDefinition, paid: boolean): Agent {
     profile: { id: definition.id, name: definition.name, description: definition.description, kind: 'in-process', paid },
     keepsHistory: true,
     reply: definition.reply,
+    ...(definition.tools ? { tools: definition.tools } : {}),
   };
 }
 
@@ -140,13 +202,27 @@ export function readAgents(env: Env, extra: InProcessAgentDefinition[] = []): Ag
   const timeoutMs = readAgentTimeout(env);
   const maxReplyBytes = readAgentMaxReplyBytes(env);
   const paid = Boolean(env.X402_PAY_TO);
+  const limits = readToolLimits(env);
   const configured = [readDefaultAgent(env), ...readAgentList(env)].filter((a): a is UpstreamAgentConfig => a !== undefined);
-  const agents = [...configured.map((c) => toAgent(c, env, timeoutMs, maxReplyBytes, paid)), ...extra.map((d) => inProcess(d, paid))];
+  const agents = [...configured.map((c) => toAgent(c, env, timeoutMs, maxReplyBytes, paid, limits)), ...extra.map((d) => inProcess(d, paid))];
   if (agents.length === 0) agents.push(inProcess({ ...DEMO_AGENT, reply: demoAgent }, paid));
   const ids = new Set<string>();
   for (const agent of agents) {
     if (ids.has(agent.profile.id)) throw new TypeError(`AGENTS: duplicate agent id "${agent.profile.id}".`);
     ids.add(agent.profile.id);
   }
+  for (const agent of agents) checkAgentTools(agent, ids);
   return agents;
+}
+
+/** Every `agent:<id>` an agent names must be an agent; an in-process agent's patterns are checked here too. */
+function checkAgentTools({ profile, tools }: Agent, ids: Set<string>): void {
+  if (!tools) return;
+  const source = profile.kind === 'in-process' ? `in-process agent ${profile.id}` : profile.id === 'default' ? 'AGENT_TOOLS' : 'AGENTS';
+  const bad = tools.map((p) => [p, patternProblem(p)] as const).find(([, problem]) => problem);
+  if (bad) throw new TypeError(`${source}: agent ${profile.id}: tool ${JSON.stringify(bad[0])} ${bad[1]}.`);
+  const unknown = namedAgents(tools).find((id) => !ids.has(id));
+  if (unknown !== undefined) {
+    throw new TypeError(`${source}: agent ${profile.id} names tool "agent:${unknown}", but no agent has id "${unknown}" (agents: ${[...ids].join(', ')}).`);
+  }
 }

@@ -1,17 +1,24 @@
 /** The agent layer as registry definitions: the `chat_with_agent` tool and the `agent://` resources. */
 
+import type { Principal } from '../server/context.js';
+import type { InProcessTransport } from '../server/in-process.js';
 import type { RegistryDefinition } from '../server/registry.js';
 import { chatWithAgentTool } from './chat-tool.js';
-import { readAgentTimeout, readAgents, type InProcessAgentDefinition } from './config.js';
+import { readAgentTimeout, readAgents, readToolLimits, type InProcessAgentDefinition } from './config.js';
 import { createDemoAgent, demoAgent, type ListTools } from './demo.js';
 import { agentResources } from './resources.js';
 
 export type { InProcessAgentDefinition } from './config.js';
-export type { InProcessAgent, AgentTurn } from './types.js';
+export type { InProcessAgent, AgentTurn, AgentTools, OfferedTool, ToolOutcome } from './types.js';
 
 export interface AgentOptions {
   /** Lets the demo agent list the tools it could call (an in-process client on the app). */
   listTools?: ListTools;
+  /**
+   * An in-process transport on the app as a given principal: how agents that name tools reach them, as their
+   * caller (createDefaultApp passes the app's `connectInProcess`).
+   */
+  connect?: (principal?: Principal) => InProcessTransport;
 }
 
 /** The agents configured in `env` (plus in-process ones) as a tool and resources. */
@@ -20,11 +27,17 @@ export function agentDefinitions(
   inProcess: InProcessAgentDefinition[] = [],
   options: AgentOptions = {},
 ): RegistryDefinition {
-  const { listTools } = options;
+  const { listTools, connect } = options;
   const agents = readAgents(env, inProcess)
     .map((agent) => (listTools && agent.reply === demoAgent ? { ...agent, reply: createDemoAgent(listTools) } : agent));
+  const timeoutMs = readAgentTimeout(env);
+  const withTools = agents.find((agent) => agent.tools);
+  if (withTools && !connect) {
+    throw new TypeError(`Agent ${withTools.profile.id} names tools, but this app gives agents no in-process client: pass \`connect\` to agentDefinitions (createDefaultApp does).`);
+  }
+  const tooling = connect && { connect, limits: readToolLimits(env), timeoutMs };
   return {
-    tools: [chatWithAgentTool({ agents, timeoutMs: readAgentTimeout(env) })],
+    tools: [chatWithAgentTool({ agents, timeoutMs, tooling })],
     resources: agentResources(agents),
   };
 }

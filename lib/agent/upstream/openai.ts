@@ -1,8 +1,11 @@
 /**
  * OpenAI-compatible `/chat/completions` with `stream: true` (OpenAI, Vercel AI Gateway, Ollama, vLLM,
  * LM Studio, OpenRouter…). The upstream is stateless: we send the session's history with each turn.
+ * An agent given tools runs the function-calling loop (tool-loop.ts); the streamed `tool_calls` deltas
+ * (index, id, name and argument fragments) are put together here, and count towards the reply cap.
  */
 
+import { runToolLoop, type FunctionCall, type FunctionDefinition, type UpstreamMessage } from '../tool-loop.js';
 import { AgentError, type Agent, type AgentProfile, type AgentTurn } from '../types.js';
 import { postUpstream, sanitizeCause, type UpstreamResponse, type UpstreamTarget } from './request.js';
 
@@ -11,6 +14,10 @@ export interface OpenAiOptions extends Omit<UpstreamTarget, 'url'> {
   baseUrl: string;
   model: string;
   systemPrompt?: string;
+  /** Rounds of tool calls in one turn (AGENT_MAX_TOOL_STEPS or the agent's maxToolSteps). */
+  maxToolSteps?: number;
+  /** Tool calls run per round (AGENT_MAX_TOOL_CALLS). */
+  maxToolCalls?: number;
 }
 
 export function completionsUrl(baseUrl: string): string {
@@ -18,8 +25,14 @@ export function completionsUrl(baseUrl: string): string {
   return trimmed.endsWith('/chat/completions') ? trimmed : `${trimmed}/chat/completions`;
 }
 
+interface ToolCallDelta {
+  index?: number;
+  id?: string;
+  function?: { name?: string; arguments?: string };
+}
+
 interface CompletionChunk {
-  choices?: Array<{ delta?: { content?: unknown }; message?: { content?: unknown } }>;
+  choices?: Array<{ delta?: { content?: unknown; tool_calls?: ToolCallDelta[] }; message?: { content?: unknown; tool_calls?: ToolCallDelta[] } }>;
   error?: { message?: string };
 }
 
@@ -29,38 +42,98 @@ export function createOpenAiAgent(profile: AgentProfile, options: OpenAiOptions)
     profile,
     keepsHistory: true,
     async *reply(turn: AgentTurn) {
-      const messages = [
-        ...(options.systemPrompt ? [{ role: 'system', content: options.systemPrompt }] : []),
+      const messages: UpstreamMessage[] = [
+        ...(options.systemPrompt ? [{ role: 'system' as const, content: options.systemPrompt }] : []),
         ...turn.history,
         { role: 'user', content: turn.message },
       ];
-      const upstream = await postUpstream(target, { model: options.model, messages, stream: true }, turn.signal, turn.traceHeaders);
-      const type = upstream.response.headers.get('content-type') ?? '';
-      if (!type.includes('text/event-stream')) {
-        // Some compatible servers ignore `stream: true` and answer one JSON completion.
-        let text = '';
-        for await (const chunk of upstream.chunks({ capped: true })) text += chunk;
-        yield contentOf(profile.id, parse(profile.id, text, options.apiKey), 'message');
+      const complete = (conversation: UpstreamMessage[], functions?: FunctionDefinition[]) =>
+        completion(profile.id, target, options, turn, functions ? { model: options.model, messages: conversation, stream: true, tools: functions }
+          : { model: options.model, messages: conversation, stream: true });
+      if (!turn.tools) {
+        yield* complete(messages);
         return;
       }
-      let sawDone = false;
-      let replyBytes = 0;
-      for await (const data of toEvents(upstream, options.maxReplyBytes)) {
-        if (data === '[DONE]') {
-          sawDone = true;
-          break;
-        }
-        const chunk = parse(profile.id, data, options.apiKey);
-        const delta = chunk.choices?.[0]?.delta?.content;
-        if (typeof delta !== 'string' || !delta) continue;
-        // The reply's text is what the caller receives and what history keeps: it is what the cap counts.
-        replyBytes += utf8Length(delta);
-        if (replyBytes > options.maxReplyBytes) throw upstream.cut();
-        yield delta;
-      }
-      if (!sawDone) throw new AgentError(`Agent ${profile.id}: the upstream stream ended before [DONE].`);
+      yield* runToolLoop({
+        agentId: profile.id,
+        tools: turn.tools,
+        messages,
+        complete,
+        maxSteps: options.maxToolSteps ?? 8,
+        maxCallsPerStep: options.maxToolCalls ?? 16,
+        signal: turn.signal,
+      });
     },
   };
+}
+
+/** One request: streams the reply's text, then returns it with the tool calls the model asked for. */
+async function* completion(
+  agentId: string, target: UpstreamTarget, options: OpenAiOptions, turn: AgentTurn, body: Record<string, unknown>,
+): AsyncGenerator<string, { text: string; calls: FunctionCall[] }> {
+  const upstream = await postUpstream(target, body, turn.signal, turn.traceHeaders);
+  const type = upstream.response.headers.get('content-type') ?? '';
+  if (!type.includes('text/event-stream')) {
+    // Some compatible servers ignore `stream: true` and answer one JSON completion.
+    let json = '';
+    for await (const chunk of upstream.chunks({ capped: true })) json += chunk;
+    const message = parse(agentId, json, options.apiKey).choices?.[0]?.message;
+    const calls = new ToolCalls();
+    for (const delta of message?.tool_calls ?? []) calls.add(delta);
+    if (typeof message?.content !== 'string' && calls.isEmpty()) throw new AgentError(`Agent ${agentId}: the upstream reply has no message content.`);
+    const text = typeof message?.content === 'string' ? message.content : '';
+    if (text) yield text;
+    return { text, calls: calls.done() };
+  }
+  let sawDone = false;
+  let replyBytes = 0;
+  let text = '';
+  const calls = new ToolCalls();
+  for await (const data of toEvents(upstream, options.maxReplyBytes)) {
+    if (data === '[DONE]') {
+      sawDone = true;
+      break;
+    }
+    const delta = parse(agentId, data, options.apiKey).choices?.[0]?.delta;
+    // The reply's text and its calls are what the caller receives and the next request carries: the cap counts them.
+    for (const call of delta?.tool_calls ?? []) replyBytes += calls.add(call);
+    const content = delta?.content;
+    if (typeof content === 'string' && content) {
+      replyBytes += utf8Length(content);
+      text += content;
+    }
+    if (replyBytes > options.maxReplyBytes) throw upstream.cut();
+    if (typeof content === 'string' && content) yield content;
+  }
+  if (!sawDone) throw new AgentError(`Agent ${agentId}: the upstream stream ended before [DONE].`);
+  return { text, calls: calls.done() };
+}
+
+/** Tool calls put together from their deltas, by index (parallel calls interleave). */
+class ToolCalls {
+  readonly #byIndex = new Map<number, FunctionCall>();
+
+  /** Adds a fragment; returns the bytes it carried. */
+  add(delta: ToolCallDelta): number {
+    const index = typeof delta.index === 'number' ? delta.index : this.#byIndex.size;
+    const call = this.#byIndex.get(index) ?? { id: '', name: '', arguments: '' };
+    this.#byIndex.set(index, call);
+    if (typeof delta.id === 'string') call.id = delta.id;
+    const name = delta.function?.name;
+    const args = delta.function?.arguments;
+    if (typeof name === 'string') call.name += name;
+    if (typeof args === 'string') call.arguments += args;
+    return utf8Length(typeof name === 'string' ? name : '') + utf8Length(typeof args === 'string' ? args : '');
+  }
+
+  isEmpty(): boolean {
+    return this.#byIndex.size === 0;
+  }
+
+  /** The calls in index order; one without an id gets one, since each tool message must name its call. */
+  done(): FunctionCall[] {
+    return [...this.#byIndex.entries()].sort(([a], [b]) => a - b).map(([index, call]) => ({ ...call, id: call.id || `call_${index}` }));
+  }
 }
 
 /**
@@ -102,10 +175,4 @@ function parse(agentId: string, data: string, apiKey?: string): CompletionChunk 
     if (error instanceof AgentError) throw error;
     throw new AgentError(`Agent ${agentId}: the upstream sent a malformed reply.`);
   }
-}
-
-function contentOf(agentId: string, chunk: CompletionChunk, field: 'message'): string {
-  const content = chunk.choices?.[0]?.[field]?.content;
-  if (typeof content !== 'string') throw new AgentError(`Agent ${agentId}: the upstream reply has no message content.`);
-  return content;
 }

@@ -1,0 +1,80 @@
+/**
+ * One agent turn, with the tools its configuration names (toolbox.ts): the toolbox is opened for the turn as the
+ * caller and closed after it. An `agent:<id>` tool runs here too, one level deeper in the same call: same caller,
+ * same cancellation, a fresh conversation, its calls recorded in the same list with their chain.
+ */
+
+import type { RequestContext } from '../server/context.js';
+import type { ToolLimits } from './config.js';
+import { createToolbox, type ToolCallRecord, type ToolboxOptions } from './toolbox.js';
+import { AgentError, type Agent, type ChatMessage, type ToolOutcome } from './types.js';
+
+export interface Tooling {
+  connect: ToolboxOptions['connect'];
+  limits: ToolLimits;
+  /** How long one tool call may go without progress (AGENT_TIMEOUT_MS). */
+  timeoutMs: number;
+}
+
+export interface AskOptions {
+  agents: ReadonlyMap<string, Agent>;
+  /** Absent when the app gives agents no in-process client (then no agent may name tools; index.ts checks). */
+  tooling?: Tooling;
+  ctx: RequestContext;
+  note(message: string): void;
+  /** Where the calls of this turn and of every agent it asks are recorded. */
+  calls: ToolCallRecord[];
+}
+
+export interface Turn {
+  message: string;
+  sessionId: string;
+  history: ChatMessage[];
+}
+
+/**
+ * Runs `agent` on `turn` within `chain` (the agents above it, itself last); `onText` receives the reply as it
+ * streams. Throws AgentError for failures a caller should see.
+ */
+export async function ask(agent: Agent, turn: Turn, chain: readonly string[], options: AskOptions, onText?: (chunk: string) => void): Promise<string> {
+  const { ctx, tooling } = options;
+  const profiles = new Map([...options.agents].map(([id, a]) => [id, a.profile]));
+  const toolbox = agent.tools && tooling ? createToolbox({
+    patterns: agent.tools,
+    principal: ctx.principal,
+    connect: tooling.connect,
+    agents: profiles,
+    askAgent: (id, message) => askAgent(id, message, [...chain, id], options),
+    chain,
+    limits: tooling.limits,
+    timeoutMs: tooling.timeoutMs,
+    signal: ctx.signal,
+    note: options.note,
+    record: (call) => void options.calls.push(call),
+  }) : undefined;
+  let reply = '';
+  try {
+    const full = { ...turn, signal: ctx.signal, traceHeaders: ctx.observation?.traceHeaders, ...(toolbox ? { tools: toolbox } : {}) };
+    for await (const chunk of agent.reply(full)) {
+      reply += chunk;
+      onText?.(chunk);
+    }
+  } finally {
+    await toolbox?.close();
+  }
+  return reply;
+}
+
+/** `agent:<id>` as a tool: the agent's reply, or why there is none, for the model that asked. */
+async function askAgent(id: string, message: string, chain: readonly string[], options: AskOptions): Promise<ToolOutcome> {
+  const agent = options.agents.get(id)!;
+  try {
+    const reply = await ask(agent, { message, sessionId: crypto.randomUUID(), history: [] }, chain, options);
+    return reply.trim() ? { ok: true, text: reply } : { ok: false, text: `Agent ${id} returned an empty reply.` };
+  } catch (error) {
+    if (options.ctx.signal.aborted) throw error;
+    if (error instanceof AgentError) return { ok: false, text: error.message };
+    console.error(`[agent-mcp] agent ${id} failed:`, error);
+    return { ok: false, text: `Agent ${id} failed unexpectedly.` };
+  }
+}

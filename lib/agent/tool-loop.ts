@@ -1,0 +1,101 @@
+/**
+ * OpenAI function calling over the team's tools: the tools an agent may use go up as function definitions;
+ * when the model answers with `tool_calls`, they run (in parallel) through the agent's toolbox, the assistant
+ * message and one `tool` message per call are appended, and the model is asked again, until it answers with
+ * text or has asked for tools `maxSteps` times (then the turn fails: a caller is better served by a clear
+ * isError than by a half-finished answer that reads as final).
+ *
+ * Names: OpenAI function names must match ^[a-zA-Z0-9_-]{1,64}$, tool names allow `.` (and ours `agent:`), so
+ * each character outside that set becomes `__` (`github.search_issues` → `github__search_issues`,
+ * `agent:research` → `agent__research`), cut to 64 with `_2`, `_3`… on a clash. The mapping is a table kept
+ * for the turn, so a function name maps back to exactly the tool it was made from.
+ */
+
+import { AgentError, type AgentTools, type ToolOutcome } from './types.js';
+
+/** A message of the upstream conversation, tool calls and results included. */
+export type UpstreamMessage =
+  | { role: 'system' | 'user'; content: string }
+  | { role: 'assistant'; content: string | null; tool_calls?: Array<{ id: string; type: 'function'; function: { name: string; arguments: string } }> }
+  | { role: 'tool'; tool_call_id: string; content: string };
+
+export interface FunctionDefinition {
+  type: 'function';
+  function: { name: string; description: string; parameters: Record<string, unknown> };
+}
+
+/** A call the model asked for, its fragments put together. */
+export interface FunctionCall {
+  id: string;
+  name: string;
+  arguments: string;
+}
+
+/** One completion: streams its text, then says which calls it asked for (none: this is the answer). */
+export type Complete = (messages: UpstreamMessage[], functions: FunctionDefinition[] | undefined) =>
+  AsyncGenerator<string, { text: string; calls: FunctionCall[] }>;
+
+export interface ToolLoopOptions {
+  agentId: string;
+  tools: AgentTools;
+  messages: UpstreamMessage[];
+  complete: Complete;
+  maxSteps: number;
+  maxCallsPerStep: number;
+  signal: AbortSignal;
+}
+
+const FUNCTION_NAME_CHARS = 64;
+
+export async function* runToolLoop(options: ToolLoopOptions): AsyncGenerator<string, void> {
+  const { agentId, tools, complete, maxSteps, maxCallsPerStep, signal } = options;
+  const offered = await tools.list();
+  const names = functionNames(offered.map((tool) => tool.name));
+  // No tools to offer (none matched, or none the caller may use): the request is the one a tool-less agent sends.
+  const functions = offered.length === 0 ? undefined : offered.map((tool): FunctionDefinition => ({
+    type: 'function',
+    function: { name: names.toFunction.get(tool.name)!, description: tool.description, parameters: tool.inputSchema },
+  }));
+  const conversation = [...options.messages];
+  for (let step = 0; ; step++) {
+    const { text, calls } = yield* complete(conversation, functions);
+    if (calls.length === 0) return;
+    if (step >= maxSteps) {
+      throw new AgentError(`Agent ${agentId} asked for tools ${maxSteps} times without answering (AGENT_MAX_TOOL_STEPS is ${maxSteps}); the turn was stopped.`);
+    }
+    conversation.push({
+      role: 'assistant',
+      content: text || null,
+      tool_calls: calls.map((call) => ({ id: call.id, type: 'function' as const, function: { name: call.name, arguments: call.arguments } })),
+    });
+    const outcomes = await Promise.all(calls.map((call, i): Promise<ToolOutcome> => i < maxCallsPerStep
+      ? tools.call(names.toTool.get(call.name) ?? call.name, parseArguments(call.arguments))
+      : Promise.resolve({ ok: false, text: `Not run: at most ${maxCallsPerStep} tool calls are run per step (AGENT_MAX_TOOL_CALLS).` })));
+    if (signal.aborted) throw new AgentError(`Agent ${agentId}: the call was cancelled.`);
+    conversation.push(...calls.map((call, i) => ({ role: 'tool' as const, tool_call_id: call.id, content: outcomes[i]!.text })));
+  }
+}
+
+/** The arguments as a value, or the raw text when they are not JSON (the toolbox answers the model why). */
+function parseArguments(text: string): unknown {
+  if (text.trim() === '') return {};
+  try {
+    return JSON.parse(text);
+  } catch {
+    return text;
+  }
+}
+
+/** The reversible name table of a turn: tool name → function name and back. */
+export function functionNames(toolNames: string[]) {
+  const toFunction = new Map<string, string>();
+  const toTool = new Map<string, string>();
+  for (const name of toolNames) {
+    const base = name.replace(/[^A-Za-z0-9_-]/g, '__').slice(0, FUNCTION_NAME_CHARS);
+    let candidate = base;
+    for (let n = 2; toTool.has(candidate); n++) candidate = `${base.slice(0, FUNCTION_NAME_CHARS - String(n).length - 1)}_${n}`;
+    toFunction.set(name, candidate);
+    toTool.set(candidate, name);
+  }
+  return { toFunction, toTool };
+}
