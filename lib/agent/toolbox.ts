@@ -144,8 +144,11 @@ export function createToolbox(options: ToolboxOptions): Toolbox {
     list: async () => [...(await (offered ??= listAll())).values()],
     async call(name, args) {
       options.note(`${who}: calling ${name}…`);
+      // Recorded when asked for, so the caller's list keeps the model's order though calls run in parallel.
+      const record: ToolCallRecord = { chain: who, name, arguments: summarize(args), ok: false };
+      options.record(record);
       const outcome = await run(name, args);
-      options.record({ chain: who, name, arguments: summarize(args), ok: outcome.ok });
+      record.ok = outcome.ok;
       return { ...outcome, text: cut(outcome.text, limits.maxResultBytes, name) };
     },
     note: options.note,

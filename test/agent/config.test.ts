@@ -16,6 +16,21 @@ describe('agent configuration is validated at start-up, naming the variable', ()
     expect(platform!.profile.kind).toBe('platform');
   });
 
+  test('tools are none by default; AGENTS `tools` and AGENT_TOOLS name them, agent:<id> included', () => {
+    expect(readAgents({ AGENT_URL: 'http://x/v1', AGENT_MODEL: 'm' })[0]!.tools).toBeUndefined();
+    const agents = readAgents({
+      AGENT_URL: 'http://x/v1', AGENT_MODEL: 'm', AGENT_TOOLS: 'docs.*, agent:research',
+      AGENTS: '[{"id":"research","url":"http://x","model":"m","tools":["notes.add","agent:*"]}]',
+    });
+    expect(agents.map((a) => a.tools)).toEqual([['docs.*', 'agent:research'], ['notes.add', 'agent:*']]);
+  });
+
+  test('an in-process agent naming an unknown agent as a tool stops start-up', () => {
+    const reply = async function* () { yield 'x'; };
+    expect(() => readAgents({}, [{ id: 'solo', name: 'Solo', description: 'd', reply, tools: ['agent:ghost'] }]))
+      .toThrow(/in-process agent solo: agent solo names tool "agent:ghost", but no agent has id "ghost"/);
+  });
+
   test('X402_PAY_TO marks agents as paid in their profiles', () => {
     expect(readAgents({ X402_PAY_TO: '0x0000000000000000000000000000000000000001' })[0]!.profile.paid).toBe(true);
   });
@@ -35,6 +50,18 @@ describe('agent configuration is validated at start-up, naming the variable', ()
     [{ AGENTS: '[{"id":"a","format":"platform","url":"http://x","timeoutMs":1.5}]' }, /0\.timeoutMs: must be a positive integer/],
     [{ AGENTS: '[{"id":"a","format":"platform","url":"http://x","apiKeyEnv":"MISSING_KEY"}]' }, /apiKeyEnv MISSING_KEY, which is not set/],
     [{ AGENTS: '[{"id":"a","format":"platform","url":"http://x"},{"id":"a","format":"platform","url":"http://y"}]' }, /duplicate agent id "a"/],
+    [{ AGENTS: '[{"id":"a","url":"http://x","model":"m","tools":["agent:nobody"]}]' }, /AGENTS: agent a names tool "agent:nobody", but no agent has id "nobody" \(agents: a\)/],
+    [{ AGENTS: '[{"id":"a","url":"http://x","model":"m","tools":"docs.*"}]' }, /AGENTS is invalid: 0\.tools: must be an array of tool patterns/],
+    [{ AGENTS: '[{"id":"a","url":"http://x","model":"m","tools":["docs/*"]}]' }, /AGENTS is invalid: 0\.tools\.0: "docs\/\*" is a tool name, or a pattern/],
+    [{ AGENTS: '[{"id":"a","format":"platform","url":"http://x","tools":["docs.*"]}]' }, /0\.tools: only openai agents call tools/],
+    [{ AGENTS: '[{"id":"a","url":"http://x","model":"m","maxToolSteps":0}]' }, /0\.maxToolSteps: must be a positive integer/],
+    [{ AGENT_URL: 'http://x/v1', AGENT_MODEL: 'm', AGENT_TOOLS: 'docs.*, agent:research' }, /AGENT_TOOLS: agent default names tool "agent:research", but no agent has id "research"/],
+    [{ AGENT_URL: 'http://x/v1', AGENT_MODEL: 'm', AGENT_TOOLS: 'docs.*,agent:' }, /AGENT_TOOLS: agent default: tool "agent:" agent:<id> names an agent id or \*/],
+    [{ AGENT_TOOLS: 'docs.*' }, /AGENT_TOOLS names tools for the default agent, but AGENT_URL \(which makes it\) is not set/],
+    [{ AGENT_MAX_TOOL_STEPS: '0' }, /AGENT_MAX_TOOL_STEPS must be a positive integer, got "0"/],
+    [{ AGENT_MAX_DEPTH: 'deep' }, /AGENT_MAX_DEPTH must be a positive integer/],
+    [{ AGENT_MAX_TOOL_CALLS: '-1' }, /AGENT_MAX_TOOL_CALLS must be a positive integer/],
+    [{ AGENT_TOOL_RESULT_MAX_BYTES: '10' }, /AGENT_TOOL_RESULT_MAX_BYTES must be an integer of at least 256/],
   ])('%j is refused', (env, message) => {
     expect(() => readAgents(env)).toThrow(TypeError);
     expect(() => readAgents(env)).toThrow(message);

@@ -8,6 +8,7 @@
  *   "fault:endless-event" one SSE event that never ends · "fault:leak" HTTP 500 whose body repeats the caller's
  *   key and an internal URL · "fault:huge-error" HTTP 500 with a 20 MB body · "fault:wait <ms> …" waits that long,
  *   then echoes.
+ * "script {json}" makes it a scripted model that calls tools (scriptedModel below).
  * Otherwise it echoes, naming how many history messages it received. GET /__log returns what it saw:
  * each request (path, authorization, traceparent, body, the client's port) and each connection the client closed before the
  * reply ended.
@@ -83,8 +84,66 @@ function errorFault(req: IncomingMessage, res: ServerResponse, message: string):
 
 const hugeSize = (message: string) => Number(/^fault:huge (\d+)/.exec(message)?.[1] ?? 0);
 
+interface ScriptCall {
+  /** A function name as offered, or "*agent": the first offered function whose name starts with agent__. */
+  name: string;
+  /** An object (sent as JSON), raw text (sent as is, valid JSON or not), or "$message": {message: <this script>}. */
+  arguments?: unknown;
+}
+
+interface Script {
+  /** The calls of each step; a step whose calls name nothing offered is skipped. */
+  steps?: ScriptCall[][];
+  /** Calls made at every step, never answering (a model that does not stop). */
+  forever?: ScriptCall[];
+  /** The answer once the steps are done; the tool results it received are appended in brackets. */
+  final?: string;
+}
+
+const sse = (res: ServerResponse, value: unknown) => res.write(`data: ${JSON.stringify(value)}\n\n`);
+
+/**
+ * A scripted OpenAI-compatible model (a fake: it stands in for a hosted LLM). It streams `tool_calls` as the
+ * real API does: deltas carrying index, id and name first, then the arguments in small fragments, parallel
+ * calls interleaved, `finish_reason: "tool_calls"`; once its steps are done it answers with text that
+ * names its model and quotes every tool result it was sent since the user's message.
+ */
+async function scriptedModel(res: ServerResponse, body: any, message: string) {
+  const script = JSON.parse(message.slice('script '.length)) as Script;
+  const messages: any[] = body.messages ?? [];
+  const since = messages.slice(messages.map((m) => m.role).lastIndexOf('user') + 1);
+  const step = since.filter((m) => m.role === 'assistant' && m.tool_calls).length;
+  const offered: string[] = (body.tools ?? []).map((t: any) => t.function.name);
+  const planned = script.forever ?? script.steps?.[step] ?? [];
+  const calls = planned
+    .map((c) => ({ ...c, name: c.name === '*agent' ? offered.find((n) => n.startsWith('agent__')) : c.name }))
+    .filter((c): c is ScriptCall => c.name !== undefined)
+    .map((c, i) => ({
+      id: `call_${step}_${i}`,
+      name: c.name,
+      arguments: c.arguments === '$message' ? JSON.stringify({ message }) : typeof c.arguments === 'string' ? c.arguments : JSON.stringify(c.arguments ?? {}),
+    }));
+  res.writeHead(200, { 'content-type': 'text/event-stream' });
+  if (calls.length > 0) {
+    calls.forEach((call, index) => sse(res, { choices: [{ index: 0, delta: { tool_calls: [{ index, id: call.id, type: 'function', function: { name: call.name, arguments: '' } }] } }] }));
+    const fragments = calls.map((call) => call.arguments.match(/.{1,5}/gs) ?? []);
+    for (let f = 0; fragments.some((list) => f < list.length); f++) {
+      fragments.forEach((list, index) => f < list.length && sse(res, { choices: [{ index: 0, delta: { tool_calls: [{ index, function: { arguments: list[f] } }] } }] }));
+      await sleep(1);
+    }
+    sse(res, { choices: [{ index: 0, delta: {}, finish_reason: 'tool_calls' }] });
+    return res.end('data: [DONE]\n\n');
+  }
+  const results = since.filter((m) => m.role === 'tool').map((m) => m.content);
+  const text = `${body.model}: ${script.final ?? 'done'}${results.length ? ` [${results.join(' | ')}]` : ''}`;
+  for (const piece of text.match(/.{1,16}/gs) ?? []) sse(res, { choices: [{ index: 0, delta: { content: piece } }] });
+  sse(res, { choices: [{ index: 0, delta: {}, finish_reason: 'stop' }] });
+  res.end('data: [DONE]\n\n');
+}
+
 async function openai(req: IncomingMessage, res: ServerResponse, body: any) {
   const message = lastUserMessage(body);
+  if (message.startsWith('script ')) return scriptedModel(res, body, message);
   const history = (body.messages as unknown[]).length - 1;
   const fault = errorFault(req, res, message);
   if (fault) return fault;

@@ -11,7 +11,13 @@ export interface UpstreamLogEntry {
   path: string;
   authorization?: string;
   traceparent?: string;
-  body?: { messages?: Array<{ role: string; content: string }>; session_id?: string; agent?: string; model?: string };
+  body?: {
+    messages?: Array<{ role: string; content: string; tool_calls?: Array<{ id: string; function: { name: string; arguments: string } }>; tool_call_id?: string }>;
+    tools?: Array<{ type: string; function: { name: string; description: string; parameters: Record<string, unknown> } }>;
+    session_id?: string;
+    agent?: string;
+    model?: string;
+  };
   /** The client's port: requests with the same port came over one connection. */
   port?: number;
 }
