@@ -183,7 +183,12 @@ function toAgent(config: UpstreamAgentConfig, env: Env, timeoutMs: number, maxRe
   };
   if (config.format !== 'openai') return createPlatformAgent(profile, { ...target, url: config.url, upstreamAgent: config.upstreamAgent });
   const agent = createOpenAiAgent(profile, {
-    ...target, baseUrl: config.url, model: config.model!, systemPrompt: config.systemPrompt, maxToolSteps: config.maxToolSteps ?? limits.maxSteps, maxToolCalls: limits.maxCallsPerStep,
+    ...target,
+    baseUrl: config.url,
+    model: config.model!,
+    systemPrompt: config.systemPrompt,
+    maxToolSteps: config.maxToolSteps ?? limits.maxSteps,
+    maxToolCalls: limits.maxCallsPerStep,
   });
   return config.tools ? { ...agent, tools: config.tools } : agent;
 }

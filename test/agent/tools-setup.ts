@@ -6,7 +6,7 @@
 
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { createMcpHandler } from '../../api/mcp.js';
-import { agentDefinitions } from '../../lib/agent/index.js';
+import { agentDefinitions, type InProcessAgentDefinition } from '../../lib/agent/index.js';
 import { createApp, type App } from '../../lib/app.js';
 import { createBearerAuth, readAuthConfig } from '../../lib/auth/index.js';
 import { createMounts, type Mounts } from '../../lib/mounts/index.js';
@@ -30,6 +30,8 @@ export interface ToolsHarness {
   server: TestServer;
   /** How many times the paid tool ran. */
   premiumRuns(): number;
+  /** A real access token for `subject` with `scopes`. */
+  token(subject: string, scopes: string[]): Promise<string>;
   /** An official client over HTTP holding a token for `subject` with `scopes`. */
   connect(era: Era, subject: string, scopes: string[]): Promise<Client>;
   close(): Promise<void>;
@@ -51,6 +53,18 @@ export async function startToolsHarness(): Promise<ToolsHarness> {
       model('plain'),
     ]),
   };
+  // An in-process agent using its tools through `turn.tools`: what it may use, then one call.
+  const clerk: InProcessAgentDefinition = {
+    id: 'clerk',
+    name: 'Clerk',
+    description: 'Files notes through the docs mount.',
+    tools: ['docs.echo', 'premium'],
+    async *reply({ message, tools }) {
+      yield `may use: ${(await tools!.list()).map((t) => t.name).join(', ')}; `;
+      const outcome = await tools!.call('docs.echo', { text: message });
+      yield `${outcome.ok ? 'ok' : 'failed'}: ${outcome.text}`;
+    },
+  };
   let runs = 0;
   const pay = readPayConfig({ X402_PAY_TO: '0x0000000000000000000000000000000000000001' })!;
   const premium: ToolDefinition = withPayment({
@@ -62,7 +76,7 @@ export async function startToolsHarness(): Promise<ToolsHarness> {
   const authConfig = readAuthConfig(env)!;
   let app: App;
   app = createApp({
-    definitions: [agentDefinitions(env, [], { connect: (principal) => app.connectInProcess(principal) }), { tools: [premium] }],
+    definitions: [agentDefinitions(env, [clerk], { connect: (principal) => app.connectInProcess(principal) }), { tools: [premium] }],
     mounts,
     auth: createBearerAuth(authConfig, env),
     defaultToolScopes: authConfig.scopes,
@@ -78,8 +92,9 @@ export async function startToolsHarness(): Promise<ToolsHarness> {
     app,
     server,
     premiumRuns: () => runs,
+    token: (subject, scopes) => issuer.mint({ iss: issuer.issuer, aud: server.mcpUrl, sub: subject, scope: scopes.join(' '), iat: now(), exp: now() + 600 }),
     async connect(era, subject, scopes) {
-      const token = await issuer.mint({ iss: issuer.issuer, aud: server.mcpUrl, sub: subject, scope: scopes.join(' '), iat: now(), exp: now() + 600 });
+      const token = await this.token(subject, scopes);
       const client = createV2Client(era);
       await client.connect(new StreamableHTTPClientTransport(new URL(server.mcpUrl), { requestInit: { headers: { authorization: `Bearer ${token}` } } }));
       clients.push(client);

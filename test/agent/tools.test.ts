@@ -150,6 +150,18 @@ describe('bounds', () => {
   });
 });
 
+describe('an in-process agent', () => {
+  test('uses the tools it names through turn.tools, as its caller, its calls listed for the caller', async () => {
+    const client = await h.connect('modern', 'alice', ALICE);
+    const result = await client.callTool({ name: 'chat_with_agent', arguments: { agent_id: 'clerk', message: 'file this' } });
+    expect(textOf(result)).toBe('may use: docs.echo; ok: docs: file this');
+    expect(toolCallsOf(result)).toEqual([{ chain: 'clerk', name: 'docs.echo', arguments: '{"text":"file this"}', ok: true }]);
+    const bob = await h.connect('modern', 'bob', [CHAT_SCOPE]);
+    expect(textOf(await bob.callTool({ name: 'chat_with_agent', arguments: { agent_id: 'clerk', message: 'file this' } })))
+      .toBe('may use: ; failed: Tool docs.echo is not one of the tools you may use.');
+  });
+});
+
 describe('cancellation', () => {
   test('cancelling the call mid-loop cancels the tool in flight and asks the model nothing more', async () => {
     const client = await h.connect('legacy', 'alice', ALICE);
