@@ -15,7 +15,7 @@ import { createPaymentEngine } from '../../lib/pay/engine.js';
 import { withPayment } from '../../lib/pay/with-payment.js';
 import type { ToolDefinition } from '../../lib/server/registry.js';
 import { startDownstream, type Downstream } from '../support/downstream.js';
-import { startIssuer, type TestIssuer } from '../support/issuer.js';
+import { startIssuer } from '../support/issuer.js';
 import { createV2Client, type Era } from '../support/sdk.js';
 import { startTestServer, type TestServer } from '../support/server.js';
 import { startUpstream, type Upstream } from '../support/upstream.js';
@@ -86,17 +86,19 @@ export async function startToolsHarness(): Promise<ToolsHarness> {
   const server = await startTestServer(createMcpHandler(app));
   const clients: Client[] = [];
   const now = () => Math.floor(Date.now() / 1000);
+  const token = (subject: string, scopes: string[]) =>
+    issuer.mint({ iss: issuer.issuer, aud: server.mcpUrl, sub: subject, scope: scopes.join(' '), iat: now(), exp: now() + 600 });
   return {
     upstream,
     docs,
     app,
     server,
     premiumRuns: () => runs,
-    token: (subject, scopes) => issuer.mint({ iss: issuer.issuer, aud: server.mcpUrl, sub: subject, scope: scopes.join(' '), iat: now(), exp: now() + 600 }),
+    token,
     async connect(era, subject, scopes) {
-      const token = await this.token(subject, scopes);
+      const headers = { authorization: `Bearer ${await token(subject, scopes)}` };
       const client = createV2Client(era);
-      await client.connect(new StreamableHTTPClientTransport(new URL(server.mcpUrl), { requestInit: { headers: { authorization: `Bearer ${token}` } } }));
+      await client.connect(new StreamableHTTPClientTransport(new URL(server.mcpUrl), { requestInit: { headers } }));
       clients.push(client);
       return client;
     },
@@ -104,7 +106,7 @@ export async function startToolsHarness(): Promise<ToolsHarness> {
       await Promise.all(clients.map((c) => c.close().catch(() => undefined)));
       await server.close();
       await mounts.close();
-      await Promise.all([docs.close(), (issuer as TestIssuer).close()]);
+      await Promise.all([docs.close(), issuer.close()]);
       upstream.stop();
     },
   };
