@@ -11,6 +11,7 @@
  * for the turn, so a function name maps back to exactly the tool it was made from.
  */
 
+import { createCountedWarning } from '../warn.js';
 import { AgentError, type AgentTools, type ToolOutcome } from './types.js';
 
 /** A message of the upstream conversation, tool calls and results included. */
@@ -46,6 +47,8 @@ export interface ToolLoopOptions {
 }
 
 const FUNCTION_NAME_CHARS = 64;
+const stepLimit = createCountedWarning((agent, count) => `stopped ${count} agent turn(s) at AGENT_MAX_TOOL_STEPS (latest: agent ${agent})`);
+const callLimit = createCountedWarning((agent, count) => `left ${count} step(s)' extra tool calls unrun over AGENT_MAX_TOOL_CALLS (latest: agent ${agent})`);
 
 export async function* runToolLoop(options: ToolLoopOptions): AsyncGenerator<string, void> {
   const { agentId, tools, complete, maxSteps, maxCallsPerStep, signal } = options;
@@ -61,6 +64,7 @@ export async function* runToolLoop(options: ToolLoopOptions): AsyncGenerator<str
     const { text, calls } = yield* complete(conversation, functions);
     if (calls.length === 0) return;
     if (step >= maxSteps) {
+      stepLimit.note(agentId);
       throw new AgentError(`Agent ${agentId} asked for tools ${maxSteps} times without answering (AGENT_MAX_TOOL_STEPS is ${maxSteps}); the turn was stopped.`);
     }
     conversation.push({
@@ -68,6 +72,7 @@ export async function* runToolLoop(options: ToolLoopOptions): AsyncGenerator<str
       content: text || null,
       tool_calls: calls.map((call) => ({ id: call.id, type: 'function' as const, function: { name: call.name, arguments: call.arguments } })),
     });
+    if (calls.length > maxCallsPerStep) callLimit.note(agentId);
     const outcomes = await Promise.all(calls.map((call, i): Promise<ToolOutcome> => i < maxCallsPerStep
       ? tools.call(names.toTool.get(call.name) ?? call.name, parseArguments(call.arguments))
       : Promise.resolve({ ok: false, text: `Not run: at most ${maxCallsPerStep} tool calls are run per step (AGENT_MAX_TOOL_CALLS).` })));

@@ -57,6 +57,7 @@ const AGENT_INPUT = {
 };
 
 const warnedPatterns = new Set<string>();
+const depthLimit = createCountedWarning((chain, count) => `withheld agents from ${count} turn(s) at AGENT_MAX_DEPTH (latest chain: ${chain})`);
 const resultCut = createCountedWarning((detail, count) =>
   `cut ${count} tool result(s) sent to a model over AGENT_TOOL_RESULT_MAX_BYTES (latest: ${detail})`);
 
@@ -96,7 +97,9 @@ export function createToolbox(options: ToolboxOptions): Toolbox {
     }
     for (const [id, profile] of options.agents) {
       const name = `${AGENT_TOOL_PREFIX}${id}`;
-      if (!atDepthLimit && matches(name)) found.set(name, { name, description: `Ask ${profile.name}: ${profile.description}`, inputSchema: AGENT_INPUT });
+      if (!matches(name)) continue;
+      if (atDepthLimit) depthLimit.note(who);
+      else found.set(name, { name, description: `Ask ${profile.name}: ${profile.description}`, inputSchema: AGENT_INPUT });
     }
     warnUnmatched(tools.map((t) => t.name));
     return found;
