@@ -1,9 +1,10 @@
 /** Test support for the agent proxy: a real upstream process and agent-mcp configured to use it. */
 
-import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
+import type { Client } from '@modelcontextprotocol/client';
 import { createMcpHandler } from '../../api/mcp.js';
 import { agentDefinitions } from '../../lib/agent/index.js';
 import { createApp, type App } from '../../lib/app.js';
+import { connectHttp, createV2Client } from '../support/sdk.js';
 import { startTestServer, type TestServer } from '../support/server.js';
 import { startUpstream, type Upstream } from '../support/upstream.js';
 
@@ -41,9 +42,8 @@ export async function startAgentHarness(): Promise<AgentHarness> {
     app,
     server,
     async connect(era, headers = {}) {
-      const client = new Client({ name: 'agent-test', version: '1.0.0' },
-        { versionNegotiation: { mode: era === 'modern' ? { pin: '2026-07-28' } : 'legacy' } });
-      await client.connect(new StreamableHTTPClientTransport(new URL(server.mcpUrl), { requestInit: { headers } }));
+      const client = createV2Client(era);
+      await connectHttp(client, server.mcpUrl, headers);
       clients.push(client);
       return client;
     },

@@ -4,7 +4,7 @@
  * tools need the docs:read scope), a paid local tool, and official SDK clients holding real tokens.
  */
 
-import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
+import type { Client } from '@modelcontextprotocol/client';
 import { createMcpHandler } from '../../api/mcp.js';
 import { agentDefinitions, type InProcessAgentDefinition } from '../../lib/agent/index.js';
 import { createApp, type App } from '../../lib/app.js';
@@ -16,7 +16,7 @@ import { withPayment } from '../../lib/pay/with-payment.js';
 import type { ToolDefinition } from '../../lib/server/registry.js';
 import { startDownstream, type Downstream } from '../support/downstream.js';
 import { startIssuer } from '../support/issuer.js';
-import { createV2Client, type Era } from '../support/sdk.js';
+import { connectHttp, createV2Client, type Era } from '../support/sdk.js';
 import { startTestServer, type TestServer } from '../support/server.js';
 import { startUpstream, type Upstream } from '../support/upstream.js';
 
@@ -96,9 +96,8 @@ export async function startToolsHarness(): Promise<ToolsHarness> {
     premiumRuns: () => runs,
     token,
     async connect(era, subject, scopes) {
-      const headers = { authorization: `Bearer ${await token(subject, scopes)}` };
       const client = createV2Client(era);
-      await client.connect(new StreamableHTTPClientTransport(new URL(server.mcpUrl), { requestInit: { headers } }));
+      await connectHttp(client, server.mcpUrl, { authorization: `Bearer ${await token(subject, scopes)}` });
       clients.push(client);
       return client;
     },

@@ -18,9 +18,9 @@ export function createV2Client(era: Era, capabilities: ClientCapabilities = {}):
   );
 }
 
-/** Connects `client` over Streamable HTTP to `url` and returns the transport. */
-export async function connectHttp(client: Client, url: string): Promise<StreamableHTTPClientTransport> {
-  const transport = new StreamableHTTPClientTransport(new URL(url));
+/** Connects `client` over Streamable HTTP to `url` (sending `headers` on every request) and returns the transport. */
+export async function connectHttp(client: Client, url: string, headers?: Record<string, string>): Promise<StreamableHTTPClientTransport> {
+  const transport = new StreamableHTTPClientTransport(new URL(url), headers ? { requestInit: { headers } } : undefined);
   await client.connect(transport);
   return transport;
 }
