@@ -3,6 +3,8 @@
  * Upstream adapters (openai, platform) and in-process agents all fit this one shape.
  */
 
+import type { Ask } from './ask.js';
+
 export type AgentKind = 'openai' | 'platform' | 'in-process';
 
 export interface ChatMessage {
@@ -28,6 +30,12 @@ export interface AgentTurn {
   signal: AbortSignal;
   /** W3C `traceparent`/`tracestate` for the upstream request, so the agent's spans join the caller's trace. */
   traceHeaders?: Record<string, string>;
+  /**
+   * Asks the user (`elicit`) or the client's model (`sample`) mid-answer, on either era (lib/agent/ask.ts). On the
+   * 2026-07-28 wire an unanswered question ends this run and the agent runs again with the answer, so an agent
+   * that asks should ask before it yields text, or yield the same text again.
+   */
+  ask: Ask;
 }
 
 export interface Agent {

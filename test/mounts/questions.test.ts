@@ -31,7 +31,7 @@ afterAll(async () => {
 /** The official client over HTTP on `era`, declaring `capabilities`, answering name "ada" and model text "Paris". */
 async function caller(era: Era, capabilities: ClientCapabilities) {
   const client = createV2Client(era, capabilities);
-  const elicited = capabilities.elicitation ? answerElicitation(client, (params) => (/colour/i.test(params.message) ? { colour: 'blue' } : { name: 'ada' })) : [];
+  const elicited = capabilities.elicitation ? answerElicitation(client, (params): Record<string, string> => (/colour/i.test(params.message) ? { colour: 'blue' } : { name: 'ada' })) : [];
   const sampled = capabilities.sampling ? answerSampling(client, 'Paris') : [];
   await connectHttp(client, url);
   return { client, elicited, sampled };
