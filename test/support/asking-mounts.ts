@@ -8,14 +8,15 @@
  */
 
 import { randomUUID } from 'node:crypto';
-import { createServer, type IncomingMessage, type Server } from 'node:http';
+import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { McpServer as LegacyServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { ElicitResultSchema } from '@modelcontextprotocol/sdk/types.js';
-import { McpServer, acceptedContent, createMcpHandler, inputRequired } from '@modelcontextprotocol/server';
-import { serve } from 'srvx';
+import { McpServer, acceptedContent, inputRequired } from '@modelcontextprotocol/server';
 import * as z from 'zod';
+import { readBody } from './downstream.js';
+import { serveModern } from './downstream-modern.js';
 
 export interface AskingMount {
   url: string;
@@ -56,13 +57,6 @@ function buildLegacy(): LegacyServer {
     }
   });
   return server;
-}
-
-async function readBody(request: IncomingMessage): Promise<unknown> {
-  const chunks: Buffer[] = [];
-  for await (const chunk of request) chunks.push(chunk as Buffer);
-  const body = Buffer.concat(chunks).toString('utf8');
-  return body ? JSON.parse(body) : undefined;
 }
 
 export async function startAskingLegacyMount(): Promise<AskingMount> {
@@ -136,26 +130,9 @@ function buildModern(): McpServer {
 }
 
 export async function startAskingModernMount(): Promise<AskingMount> {
-  const handler = createMcpHandler(() => buildModern());
   const declared: unknown[] = [];
-  const server = serve({
-    port: 0,
-    hostname: '127.0.0.1',
-    silent: true,
-    async fetch(request) {
-      const body = request.method === 'POST' ? await request.clone().json().catch(() => undefined) : undefined;
-      if (body?.method === 'tools/call') declared.push(body.params?._meta?.['io.modelcontextprotocol/clientCapabilities']);
-      if (body?.method === 'initialize') declared.push(body.params?.capabilities);
-      return handler.fetch(request);
-    },
+  const served = await serveModern(buildModern, (body) => {
+    if (body?.method === 'tools/call') declared.push(body.params?._meta?.['io.modelcontextprotocol/clientCapabilities']);
   });
-  await server.ready();
-  return {
-    url: new URL('/mcp', server.url!).href,
-    declared,
-    async close() {
-      await handler.close();
-      await server.close(true);
-    },
-  };
+  return { ...served, declared };
 }
