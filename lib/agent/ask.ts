@@ -15,38 +15,7 @@ import { isObject } from '../protocol/jsonrpc.js';
 import { sha256Hex } from '../digest.js';
 import type { RequestContext } from '../server/context.js';
 import { canonicalJson } from '../server/request-state.js';
-import { AgentError } from './types.js';
-
-/** A form the user fills in (2025-11-25 client/elicitation, form mode): a flat object schema of primitives. */
-export interface ElicitRequest {
-  message: string;
-  requestedSchema: { type: 'object'; properties: Record<string, Record<string, unknown>>; required?: string[] };
-}
-
-export interface ElicitAnswer {
-  action: 'accept' | 'decline' | 'cancel';
-  content?: Record<string, string | number | boolean | string[]>;
-}
-
-export interface SampleRequest {
-  messages: Array<{ role: 'user' | 'assistant'; content: { type: 'text'; text: string } }>;
-  maxTokens: number;
-  systemPrompt?: string;
-  temperature?: number;
-}
-
-export interface SampleAnswer {
-  role: 'assistant';
-  content: { type: string; text?: string };
-  model: string;
-  stopReason?: string;
-}
-
-/** How an agent asks. `key` names the question across MRTR rounds (default: its order in the run, q1, q2…). */
-export interface Ask {
-  elicit(request: ElicitRequest, key?: string): Promise<ElicitAnswer>;
-  sample(request: SampleRequest, key?: string): Promise<SampleAnswer>;
-}
+import { AgentError, type Ask, type ElicitAnswer, type SampleAnswer } from './types.js';
 
 /** Thrown through the agent on the modern wire when a question has no answer yet; the chat tool turns it into `input_required`. */
 export class InputNeeded extends Error {

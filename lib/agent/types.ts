@@ -3,8 +3,6 @@
  * Upstream adapters (openai, platform) and in-process agents all fit this one shape.
  */
 
-import type { Ask } from './ask.js';
-
 export type AgentKind = 'openai' | 'platform' | 'in-process';
 
 export interface ChatMessage {
@@ -56,3 +54,34 @@ export class AgentError extends Error {
 
 /** How to write an in-process agent: a function that yields the reply's text in chunks. */
 export type InProcessAgent = (turn: AgentTurn) => AsyncIterable<string>;
+
+/** A form the user fills in (2025-11-25 client/elicitation, form mode): a flat object schema of primitives. */
+export interface ElicitRequest {
+  message: string;
+  requestedSchema: { type: 'object'; properties: Record<string, Record<string, unknown>>; required?: string[] };
+}
+
+export interface ElicitAnswer {
+  action: 'accept' | 'decline' | 'cancel';
+  content?: Record<string, string | number | boolean | string[]>;
+}
+
+export interface SampleRequest {
+  messages: Array<{ role: 'user' | 'assistant'; content: { type: 'text'; text: string } }>;
+  maxTokens: number;
+  systemPrompt?: string;
+  temperature?: number;
+}
+
+export interface SampleAnswer {
+  role: 'assistant';
+  content: { type: string; text?: string };
+  model: string;
+  stopReason?: string;
+}
+
+/** How an agent asks. `key` names the question across MRTR rounds (default: its order in the run, q1, q2…). */
+export interface Ask {
+  elicit(request: ElicitRequest, key?: string): Promise<ElicitAnswer>;
+  sample(request: SampleRequest, key?: string): Promise<SampleAnswer>;
+}

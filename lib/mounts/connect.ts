@@ -7,7 +7,7 @@ import type { Client, Prompt, Resource, ResourceTemplateType as ResourceTemplate
 import { CAPABILITY_BY_CLIENT_METHOD } from '../protocol/client-capabilities.js';
 import { INTERNAL_ERROR, METHOD_NOT_FOUND, McpError } from '../protocol/errors.js';
 import type { MountConfig } from './config.js';
-import { refusalText } from './relay.js';
+import { refusalText, type AnswerServer } from './relay.js';
 
 /** What a mounted server offered when it was listed. */
 export interface MountListings {
@@ -16,9 +16,6 @@ export interface MountListings {
   templates: ResourceTemplate[];
   prompts: Prompt[];
 }
-
-/** Answers a request the mounted server sends its client during a call: the result, or a thrown error with a JSON-RPC code. */
-export type AnswerServer = (method: string, params: Record<string, unknown>, signal: AbortSignal) => Promise<Record<string, unknown>>;
 
 /** A connection of one call's own (see `MountSession.openForCall`). */
 export interface CallSession {

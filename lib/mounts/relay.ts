@@ -8,7 +8,9 @@
 import { allowsClientRequest, askableCapabilities, CAPABILITY_BY_CLIENT_METHOD, type ClientCapabilities } from '../protocol/client-capabilities.js';
 import { INVALID_REQUEST, METHOD_NOT_FOUND, McpError } from '../protocol/errors.js';
 import type { RequestContext } from '../server/context.js';
-import type { AnswerServer } from './connect.js';
+
+/** Answers a request the mounted server sends its client during a call: the result, or a thrown error with a JSON-RPC code. */
+export type AnswerServer = (method: string, params: Record<string, unknown>, signal: AbortSignal) => Promise<Record<string, unknown>>;
 
 export interface Relay {
   /** What the caller declared that a server may ask of it; the mounted server is told exactly this. */
