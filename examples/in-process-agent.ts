@@ -32,3 +32,21 @@ export const shouter: InProcessAgentDefinition = {
 export function createAppWithShouter(env: Record<string, string | undefined> = process.env): App {
   return createDefaultApp(env, { agents: [shouter] });
 }
+
+/**
+ * An agent that asks before it answers: `turn.ask.elicit` asks the user, `turn.ask.sample` the client's model, on
+ * either era (docs/agents.md "Ask the user"). It asks first and yields after, since on the 2026-07-28 wire a
+ * question ends the run and the agent runs again once the client answers.
+ */
+export const greeter: InProcessAgentDefinition = {
+  id: 'greet',
+  name: 'Greeter',
+  description: 'Asks your name, then greets you.',
+  reply: async function* ({ ask }) {
+    const answer = await ask.elicit({
+      message: 'What is your name?',
+      requestedSchema: { type: 'object', properties: { name: { type: 'string' } }, required: ['name'] },
+    });
+    yield answer.action === 'accept' ? `Hello, ${String(answer.content?.name)}!` : 'Hello, stranger!';
+  },
+};

@@ -7,7 +7,8 @@
 import type { RequestContext } from '../server/context.js';
 import type { ToolLimits } from './config.js';
 import { createToolbox, type ToolCallRecord, type ToolboxOptions } from './toolbox.js';
-import { AgentError, type Agent, type ChatMessage, type ToolOutcome } from './types.js';
+import { InputNeeded } from './ask-client.js';
+import { AgentError, type Agent, type Ask, type ChatMessage, type ToolOutcome } from './types.js';
 
 export interface Tooling {
   connect: ToolboxOptions['connect'];
@@ -21,6 +22,8 @@ export interface AskOptions {
   /** Absent when the app gives agents no in-process client (then no agent may name tools; index.ts checks). */
   tooling?: Tooling;
   ctx: RequestContext;
+  /** The caller's questions channel (ask-client.ts), shared by every agent of the turn. */
+  ask: Ask;
   note(message: string): void;
   /** Where the calls of this turn and of every agent it asks are recorded. */
   calls: ToolCallRecord[];
@@ -54,7 +57,7 @@ export async function ask(agent: Agent, turn: Turn, chain: readonly string[], op
   }) : undefined;
   let reply = '';
   try {
-    const full = { ...turn, signal: ctx.signal, traceHeaders: ctx.observation?.traceHeaders, ...(toolbox ? { tools: toolbox } : {}) };
+    const full = { ...turn, signal: ctx.signal, traceHeaders: ctx.observation?.traceHeaders, ask: options.ask, ...(toolbox ? { tools: toolbox } : {}) };
     for await (const chunk of agent.reply(full)) {
       reply += chunk;
       onText?.(chunk);
@@ -72,7 +75,8 @@ async function askAgent(id: string, message: string, chain: readonly string[], o
     const reply = await ask(agent, { message, sessionId: crypto.randomUUID(), history: [] }, chain, options);
     return reply.trim() ? { ok: true, text: reply } : { ok: false, text: `Agent ${id} returned an empty reply.` };
   } catch (error) {
-    if (options.ctx.signal.aborted) throw error;
+    // A question for the caller ends the whole turn (MRTR), not just this agent's answer.
+    if (options.ctx.signal.aborted || error instanceof InputNeeded) throw error;
     if (error instanceof AgentError) return { ok: false, text: error.message };
     console.error(`[agent-mcp] agent ${id} failed:`, error);
     return { ok: false, text: `Agent ${id} failed unexpectedly.` };

@@ -6,12 +6,13 @@
  */
 
 import type { RequestContext } from '../server/context.js';
-import type { ToolDefinition, ToolResult } from '../server/registry.js';
+import { inputRequired, type InputRequired, type ToolDefinition, type ToolResult } from '../server/registry.js';
 import { sha256Hex } from '../digest.js';
 import { canonicalJson } from '../server/request-state.js';
 import { ownerOf, storeKeys } from '../server/caller.js';
 import { StoreUnavailableError } from '../store/types.js';
 import { historyKey, historyOf, turnWrite, type Conversation } from './conversation.js';
+import { createAsk, InputNeeded, readAskState, type AskState } from './ask-client.js';
 import { createProgressReporter } from './progress.js';
 import { ask, type Tooling } from './ask.js';
 import type { ToolCallRecord } from './toolbox.js';
@@ -60,8 +61,10 @@ export function chatWithAgentTool({ agents, timeoutMs, tooling }: ChatToolOption
         return toolError(`Cannot chat: ${why}. Known agents: ${[...byId.keys()].join(', ')}.`);
       }
       const progress = createProgressReporter(ctx);
+      const asked = readAskState(ctx);
       try {
-        const session = await openConversation(ctx, agent.profile.id, args.session_id);
+        // An MRTR retry continues the conversation its first round started.
+        const session = await openConversation(ctx, agent.profile.id, args.session_id ?? asked.conversation);
         if (!session) {
           return toolError(`Invalid arguments: session_id is not a conversation this server started for you with agent ` +
             `"${agent.profile.id}". Omit session_id to start a new conversation.`);
@@ -70,16 +73,16 @@ export function chatWithAgentTool({ agents, timeoutMs, tooling }: ChatToolOption
         // turn to wait for, so it skips those. Only a retry joins a running or finished call: the same caller
         // sending the same request (id and arguments) again. A caller the server cannot recognise gets no
         // joining; a new request always runs.
-        const isNew = args.session_id === undefined;
+        const isNew = args.session_id === undefined && asked.conversation === undefined;
         const reads = agent.keepsHistory && !isNew;
-        return await runTurn<ToolResult>({
+        return await runTurn<ToolResult | InputRequired>({
           store: ctx.store,
           signal: ctx.signal,
           ...(ctx.caller === undefined ? {} : {
             once: {
               key: storeKeys.retry(ctx.caller, ctx.requestId, await sha256Hex(canonicalJson(args))),
               claimTtlMs: timeoutMs + CLAIM_MARGIN_MS,
-              succeeded: (result: ToolResult) => !result.isError,
+              succeeded: (result: ToolResult | InputRequired) => !('inputRequired' in result) && !result.isError,
               onJoin: () => progress.note('This request is already running; waiting for its reply.'),
             },
           }),
@@ -91,7 +94,7 @@ export function chatWithAgentTool({ agents, timeoutMs, tooling }: ChatToolOption
             },
           }),
           read: reads ? [historyKey(session)] : [],
-        }, ([history]) => converse({ agent, agents: byId, tooling }, session, historyOf(history), args.message, ctx, progress));
+        }, ([history]) => converse({ agent, agents: byId, tooling }, session, historyOf(history), args.message, ctx, progress, asked));
       } catch (error) {
         if (error instanceof StoreUnavailableError) {
           console.error(`[agent-mcp] chat_with_agent: ${error.message}`, error.cause);
@@ -129,7 +132,8 @@ async function converse(
   message: string,
   ctx: RequestContext,
   progress: ReturnType<typeof createProgressReporter>,
-): Promise<Ran<ToolResult>> {
+  answers: AskState,
+): Promise<Ran<ToolResult | InputRequired>> {
   const { agent } = team;
   const calls: ToolCallRecord[] = [];
   const failed = (text: string) => ({ value: toolError(calls.length ? `${text} ${describeCalls(calls)}` : text) });
@@ -138,7 +142,8 @@ async function converse(
     let reply = '';
     const asked = performance.now();
     try {
-      const options = { agents: team.agents, tooling: team.tooling, ctx, note: progress.note, calls };
+      const questions = createAsk(ctx, { ...answers, conversation: session.id });
+      const options = { agents: team.agents, tooling: team.tooling, ctx, note: progress.note, calls, ask: questions };
       reply = await ask(agent, { message, sessionId: session.upstreamId, history }, [agent.profile.id], options, progress.text);
     } finally {
       ctx.observation?.noteUpstream(performance.now() - asked);
@@ -152,6 +157,8 @@ async function converse(
       writes: agent.keepsHistory ? [turnWrite(session, history, message, reply)] : [],
     };
   } catch (error) {
+    // Nothing is saved: the retry with the answer runs the turn again.
+    if (error instanceof InputNeeded) return { value: inputRequired({ [error.key]: { method: error.method, params: error.params } }, error.state) };
     if (error instanceof AgentError) return failed(error.message);
     if (ctx.signal.aborted) return failed(`Agent ${agent.profile.id}: the call was cancelled.`);
     console.error(`[agent-mcp] agent ${agent.profile.id} failed:`, error);

@@ -28,6 +28,12 @@ export interface AgentTurn {
   signal: AbortSignal;
   /** W3C `traceparent`/`tracestate` for the upstream request, so the agent's spans join the caller's trace. */
   traceHeaders?: Record<string, string>;
+  /**
+   * Asks the user (`elicit`) or the client's model (`sample`) mid-answer, on either era (lib/agent/ask-client.ts). On the
+   * 2026-07-28 wire an unanswered question ends this run and the agent runs again with the answer, so an agent
+   * that asks should ask before it yields text, or yield the same text again.
+   */
+  ask: Ask;
   /** The tools this agent may use, as the caller (toolbox.ts); absent when its configuration names none. */
   tools?: AgentTools;
 }
@@ -77,3 +83,34 @@ export class AgentError extends Error {
 
 /** How to write an in-process agent: a function that yields the reply's text in chunks. */
 export type InProcessAgent = (turn: AgentTurn) => AsyncIterable<string>;
+
+/** A form the user fills in (2025-11-25 client/elicitation, form mode): a flat object schema of primitives. */
+export interface ElicitRequest {
+  message: string;
+  requestedSchema: { type: 'object'; properties: Record<string, Record<string, unknown>>; required?: string[] };
+}
+
+export interface ElicitAnswer {
+  action: 'accept' | 'decline' | 'cancel';
+  content?: Record<string, string | number | boolean | string[]>;
+}
+
+export interface SampleRequest {
+  messages: Array<{ role: 'user' | 'assistant'; content: { type: 'text'; text: string } }>;
+  maxTokens: number;
+  systemPrompt?: string;
+  temperature?: number;
+}
+
+export interface SampleAnswer {
+  role: 'assistant';
+  content: { type: string; text?: string };
+  model: string;
+  stopReason?: string;
+}
+
+/** How an agent asks. `key` names the question across MRTR rounds (default: its order in the run, q1, q2…). */
+export interface Ask {
+  elicit(request: ElicitRequest, key?: string): Promise<ElicitAnswer>;
+  sample(request: SampleRequest, key?: string): Promise<SampleAnswer>;
+}

@@ -19,7 +19,7 @@ import type { Store } from '../store/types.js';
 import { frameCall } from './frame.js';
 import { legacyReplyVersion, withProtocolVersion } from './protocol-version.js';
 import { accepted, errorReply, jsonReply } from './replies.js';
-import { startsSession, type Sessions } from './session.js';
+import { sessionCapabilities, startsSession, type Sessions } from './session.js';
 
 export interface ServeDeps {
   dispatch: Dispatch;
@@ -48,7 +48,7 @@ export async function serveLegacy(
     protocolVersion: classified.version,
     principal,
     caller,
-    clientCapabilities: {},
+    clientCapabilities: session === undefined ? {} : sessionCapabilities(session),
     store: deps.store,
     cancelByNotification: true,
     observation,
@@ -67,7 +67,7 @@ export async function serveLegacy(
   const { message } = paid;
   // Only a caller the server recognises may resume a stream, so only its streams are logged (SEP-1699).
   const polling = allowsSsePolling(classified.version) && caller !== undefined;
-  const issued = startsSession(message) ? await deps.sessions.issue(principal) : undefined;
+  const issued = startsSession(message) ? await deps.sessions.issue(principal, message.params?.capabilities) : undefined;
   const errorHeaders = headersFor(deps, request);
   // Legacy clients cancel explicitly (notifications/cancelled, watched by the dispatcher); a dropped connection
   // is not a cancellation (2025-11-25 transports), so a legacy call has no signal of its own.

@@ -1,7 +1,7 @@
 /**
  * Which MCP servers this deployment mounts, from the environment, validated at start-up
  * (README "Mount MCP servers and call agent-mcp in-process"):
- * - MCP_MOUNTS, a JSON array of `{ name, url, tokenEnv?, headersEnv?, era?, connectTimeoutMs?, callTimeoutMs?, scopes? }`;
+ * - MCP_MOUNTS, a JSON array of `{ name, url, tokenEnv?, headersEnv?, era?, connectTimeoutMs?, callTimeoutMs?, inputRounds?, scopes? }`;
  *   credentials are named by environment variable (`tokenEnv`, `headersEnv`), never inlined and never taken
  *   from a client;
  * - MCP_MOUNTS_WAIT_MS, how long a list waits for mounts still connecting.
@@ -36,6 +36,8 @@ export interface MountInput {
   connectTimeoutMs?: number;
   /** Longest forwarded call without progress, in ms (default 120 s). */
   callTimeoutMs?: number;
+  /** Most rounds of questions (MRTR `input_required`) one forwarded call may put to a 2025-wire caller (default 10). */
+  inputRounds?: number;
   /** OAuth scopes a caller needs for this mount's tools; absent means the server's default (AUTH_SCOPES). */
   scopes?: string[];
 }
@@ -43,8 +45,8 @@ export interface MountInput {
 /** A mount, resolved: what the connection needs and nothing a client supplied. */
 export type MountConfig = Required<Omit<MountInput, 'scopes'>> & Pick<MountInput, 'scopes'>;
 
-const ENV_KEYS = new Set(['name', 'url', 'tokenEnv', 'headersEnv', 'era', 'connectTimeoutMs', 'callTimeoutMs', 'scopes']);
-const CODE_KEYS = new Set(['name', 'url', 'headers', 'era', 'connectTimeoutMs', 'callTimeoutMs', 'scopes']);
+const ENV_KEYS = new Set(['name', 'url', 'tokenEnv', 'headersEnv', 'era', 'connectTimeoutMs', 'callTimeoutMs', 'inputRounds', 'scopes']);
+const CODE_KEYS = new Set(['name', 'url', 'headers', 'era', 'connectTimeoutMs', 'callTimeoutMs', 'inputRounds', 'scopes']);
 const WHAT = 'a mount setting';
 
 const recordOf = (key: string, valid: (value: unknown) => boolean, what: string): Check => (entry) => {
@@ -63,6 +65,7 @@ const COMMON: Check[] = [
   optional('era', oneOf(ERAS), `must be one of ${ERAS.join(', ')}`),
   optional('connectTimeoutMs', isPositiveInteger, MILLISECONDS),
   optional('callTimeoutMs', isPositiveInteger, MILLISECONDS),
+  optional('inputRounds', isPositiveInteger, 'must be a positive integer'),
   optional('scopes', (s) => Array.isArray(s) && s.every(matches(/^\S+$/)), 'must be an array of scope names'),
 ];
 
@@ -82,6 +85,7 @@ function withDefaults(entry: Record<string, unknown>, headers: Record<string, st
     era: (entry.era as MountConfig['era'] | undefined) ?? 'legacy',
     connectTimeoutMs: (entry.connectTimeoutMs as number | undefined) ?? 10_000,
     callTimeoutMs: (entry.callTimeoutMs as number | undefined) ?? 120_000,
+    inputRounds: (entry.inputRounds as number | undefined) ?? 10,
     ...(entry.scopes !== undefined ? { scopes: [...(entry.scopes as string[])] } : {}),
   };
 }

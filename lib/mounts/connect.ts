@@ -4,8 +4,10 @@
  */
 
 import type { Client, Prompt, Resource, ResourceTemplateType as ResourceTemplate, Tool } from '@modelcontextprotocol/client';
-import { METHOD_NOT_FOUND } from '../protocol/errors.js';
+import { CAPABILITY_BY_CLIENT_METHOD } from '../protocol/client-capabilities.js';
+import { INTERNAL_ERROR, METHOD_NOT_FOUND, McpError } from '../protocol/errors.js';
 import type { MountConfig } from './config.js';
+import { refusalText, type AnswerServer } from './relay.js';
 
 /** What a mounted server offered when it was listed. */
 export interface MountListings {
@@ -15,9 +17,24 @@ export interface MountListings {
   prompts: Prompt[];
 }
 
+/** A connection of one call's own (see `MountSession.openForCall`). */
+export interface CallSession {
+  client: Pick<Client, 'callTool'>;
+  close(): Promise<void>;
+}
+
 export interface MountSession {
   client: Pick<Client, 'callTool' | 'readResource' | 'getPrompt' | 'complete' | 'getServerCapabilities'>;
+  /** The wire this connection speaks: `modern` (2026-07-28, questions come back as MRTR) or `legacy` (pushed requests). */
+  era: 'legacy' | 'modern';
   listings: MountListings;
+  /**
+   * Legacy wire: a connection for one call that declares `capabilities` and answers the server's requests with
+   * `answer`. A 2025 server sends its questions on the stream of the call that asks them, but the client hands
+   * them over without saying which call that was; a connection per call is what ties a question to its caller,
+   * and lets it declare exactly what that caller declared.
+   */
+  openForCall(capabilities: Record<string, unknown>, answer: AnswerServer): Promise<CallSession>;
   close(): Promise<void>;
 }
 
@@ -32,22 +49,61 @@ export interface ClientInfo {
 /** Connects with the official client over Streamable HTTP and lists tools, resources and prompts. */
 export function createMountOpener(clientInfo: ClientInfo): OpenMount {
   return async function openMount(config) {
-    const sdk = await import('@modelcontextprotocol/client');
-    const client = new sdk.Client(clientInfo, { versionNegotiation: { mode: config.era } });
-    const transport = new sdk.StreamableHTTPClientTransport(new URL(config.url), { requestInit: { headers: config.headers } });
-    const deadline = new AbortController();
-    const timer = setTimeout(() => deadline.abort(new Error(`no answer within ${config.connectTimeoutMs} ms`)), config.connectTimeoutMs);
-    const options = { signal: deadline.signal, timeout: config.connectTimeoutMs };
-    try {
-      await client.connect(transport, options);
-      const listings = await listOfferings(client, options);
-      return { client, listings, close: () => client.close() };
-    } catch (error) {
-      await client.close().catch(() => undefined);
-      throw deadline.signal.aborted ? deadline.signal.reason : error;
-    } finally {
-      clearTimeout(timer);
-    }
+    // The shared connection declares no client capabilities: it serves every caller, and declaring one would
+    // promise a mounted server what some caller never declared. Its requests anyway get an error saying why.
+    const { client, listings } = await openClient(clientInfo, config, {}, refuseShared(config.name), true);
+    const era = client.getProtocolEra() === 'modern' ? 'modern' : 'legacy';
+    return {
+      client,
+      era,
+      listings,
+      async openForCall(capabilities, answer) {
+        const own = await openClient(clientInfo, { ...config, era: 'legacy' }, capabilities, answer, false);
+        return { client: own.client, close: () => own.client.close() };
+      },
+      close: () => client.close(),
+    };
+  };
+}
+
+type Sdk = typeof import('@modelcontextprotocol/client');
+
+async function openClient(clientInfo: ClientInfo, config: MountConfig, capabilities: Record<string, unknown>, answer: AnswerServer, list: boolean) {
+  const sdk = await import('@modelcontextprotocol/client');
+  const client = new sdk.Client(clientInfo, { capabilities, versionNegotiation: { mode: config.era } });
+  client.fallbackRequestHandler = (request, ctx) => answerWith(sdk, answer, request.method, request.params ?? {}, ctx.mcpReq.signal);
+  const transport = new sdk.StreamableHTTPClientTransport(new URL(config.url), { requestInit: { headers: config.headers } });
+  const deadline = new AbortController();
+  const timer = setTimeout(() => deadline.abort(new Error(`no answer within ${config.connectTimeoutMs} ms`)), config.connectTimeoutMs);
+  const options = { signal: deadline.signal, timeout: config.connectTimeoutMs };
+  try {
+    await client.connect(transport, options);
+    const listings = list ? await listOfferings(client, options) : { tools: [], resources: [], templates: [], prompts: [] };
+    return { client, listings };
+  } catch (error) {
+    await client.close().catch(() => undefined);
+    throw deadline.signal.aborted ? deadline.signal.reason : error;
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/** Runs `answer`; an error it throws goes back to the server with its code and message (the SDK's -32603 otherwise). */
+async function answerWith(sdk: Sdk, answer: AnswerServer, method: string, params: Record<string, unknown>, signal: AbortSignal) {
+  try {
+    return await answer(method, params, signal);
+  } catch (error) {
+    const { code, message } = error as { code?: unknown; message?: unknown };
+    throw new sdk.ProtocolError(typeof code === 'number' ? code : INTERNAL_ERROR, String(message ?? error));
+  }
+}
+
+/** The shared connection's answer to any request from the server: a refusal that names the reason. */
+function refuseShared(mount: string): AnswerServer {
+  return async (method) => {
+    const capability = CAPABILITY_BY_CLIENT_METHOD[method];
+    if (capability === undefined) throw new McpError(METHOD_NOT_FOUND, `Method not found: ${method}`);
+    throw new McpError(METHOD_NOT_FOUND, refusalText(mount, method, capability));
   };
 }
 

@@ -8,14 +8,19 @@
 import { INTERNAL_ERROR, INVALID_PARAMS, McpError, RESOURCE_NOT_FOUND_LEGACY, httpStatusFor } from '../protocol/errors.js';
 import { isObject } from '../protocol/jsonrpc.js';
 import type { RequestContext } from '../server/context.js';
-import type { PromptResult, ResourceContent, ToolResult } from '../server/registry.js';
-import type { MountSession } from './connect.js';
+import { CAPABILITY_BY_CLIENT_METHOD, allowsClientRequest } from '../protocol/client-capabilities.js';
+import { META_CLIENT_CAPABILITIES } from '../protocol/meta.js';
+import { inputRequired, type InputRequired, type PromptResult, type ResourceContent, type ToolResult } from '../server/registry.js';
+import type { CallSession, MountSession } from './connect.js';
+import { createRelay, refusalText, type Relay } from './relay.js';
 
 /** A ready mount as its forwarded requests see it. */
 export interface MountLink {
   name: string;
   session: MountSession;
   callTimeoutMs: number;
+  /** Most MRTR rounds one call may ask a 2025-wire caller (the mount's `inputRounds`). */
+  inputRounds: number;
   /** OAuth scopes a caller needs for the mount's tools (the server's default when absent). */
   scopes?: string[];
   /** The connection failed under a request: drop it so the next request reconnects. */
@@ -35,23 +40,93 @@ function traceMeta(ctx: RequestContext): { _meta?: Record<string, string> } {
   return headers ? { _meta: { ...headers } } : {};
 }
 
-export async function forwardToolCall(link: MountLink, tool: string, args: Record<string, unknown>, ctx: RequestContext): Promise<ToolResult> {
+/**
+ * A tool call on the mount. Questions the mounted server asks come back to our caller (lib/mounts/relay.ts):
+ * a 2026-07-28 mount asks through MRTR, which a 2026-07-28 caller answers itself (`forwardModern`); a 2025 mount
+ * pushes requests, answered on a connection of the call's own when the caller declared something to ask.
+ */
+export async function forwardToolCall(link: MountLink, tool: string, args: Record<string, unknown>, ctx: RequestContext): Promise<ToolResult | InputRequired> {
   const asked = performance.now();
+  const relay = createRelay(link.name, ctx);
+  let own: CallSession | undefined;
   try {
-    const result = await link.session.client.callTool({ name: tool, arguments: args, ...traceMeta(ctx) }, requestOptions(link, ctx));
-    return {
-      content: result.content as ToolResult['content'],
-      ...(result.structuredContent !== undefined ? { structuredContent: result.structuredContent } : {}),
-      ...(result.isError ? { isError: true } : {}),
-      ...(result._meta ? { _meta: result._meta } : {}),
-    };
+    if (link.session.era === 'modern') return await forwardModern(link, tool, args, ctx, relay);
+    if (Object.keys(relay.capabilities).length > 0) own = await link.session.openForCall(relay.capabilities, relay.answer);
+    const result = await (own ?? link.session).client.callTool({ name: tool, arguments: args, ...traceMeta(ctx) }, requestOptions(link, ctx));
+    return withRefusal(link, toToolResult(result), relay);
   } catch (error) {
     const failure = classify(link, error, ctx);
     if (failure.kind === 'protocol') throw toMcpError(link, failure);
     return { content: [{ type: 'text', text: `Mount ${link.name}: ${failure.reason}` }], isError: true };
   } finally {
+    if (own) void own.close().catch(() => undefined);
     ctx.observation?.noteUpstream(performance.now() - asked);
   }
+}
+
+/**
+ * A tool call on a 2026-07-28 mount, which tells it exactly the caller's client capabilities. Its `input_required`
+ * goes to a 2026-07-28 caller as ours: our signed requestState carries the mount's, and the retry goes to the
+ * mount with the caller's answers and the mount's state. A 2025 caller is asked each question on its stream
+ * here, and the mount retried, for at most the mount's `inputRounds`.
+ */
+async function forwardModern(link: MountLink, tool: string, args: Record<string, unknown>, ctx: RequestContext, relay: Relay): Promise<ToolResult | InputRequired> {
+  const trace = traceMeta(ctx)._meta;
+  let round: Record<string, unknown> = ctx.era === 'modern' ? retryOf(link, ctx) : {};
+  for (let rounds = 0; ; rounds++) {
+    const params = { name: tool, arguments: args, ...round, _meta: { ...trace, [META_CLIENT_CAPABILITIES]: relay.capabilities } };
+    const result: unknown = await link.session.client.callTool(params, { ...requestOptions(link, ctx), allowInputRequired: true });
+    if (!isMountInputRequired(result)) return toToolResult(result as Record<string, unknown>);
+    const requests = Object.entries(result.inputRequests ?? {});
+    const unasked = requests.find(([, r]) => !allowsClientRequest(relay.capabilities, r.method, r.params));
+    if (unasked) {
+      const [, { method }] = unasked;
+      return refusedResult(refusalText(link.name, method, CAPABILITY_BY_CLIENT_METHOD[method] ?? method));
+    }
+    const mountState = result.requestState === undefined ? {} : { state: result.requestState };
+    if (ctx.era === 'modern') return inputRequired(result.inputRequests, { mount: link.name, ...mountState });
+    if (rounds >= link.inputRounds) {
+      return refusedResult(`Mount ${link.name} still asked for input after ${link.inputRounds} rounds (its inputRounds setting).`);
+    }
+    const answers = await Promise.all(requests.map(async ([key, r]) => [key, await relay.answer(r.method, r.params, ctx.signal)] as const));
+    round = { inputResponses: Object.fromEntries(answers), ...(result.requestState === undefined ? {} : { requestState: result.requestState }) };
+  }
+}
+
+/** A 2026-07-28 caller's retry: its answers, and the mount's state from inside our verified requestState. */
+function retryOf(link: MountLink, ctx: RequestContext): Record<string, unknown> {
+  const state = isObject(ctx.requestState) && ctx.requestState.mount === link.name ? ctx.requestState.state : undefined;
+  const answers = Object.keys(ctx.inputResponses).length > 0 ? { inputResponses: ctx.inputResponses } : {};
+  return { ...answers, ...(typeof state === 'string' ? { requestState: state } : {}) };
+}
+
+interface MountInputRequired {
+  resultType: 'input_required';
+  inputRequests?: Record<string, { method: string; params: Record<string, unknown> }>;
+  requestState?: string;
+}
+
+function isMountInputRequired(value: unknown): value is MountInputRequired {
+  return isObject(value) && value.resultType === 'input_required';
+}
+
+function toToolResult(result: Record<string, unknown>): ToolResult {
+  return {
+    content: result.content as ToolResult['content'],
+    ...(result.structuredContent !== undefined ? { structuredContent: result.structuredContent } : {}),
+    ...(result.isError ? { isError: true } : {}),
+    ...(isObject(result._meta) ? { _meta: result._meta } : {}),
+  };
+}
+
+function refusedResult(text: string): ToolResult {
+  return { content: [{ type: 'text', text }], isError: true };
+}
+
+/** A failed result after a refused question leads with the reason, which the mount's own text may not carry. */
+function withRefusal(link: MountLink, result: ToolResult, relay: Relay): ToolResult {
+  if (!result.isError || relay.refusal === undefined) return result;
+  return { ...result, content: [{ type: 'text', text: relay.refusal }, ...result.content] };
 }
 
 /** The contents of `uri`; none when the mounted server has no such resource (the caller answers not-found). */

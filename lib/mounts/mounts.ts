@@ -86,6 +86,7 @@ export function createMounts(options: MountsOptions): Mounts {
           name: entry.config.name,
           session,
           callTimeoutMs: entry.config.callTimeoutMs,
+          inputRounds: entry.config.inputRounds,
           scopes: entry.config.scopes,
           // A connection that broke under a request is reopened by the next request, without a rest.
           broken: (error) => current() && fail(entry, error, 0),

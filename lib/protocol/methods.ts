@@ -27,13 +27,6 @@ export function servesMethod(era: Era, method: string): boolean {
 /** Requests that may answer `input_required` on the modern wire (basic/patterns/mrtr §Supported Requests). */
 export const MRTR_METHODS: ReadonlySet<string> = new Set(['tools/call', 'prompts/get', 'resources/read']);
 
-/** Which client capability each server-to-client request needs. */
-export const CAPABILITY_BY_CLIENT_METHOD: Readonly<Record<string, string>> = {
-  'sampling/createMessage': 'sampling',
-  'elicitation/create': 'elicitation',
-  'roots/list': 'roots',
-};
-
 export const LOG_LEVELS = [
   'debug', 'info', 'notice', 'warning', 'error', 'critical', 'alert', 'emergency',
 ] as const;

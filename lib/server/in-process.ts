@@ -5,6 +5,7 @@
  * HTTP endpoint uses, with headers that mirror the body as a conforming HTTP client would send them.
  */
 
+import { askableCapabilities } from '../protocol/client-capabilities.js';
 import { classifyBody, type HeaderSource } from '../protocol/classify.js';
 import { H_METHOD, H_NAME, H_PROTOCOL_VERSION, NAME_FIELD_BY_METHOD } from '../protocol/headers.js';
 import { errorMessage, isObject, ownValue, type JsonRpcMessage } from '../protocol/jsonrpc.js';
@@ -46,6 +47,8 @@ export class InProcessTransport {
   onerror?: (error: Error) => void;
   sessionId?: string;
   #version = ASSUMED_LEGACY_VERSION;
+  /** Legacy: what this client declared at initialize (HTTP keeps it in the session id). */
+  #legacyCapabilities: Record<string, unknown> = {};
   #closed = new AbortController();
   readonly #options: InProcessOptions;
   /** This connection is one client: its identity for cross-request state, as a session id would be over HTTP. */
@@ -70,12 +73,15 @@ export class InProcessTransport {
     if (this.#closed.signal.aborted) throw new Error('The in-process transport is closed.');
     const classified = classifyBody(message, mirroredHeaders(isObject(message) ? message : {}, this.#version));
     if (classified.kind === 'reject') return this.#deliver(errorMessage(classified.id, classified.error));
+    if (classified.kind === 'legacy' && isObject(message) && message.method === 'initialize' && isObject(message.params)) {
+      this.#legacyCapabilities = askableCapabilities(message.params.capabilities);
+    }
     const call: CallContext = {
       era: classified.kind,
       protocolVersion: classified.kind === 'modern' ? classified.meta.protocolVersion : classified.version,
       principal: this.#options.principal,
       caller: this.#caller,
-      clientCapabilities: classified.kind === 'modern' ? classified.meta.clientCapabilities : {},
+      clientCapabilities: classified.kind === 'modern' ? classified.meta.clientCapabilities : this.#legacyCapabilities,
       logLevel: classified.kind === 'modern' ? classified.meta.logLevel : undefined,
       signal: this.#closed.signal,
       store: this.#options.store,

@@ -2,7 +2,8 @@
 
 import { Client } from '@modelcontextprotocol/client';
 import { afterAll, afterEach, beforeAll, describe, expect, test } from 'vitest';
-import { createAppWithShouter } from '../../examples/in-process-agent.js';
+import { createAppWithShouter, greeter } from '../../examples/in-process-agent.js';
+import { createDefaultApp } from '../../lib/app.js';
 import { askTheAgent } from '../../examples/in-process-client.js';
 import { createFakeChain, serveFacilitator } from '../support/x402-chain.js';
 
@@ -38,6 +39,16 @@ describe('examples/in-process-agent.ts', () => {
     const result = await (await connect({ X402_PAY_TO: PAY_TO, X402_FACILITATOR_URL: facilitator.url })).callTool({ name: 'chat_with_agent', arguments: { message: 'hi', agent_id: 'shout' } });
     expect(result.isError).toBe(true);
     expect(result.structuredContent).toMatchObject({ x402Version: 2, accepts: [expect.objectContaining({ payTo: PAY_TO })] });
+  });
+});
+
+describe('examples/in-process-agent.ts greeter', () => {
+  test('asks the user through elicitation and greets them by the answer', async () => {
+    client = new Client({ name: 'examples-test', version: '1.0.0' }, { capabilities: { elicitation: {} } });
+    client.setRequestHandler('elicitation/create', async () => ({ action: 'accept', content: { name: 'Ada' } }));
+    await client.connect(createDefaultApp({}, { agents: [greeter] }).connectInProcess({ subject: 'tester', scopes: [] }));
+    const result = await client.callTool({ name: 'chat_with_agent', arguments: { message: 'hi', agent_id: 'greet' } });
+    expect(result.structuredContent).toMatchObject({ agent_id: 'greet', reply: 'Hello, Ada!' });
   });
 });
 

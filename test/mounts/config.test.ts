@@ -31,6 +31,7 @@ describe('MCP_MOUNTS', () => {
       era: 'legacy',
       connectTimeoutMs: 10_000,
       callTimeoutMs: 120_000,
+      inputRounds: 10,
     });
   });
 
@@ -40,6 +41,7 @@ describe('MCP_MOUNTS', () => {
     ['a name with the separator', JSON.stringify([{ name: 'a.b', url: 'https://x.example/mcp' }]), 'names are 1-32 characters'],
     ['a non-http URL', JSON.stringify([{ name: 'a', url: 'ftp://x.example/mcp' }]), 'MCP_MOUNTS is invalid: 0.url'],
     ['an unknown era', JSON.stringify([{ name: 'a', url: 'https://x.example/mcp', era: 'v3' }]), 'MCP_MOUNTS is invalid: 0.era'],
+    ['a zero inputRounds', JSON.stringify([{ name: 'a', url: 'https://x.example/mcp', inputRounds: 0 }]), 'MCP_MOUNTS is invalid: 0.inputRounds: must be a positive integer'],
     ['an unknown key', JSON.stringify([{ name: 'a', url: 'https://x.example/mcp', retry: true }]), 'MCP_MOUNTS is invalid: 0.retry: is not a mount setting.'],
     ['inline headers', JSON.stringify([{ name: 'a', url: 'https://x.example/mcp', headers: { authorization: 'Bearer x' } }]),
       'MCP_MOUNTS: mount a inlines credentials; name the variables that hold them with tokenEnv or headersEnv.'],

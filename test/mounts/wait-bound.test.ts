@@ -26,6 +26,8 @@ function controlledOpen() {
 
 const session = (tool: string): MountSession => ({
   client: {} as MountSession['client'],
+  era: 'legacy',
+  openForCall: () => Promise.reject(new Error('no calls in this test')),
   listings: { tools: [{ name: tool, inputSchema: { type: 'object' } }], resources: [], templates: [], prompts: [] },
   close: async () => undefined,
 });

@@ -27,22 +27,28 @@ function buildServer(): McpServer {
 }
 
 export async function startModernDownstream(): Promise<ModernDownstream> {
-  const handler = createMcpHandler(() => buildServer());
   const methods: string[] = [];
+  const served = await serveModern(buildServer, (body) => {
+    for (const m of Array.isArray(body) ? body : [body]) if (typeof m?.method === 'string') methods.push(m.method);
+  });
+  return { ...served, methods };
+}
+
+/** Serves `build`'s server (stateless, both eras) on a loopback port; `onBody` sees each POST's JSON first. */
+export async function serveModern(build: () => McpServer, onBody: (body: any) => void): Promise<{ url: string; close(): Promise<void> }> {
+  const handler = createMcpHandler(() => build());
   const server = serve({
     port: 0,
     hostname: '127.0.0.1',
     silent: true,
     async fetch(request) {
-      const body = request.method === 'POST' ? await request.clone().json().catch(() => undefined) : undefined;
-      for (const m of Array.isArray(body) ? body : [body]) if (typeof m?.method === 'string') methods.push(m.method);
+      if (request.method === 'POST') onBody(await request.clone().json().catch(() => undefined));
       return handler.fetch(request);
     },
   });
   await server.ready();
   return {
     url: new URL('/mcp', server.url!).href,
-    methods,
     async close() {
       await handler.close();
       await server.close(true);

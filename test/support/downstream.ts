@@ -94,7 +94,8 @@ function buildServer(name: string, waitCall: (key: string) => WaitCall): McpServ
   return server;
 }
 
-async function readBody(request: IncomingMessage): Promise<unknown> {
+/** A request's JSON body (undefined when empty). */
+export async function readBody(request: IncomingMessage): Promise<unknown> {
   const chunks: Buffer[] = [];
   for await (const chunk of request) chunks.push(chunk as Buffer);
   const text = Buffer.concat(chunks).toString('utf8');

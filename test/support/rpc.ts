@@ -84,10 +84,12 @@ export function readSse(response: Response) {
  * Initializes on the legacy wire and returns the headers a client then sends: the version and the
  * `Mcp-Session-Id` the server issued, which is what identifies this client for cancellations, answers and resumption.
  */
-export async function openSession(url: string, version = '2025-11-25', headers: Record<string, string> = {}): Promise<Record<string, string>> {
+export async function openSession(
+  url: string, version = '2025-11-25', headers: Record<string, string> = {}, capabilities: Record<string, unknown> = {},
+): Promise<Record<string, string>> {
   const response = await post(url, {
     jsonrpc: '2.0', id: 0, method: 'initialize',
-    params: { protocolVersion: version, capabilities: {}, clientInfo: { name: 'test', version: '1' } },
+    params: { protocolVersion: version, capabilities, clientInfo: { name: 'test', version: '1' } },
   }, { 'mcp-protocol-version': version, ...headers });
   const session = response.headers.get('mcp-session-id');
   if (!session) throw new Error(`initialize issued no Mcp-Session-Id (HTTP ${response.status})`);
