@@ -1,10 +1,11 @@
-/** The agent layer as registry definitions: the `chat_with_agent` tool and the `agent://` resources. */
+/** The agent layer as registry definitions: the `chat_with_agent` tool, the `agent://` resources and a skill per agent. */
 
 import type { RegistryDefinition } from '../server/registry.js';
 import { chatWithAgentTool } from './chat-tool.js';
 import { readAgentTimeout, readAgents, type InProcessAgentDefinition } from './config.js';
 import { createDemoAgent, demoAgent, type ListTools } from './demo.js';
 import { agentResources } from './resources.js';
+import { agentSkills } from './skills.js';
 
 export type { InProcessAgentDefinition } from './config.js';
 export type { InProcessAgent, AgentTurn } from './types.js';
@@ -14,7 +15,7 @@ export interface AgentOptions {
   listTools?: ListTools;
 }
 
-/** The agents configured in `env` (plus in-process ones) as a tool and resources. */
+/** The agents configured in `env` (plus in-process ones) as a tool, resources and skills. */
 export function agentDefinitions(
   env: Record<string, string | undefined>,
   inProcess: InProcessAgentDefinition[] = [],
@@ -26,5 +27,6 @@ export function agentDefinitions(
   return {
     tools: [chatWithAgentTool({ agents, timeoutMs: readAgentTimeout(env) })],
     resources: agentResources(agents),
+    skills: agentSkills(agents),
   };
 }
