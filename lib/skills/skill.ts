@@ -158,9 +158,9 @@ export function fileChild(skill: CompiledSkill, file: SkillFile, name: string): 
 export function compileSkills(definitions: SkillDefinition[]): SkillCatalog {
   const skills = definitions.map(compileSkill);
   const byUri = new Map<string, CompiledSkill>();
-  for (const [i, skill] of skills.entries()) {
+  for (const skill of skills) {
     if (byUri.has(skill.uri)) throw new TypeError(`Duplicate skill "${skill.uri}".`);
-    const outer = skills.find((other, j) => j !== i && skill.uri.startsWith(`${other.root}/`))?.root;
+    const outer = skills.find((other) => other.uri !== skill.uri && skill.uri.startsWith(`${other.root}/`))?.root;
     // A nested skill's files would belong to the enclosing skill's resources too (SEP-2640 §Nested skills).
     if (outer) throw new TypeError(`Skill "${skill.uri}" lies inside the skill at ${outer}; skills do not nest here.`);
     byUri.set(skill.uri, skill);
