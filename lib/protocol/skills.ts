@@ -26,11 +26,3 @@ export const RESERVED_METADATA_PREFIX = 'io.modelcontextprotocol/';
 /** A server SHOULD NOT serve a skill of more files, or more bytes in all (SEP-2640 §Resources). */
 export const MAX_SKILL_FILES = 512;
 export const MAX_SKILL_BYTES = 16 * 1024 * 1024;
-
-/** The skill's directory URI for its SKILL.md URI, or undefined when the URI does not name a SKILL.md. */
-export function skillDirectoryOf(uri: string): string | undefined {
-  const suffix = `/${SKILL_MD}`;
-  return uri.startsWith(SKILL_SCHEME) && uri.endsWith(suffix) && uri.length > SKILL_SCHEME.length + suffix.length
-    ? uri.slice(0, -suffix.length)
-    : undefined;
-}

@@ -2,6 +2,8 @@
 
 import { Client } from '@modelcontextprotocol/client';
 import { afterAll, afterEach, beforeAll, describe, expect, test } from 'vitest';
+import * as z from 'zod';
+import { createAppWithHouseStyle } from '../../examples/deployment-skill.js';
 import { createAppWithShouter } from '../../examples/in-process-agent.js';
 import { askTheAgent } from '../../examples/in-process-client.js';
 import { createFakeChain, serveFacilitator } from '../support/x402-chain.js';
@@ -26,7 +28,7 @@ describe('examples/in-process-agent.ts', () => {
   test('it sits next to the agents of the environment, which still apply', async () => {
     const c = await connect({ AGENTS: '[{"id":"support","format":"platform","url":"https://agents.example.com/chat"}]' });
     const { resources } = await c.listResources();
-    expect(resources.map((r) => r.uri).sort()).toEqual(['agent://shout', 'agent://support']);
+    expect(resources.map((r) => r.uri).filter((uri) => uri.startsWith('agent://')).sort()).toEqual(['agent://shout', 'agent://support']);
   });
 
   // The x402 facilitator is real facilitator logic over HTTP on loopback, behind a fake chain (test/support/x402-chain.ts).
@@ -38,6 +40,18 @@ describe('examples/in-process-agent.ts', () => {
     const result = await (await connect({ X402_PAY_TO: PAY_TO, X402_FACILITATOR_URL: facilitator.url })).callTool({ name: 'chat_with_agent', arguments: { message: 'hi', agent_id: 'shout' } });
     expect(result.isError).toBe(true);
     expect(result.structuredContent).toMatchObject({ x402Version: 2, accepts: [expect.objectContaining({ payTo: PAY_TO })] });
+  });
+});
+
+describe('examples/deployment-skill.ts', () => {
+  test('the deployment\'s skill lists first, its closings/ directory reads as a directory', async () => {
+    client = new Client({ name: 'examples-test', version: '1.0.0' });
+    await client.connect(createAppWithHouseStyle({}).connectInProcess());
+    const any = z.looseObject({});
+    const listed: any = await client.request({ method: 'skills/list', params: {} } as never, any);
+    expect(listed.skills.map((s: any) => s.uri)).toEqual(['skill://acme/house-style/SKILL.md', 'skill://agents/demo/SKILL.md']);
+    const closings: any = await client.request({ method: 'resources/directory/read', params: { uri: 'skill://acme/house-style/closings' } } as never, any);
+    expect(closings.resources.map((r: any) => r.name)).toEqual(['formal.md', 'friendly.md']);
   });
 });
 
