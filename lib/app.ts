@@ -15,6 +15,7 @@ import { InProcessTransport } from './server/in-process.js';
 import { listToolsInProcess, mountStatusDefinitions, mountsFromEnv, type Mounts } from './mounts/index.js';
 import type { Principal } from './server/context.js';
 import { createRegistry, type RegistryDefinition } from './server/registry.js';
+import type { SkillDefinition } from './skills/skill.js';
 import { createServer, type ServerInfo, type ServerOptions } from './server/server.js';
 import { MemoryStore } from './store/memory.js';
 import type { Store } from './store/types.js';
@@ -89,9 +90,12 @@ export function createApp(options: AppOptions): App {
   };
 }
 
-/** Agents a deployment adds in code, next to those configured in the environment (examples/in-process-agent.ts). */
+/** What a deployment adds in code, next to what the environment configures. */
 export interface DefaultAppOptions {
+  /** In-process agents (examples/in-process-agent.ts). */
   agents?: InProcessAgentDefinition[];
+  /** Skills of its own, listed before the agents' (docs/skills.md, examples/deployment-skill.ts). */
+  skills?: SkillDefinition[];
 }
 
 /** What the deployment serves: the agents configured in the environment (README "Agents"). */
@@ -102,7 +106,8 @@ export function defaultDefinitions(
   const agents = agentDefinitions(env, options.agents ?? [], options);
   const pay = readPayConfig(env);
   // README "Paid calls (x402)": with X402_PAY_TO set, the agent tool is behind x402.
-  return [pay ? withPaidTool(agents, 'chat_with_agent', createPaymentEngine(pay)) : agents];
+  const own = options.skills?.length ? [{ skills: options.skills }] : [];
+  return [...own, pay ? withPaidTool(agents, 'chat_with_agent', createPaymentEngine(pay)) : agents];
 }
 
 /**

@@ -1,4 +1,4 @@
-/** The agent layer as registry definitions: the `chat_with_agent` tool and the `agent://` resources. */
+/** The agent layer as registry definitions: the `chat_with_agent` tool, the `agent://` resources and a skill per agent. */
 
 import type { Principal } from '../server/context.js';
 import type { InProcessTransport } from '../server/in-process.js';
@@ -7,6 +7,7 @@ import { chatWithAgentTool } from './chat-tool.js';
 import { readAgentTimeout, readAgents, readToolLimits, type InProcessAgentDefinition } from './config.js';
 import { createDemoAgent, demoAgent, type ListTools } from './demo.js';
 import { agentResources } from './resources.js';
+import { agentSkills } from './skills.js';
 
 export type { InProcessAgentDefinition } from './config.js';
 export type { InProcessAgent, AgentTurn, AgentTools, OfferedTool, ToolOutcome } from './types.js';
@@ -21,7 +22,7 @@ export interface AgentOptions {
   connect?: (principal?: Principal) => InProcessTransport;
 }
 
-/** The agents configured in `env` (plus in-process ones) as a tool and resources. */
+/** The agents configured in `env` (plus in-process ones) as a tool, resources and skills. */
 export function agentDefinitions(
   env: Record<string, string | undefined>,
   inProcess: InProcessAgentDefinition[] = [],
@@ -39,5 +40,6 @@ export function agentDefinitions(
   return {
     tools: [chatWithAgentTool({ agents, timeoutMs, tooling })],
     resources: agentResources(agents),
+    skills: agentSkills(agents),
   };
 }

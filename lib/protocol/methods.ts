@@ -3,6 +3,8 @@
  * (on the modern wire with HTTP 404), so no other code decides "unknown method".
  */
 
+import { SKILLS_METHODS } from './skills.js';
+
 export type Era = 'legacy' | 'modern';
 
 const SHARED = [
@@ -10,6 +12,8 @@ const SHARED = [
   'resources/list', 'resources/templates/list', 'resources/read',
   'prompts/list', 'prompts/get',
   'completion/complete',
+  // The skills extension's methods (SEP-2640) exist on both wires; an empty catalog answers them emptily.
+  ...SKILLS_METHODS,
 ] as const;
 
 /** Legacy revisions (≤ 2025-11-25): the handshake, ping, session-scoped log level and subscriptions. */

@@ -12,6 +12,7 @@ import {
   type JsonRpcNotification, type JsonRpcRequest, type JsonRpcResponse, type RequestId,
 } from '../protocol/jsonrpc.js';
 import { META_SERVER_INFO } from '../protocol/meta.js';
+import { DIRECTORY_READ, SKILLS_GET, SKILLS_LIST } from '../protocol/skills.js';
 import { MRTR_METHODS, isLogLevel, servesMethod } from '../protocol/methods.js';
 import { StoreUnavailableError } from '../store/types.js';
 import { storeKeys } from './caller.js';
@@ -28,6 +29,13 @@ import { complete } from './methods/completion.js';
 
 type Handler = (server: Server, params: Record<string, unknown>, ctx: RequestContext) => unknown;
 
+/** A handler whose module loads with the first request for it, off the cold path. */
+function lazy<M>(load: () => Promise<M>, pick: (module: M) => Handler): Handler {
+  return async (server, params, ctx) => pick(await load())(server, params, ctx);
+}
+
+const loadSkills = () => import('./methods/skills.js');
+
 const HANDLERS: Readonly<Record<string, Handler>> = {
   initialize,
   'server/discover': discover,
@@ -43,6 +51,9 @@ const HANDLERS: Readonly<Record<string, Handler>> = {
   'prompts/list': listPrompts,
   'prompts/get': getPrompt,
   'completion/complete': complete,
+  [SKILLS_LIST]: lazy(loadSkills, (m) => m.listSkills),
+  [SKILLS_GET]: lazy(loadSkills, (m) => m.getSkill),
+  [DIRECTORY_READ]: lazy(loadSkills, (m) => m.readDirectory),
 };
 
 const CANCEL_TTL_MS = 30_000;

@@ -6,6 +6,7 @@
 
 import type * as z from 'zod';
 import type { RequestContext } from './context.js';
+import { compileSkills, fileChild, type SkillCatalog, type SkillDefinition } from '../skills/skill.js';
 
 export interface Icon {
   src: string;
@@ -130,6 +131,8 @@ export interface RegistryDefinition {
   resources?: ResourceDefinition[];
   resourceTemplates?: ResourceTemplateDefinition[];
   prompts?: PromptDefinition[];
+  /** Skills (SEP-2640); their files are served as resources too. */
+  skills?: SkillDefinition[];
 }
 
 /** A tool as compiled for serving: its listing is computed once. */
@@ -153,6 +156,8 @@ export interface Registry {
   resources: Map<string, ResourceDefinition>;
   templates: CompiledTemplate[];
   prompts: Map<string, PromptDefinition>;
+  /** The skills it serves; absent for registries of mounted servers, whose skill files are plain resources. */
+  skills?: SkillCatalog;
   /** Set by a source while some of its definitions are loading or unavailable: lists from it are not cached. */
   incomplete?: boolean;
 }
@@ -238,12 +243,23 @@ function uniqueMap<T>(items: T[], key: (item: T) => string, kind: string): Map<s
 /** Compiles definitions; misuse (bad names, duplicates) throws at start-up, naming the culprit. */
 export function createRegistry(...definitions: RegistryDefinition[]): Registry {
   const tools = definitions.flatMap((d) => d.tools ?? []).map(compileTool);
+  const skills = compileSkills(definitions.flatMap((d) => d.skills ?? []));
   return {
     tools: uniqueMap(tools, (t) => t.definition.name, 'tool'),
-    resources: uniqueMap(definitions.flatMap((d) => d.resources ?? []), (r) => r.uri, 'resource'),
+    resources: uniqueMap([...definitions.flatMap((d) => d.resources ?? []), ...skillResources(skills)], (r) => r.uri, 'resource'),
     templates: definitions.flatMap((d) => d.resourceTemplates ?? []).map(compileTemplate),
     prompts: uniqueMap(definitions.flatMap((d) => d.prompts ?? []), (p) => p.name, 'prompt'),
+    ...(skills.skills.length > 0 ? { skills } : {}),
   };
+}
+
+/** Every skill file as a resource, readable by `resources/read` whatever the client knows of skills. */
+function skillResources(catalog: SkillCatalog): ResourceDefinition[] {
+  return catalog.skills.flatMap((skill) => skill.files.map((file) => {
+    const { uri, mimeType, text } = file;
+    const listed = fileChild(skill, file, uri.slice(skill.root.length + 1));
+    return { ...listed, read: () => [{ uri, mimeType, text }] };
+  }));
 }
 
 /**

@@ -1,5 +1,6 @@
 /** The server's identity and settings, resolved once; handlers read it, never module state. */
 
+import { SKILLS_EXTENSION } from '../protocol/skills.js';
 import { createKeyring, type Keyring } from './keyring.js';
 import type { Registry, RegistrySource } from './registry.js';
 import { createStateSigner, MIN_STATE_SECRET_LENGTH, type StateSigner } from './request-state.js';
@@ -61,6 +62,9 @@ export function createServer(options: ServerOptions): Server {
     ...(hasPrompts ? { prompts: { listChanged: false } } : {}),
     logging: {},
     completions: {},
+    // SEP-2640 §Capability Declaration, settings inline per SEP-2133; declaring it commits to skills/list and
+    // skills/get, and directoryRead to resources/directory/read on every directory of the skills.
+    ...(registry.skills ? { extensions: { [SKILLS_EXTENSION]: { directoryRead: true } } } : {}),
   };
   return {
     registry,

@@ -88,7 +88,8 @@ describe('agents are discoverable as agent:// resources', () => {
   test('each agent has a profile with name, description, upstream kind and whether it is paid', async () => {
     const client = await h.connect('modern');
     const { resources } = await client.listResources();
-    expect(resources.map((r) => r.uri)).toEqual(['agent://echo', 'agent://plat', 'agent://quick', 'agent://gone']);
+    // Skill files (skill://agents/…) are resources too; the profiles are the agent:// ones.
+    expect(resources.map((r) => r.uri).filter((uri) => uri.startsWith('agent://'))).toEqual(['agent://echo', 'agent://plat', 'agent://quick', 'agent://gone']);
     const { contents } = await client.readResource({ uri: 'agent://plat' });
     expect(JSON.parse((contents[0] as { text: string }).text)).toEqual({
       id: 'plat', name: 'Platform', description: expect.any(String), kind: 'platform', paid: false,

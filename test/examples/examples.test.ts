@@ -2,6 +2,8 @@
 
 import { Client } from '@modelcontextprotocol/client';
 import { afterAll, afterEach, beforeAll, describe, expect, test } from 'vitest';
+import * as z from 'zod';
+import { createAppWithHouseStyle } from '../../examples/deployment-skill.js';
 import { createAppWithShouter, greeter } from '../../examples/in-process-agent.js';
 import { createDefaultApp } from '../../lib/app.js';
 import { askTheAgent } from '../../examples/in-process-client.js';
@@ -27,7 +29,7 @@ describe('examples/in-process-agent.ts', () => {
   test('it sits next to the agents of the environment, which still apply', async () => {
     const c = await connect({ AGENTS: '[{"id":"support","format":"platform","url":"https://agents.example.com/chat"}]' });
     const { resources } = await c.listResources();
-    expect(resources.map((r) => r.uri).sort()).toEqual(['agent://shout', 'agent://support']);
+    expect(resources.map((r) => r.uri).filter((uri) => uri.startsWith('agent://')).sort()).toEqual(['agent://shout', 'agent://support']);
   });
 
   // The x402 facilitator is real facilitator logic over HTTP on loopback, behind a fake chain (test/support/x402-chain.ts).
@@ -49,6 +51,18 @@ describe('examples/in-process-agent.ts greeter', () => {
     await client.connect(createDefaultApp({}, { agents: [greeter] }).connectInProcess({ subject: 'tester', scopes: [] }));
     const result = await client.callTool({ name: 'chat_with_agent', arguments: { message: 'hi', agent_id: 'greet' } });
     expect(result.structuredContent).toMatchObject({ agent_id: 'greet', reply: 'Hello, Ada!' });
+  });
+});
+
+describe('examples/deployment-skill.ts', () => {
+  test('the deployment\'s skill lists first, its closings/ directory reads as a directory', async () => {
+    client = new Client({ name: 'examples-test', version: '1.0.0' });
+    await client.connect(createAppWithHouseStyle({}).connectInProcess());
+    const any = z.looseObject({});
+    const listed: any = await client.request({ method: 'skills/list', params: {} } as never, any);
+    expect(listed.skills.map((s: any) => s.uri)).toEqual(['skill://acme/house-style/SKILL.md', 'skill://agents/demo/SKILL.md']);
+    const closings: any = await client.request({ method: 'resources/directory/read', params: { uri: 'skill://acme/house-style/closings' } } as never, any);
+    expect(closings.resources.map((r: any) => r.name)).toEqual(['formal.md', 'friendly.md']);
   });
 });
 

@@ -1,0 +1,45 @@
+/**
+ * The skills extension's methods (SEP-2640): `skills/list` and `skills/get` over the server's own skills, and
+ * `resources/directory/read` over their directories. A URI that names no skill, or no directory, is -32602
+ * with `data.uri` on both wires, the code `resources/read` uses for an unknown resource. Loaded with the first
+ * skills request, so a server whose clients never ask pays nothing for it.
+ */
+
+import { INVALID_PARAMS, McpError } from '../../protocol/errors.js';
+import { entryOf } from '../../skills/entry.js';
+import type { SkillCatalog } from '../../skills/skill.js';
+import type { RequestContext } from '../context.js';
+import { paginate } from '../pagination.js';
+import type { Server } from '../server.js';
+import { cacheHints } from './lifecycle.js';
+
+const NONE: SkillCatalog = { skills: [], byUri: new Map(), directories: new Map() };
+
+function requireUri(params: Record<string, unknown>): string {
+  if (typeof params.uri !== 'string') throw new McpError(INVALID_PARAMS, 'params.uri must be a string.');
+  return params.uri;
+}
+
+/** Entries are atomic: a page holds whole skills, each with its complete `resources` set. */
+export async function listSkills(server: Server, params: Record<string, unknown>, ctx: RequestContext) {
+  const { skills } = server.registry.skills ?? NONE;
+  const { page, nextCursor } = paginate(skills, params.cursor, server.pageSize);
+  return { skills: await Promise.all(page.map(entryOf)), ...(nextCursor ? { nextCursor } : {}), ...cacheHints(server.listTtlMs, ctx) };
+}
+
+/** One skill's entry by its SKILL.md URI; no cursor, since a single entry is not a list. */
+export async function getSkill(server: Server, params: Record<string, unknown>, ctx: RequestContext) {
+  const uri = requireUri(params);
+  const skill = (server.registry.skills ?? NONE).byUri.get(uri);
+  if (!skill) throw new McpError(INVALID_PARAMS, `Not a skill this server serves: ${uri}`, { uri });
+  return { skill: await entryOf(skill), ...cacheHints(server.readTtlMs, ctx) };
+}
+
+/** The direct children of a directory resource, paginated as resources/list is. */
+export function readDirectory(server: Server, params: Record<string, unknown>, ctx: RequestContext) {
+  const uri = requireUri(params);
+  const children = (server.registry.skills ?? NONE).directories.get(uri);
+  if (!children) throw new McpError(INVALID_PARAMS, `Not a directory resource: ${uri}`, { uri });
+  const { page, nextCursor } = paginate(children, params.cursor, server.pageSize);
+  return { resources: page, ...(nextCursor ? { nextCursor } : {}), ...cacheHints(server.listTtlMs, ctx) };
+}
