@@ -9,6 +9,9 @@ import { agentResources } from './resources.js';
 export type { InProcessAgentDefinition } from './config.js';
 export type { InProcessAgent, AgentTurn } from './types.js';
 
+/** Named when a deployment's own name collides with the agent layer's. */
+export const AGENT_ORIGIN = 'agent-mcp itself (chat_with_agent and the agent:// resources)';
+
 export interface AgentOptions {
   /** Lets the demo agent list the tools it could call (an in-process client on the app). */
   listTools?: ListTools;
