@@ -11,8 +11,7 @@ import { defineResource, defineTool, definePrompt } from '../../lib/define/index
 import { MOUNT_STATUS_URI } from '../../lib/mounts/index.js';
 import { startDownstream, type Downstream } from '../support/downstream.js';
 
-const tool = (name: string, extra: Partial<Parameters<typeof defineTool>[0]> = {}) =>
-  defineTool({ name, description: 'A tool.', input: z.object({}), run: () => 'ok', ...extra });
+const tool = (name: string, paid = false) => defineTool({ name, description: 'A tool.', input: z.object({}), paid, run: () => 'ok' });
 const resource = (uri: string) => defineResource({ uri, name: 'mine', read: () => 'ours' });
 const prompt = (name: string) => definePrompt({ name, description: 'A prompt.', get: () => 'hi' });
 const UNREACHABLE_MOUNT = JSON.stringify([{ name: 'github', url: 'http://127.0.0.1:9/mcp' }]);
@@ -31,7 +30,7 @@ describe('collisions are refused at start-up, naming both', () => {
       'Tool "github.search" collides with mount "github": names starting "github." belong to that mount; rename one of them.'],
     ['a prompt under a mount\'s prefix', { MCP_MOUNTS: UNREACHABLE_MOUNT }, { prompts: [prompt('github.triage')] },
       'Prompt "github.triage" collides with mount "github": names starting "github." belong to that mount; rename one of them.'],
-    ['a paid tool without X402_PAY_TO', {}, { tools: [tool('report', { paid: true })] },
+    ['a paid tool without X402_PAY_TO', {}, { tools: [tool('report', true)] },
       'Tool "report" (tools/index.ts) is marked paid, but X402_PAY_TO is not set; set X402_PAY_TO or drop paid.'],
   ])('%s', (_case, env, additions, message) => {
     expect(() => createDefaultApp({ MCP_LOG: 'off', MCP_MOUNTS_WAIT_MS: '0', ...env }, additions)).toThrow(new TypeError(message));
@@ -70,7 +69,7 @@ describe('a mounted resource under a URI the app serves', () => {
     expect(read.contents).toEqual([{ uri: 'note://docs/readme', text: 'ours' }]);
     const { resources } = await client.listResources();
     expect(resources.filter((r) => r.uri === 'note://docs/readme')).toEqual([{ uri: 'note://docs/readme', name: 'mine' }]);
-    const status = JSON.parse(String((await client.readResource({ uri: MOUNT_STATUS_URI })).contents[0]!.text));
+    const status = JSON.parse(((await client.readResource({ uri: MOUNT_STATUS_URI })).contents[0] as { text: string }).text);
     expect(status.mounts).toEqual([expect.objectContaining({ name: 'docs', state: 'ready', shadowed: ['note://docs/readme'] })]);
     expect(firstTool(await client.listTools())).toBe('chat_with_agent');
   });

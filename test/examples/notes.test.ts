@@ -75,7 +75,7 @@ describe.each(stores)('notes on %s', (_store, storeEnv) => {
     expect(await notesOf(modern)).toEqual([{ id: 1, text: 'Buy milk' }, { id: 2, text: 'Call the plumber' }]);
     expect(await notesOf(legacy, 'PLUMB')).toEqual([{ id: 2, text: 'Call the plumber' }]);
     const read = await modern.readResource({ uri: 'notes://mine' });
-    expect(JSON.parse(String(read.contents[0]!.text)).notes.map((n: { text: string }) => n.text)).toEqual(['Buy milk', 'Call the plumber']);
+    expect(JSON.parse((read.contents[0] as { text: string }).text).notes.map((n: { text: string }) => n.text)).toEqual(['Buy milk', 'Call the plumber']);
   });
 
   test('notes are private: another principal sees none of them', async () => {
