@@ -1,12 +1,11 @@
 /**
  * A skill of the deployment's own (docs/skills.md): served at skill://acme/house-style/SKILL.md next to the
- * skill each agent gets, listed first. To serve it, build the app this way in api/mcp.ts's default export:
+ * skill each agent gets, listed first. To serve it, list it in tools/index.ts, as examples/tools/index.ts does:
  *
- *   fetch: createConfiguredHandler(() => createMcpHandler(createAppWithHouseStyle())),
+ *   skills: [houseStyle],
  */
 
-import { createDefaultApp, type App } from '../lib/app.js';
-import type { SkillDefinition } from '../lib/skills/skill.js';
+import type { SkillDefinition } from '../lib/define/index.js';
 
 export const houseStyle: SkillDefinition = {
   path: 'acme/house-style',
@@ -27,7 +26,3 @@ export const houseStyle: SkillDefinition = {
   },
 };
 
-/** The deployment's app with the house-style skill added; `env` is read as createDefaultApp reads it. */
-export function createAppWithHouseStyle(env: Record<string, string | undefined> = process.env): App {
-  return createDefaultApp(env, { skills: [houseStyle] });
-}

@@ -1,15 +1,14 @@
 /**
  * An in-process agent: a function that yields the reply's text in chunks (the demo agent, lib/agent/demo.ts, is
- * one). Give it to the default app next to the agents configured in the environment; everything the
- * environment configures still applies to it (x402 with X402_PAY_TO, scopes, the store). To serve it, build
- * the app this way in api/mcp.ts's default export:
+ * one). It is served next to the agents configured in the environment, and everything the environment
+ * configures still applies to it (x402 with X402_PAY_TO, scopes, the store). To serve it, list it in
+ * tools/index.ts, as examples/tools/index.ts does:
  *
- *   fetch: createConfiguredHandler(() => createMcpHandler(createAppWithShouter())),
+ *   agents: [shouter],
  */
 
-import type { InProcessAgentDefinition } from '../lib/agent/config.js';
+import type { InProcessAgentDefinition } from '../lib/define/index.js';
 import type { InProcessAgent } from '../lib/agent/types.js';
-import { createDefaultApp, type App } from '../lib/app.js';
 
 /** Repeats the message in capitals, one word at a time, and reads the earlier turns of its session. */
 const shout: InProcessAgent = async function* ({ message, history, signal }) {
@@ -27,11 +26,6 @@ export const shouter: InProcessAgentDefinition = {
   description: 'Repeats you, loudly.',
   reply: shout,
 };
-
-/** The deployment's app with the shouter added; `env` is read as createDefaultApp reads it. */
-export function createAppWithShouter(env: Record<string, string | undefined> = process.env): App {
-  return createDefaultApp(env, { agents: [shouter] });
-}
 
 /**
  * An agent that asks before it answers: `turn.ask.elicit` asks the user, `turn.ask.sample` the client's model, on

@@ -5,7 +5,9 @@
  */
 
 import { agentDefinitions, type AgentOptions } from './agent/index.js';
-import type { InProcessAgentDefinition } from './agent/config.js';
+import additions from '../tools/index.js';
+import { ADDITIONS_ORIGIN, additionDefinitions } from './define/additions.js';
+import type { Additions } from './define/index.js';
 import { readConfig } from './config.js';
 import { INSTRUCTIONS, SERVER_INFO } from './identity.js';
 import type { OriginPolicy } from './http/origin.js';
@@ -15,7 +17,6 @@ import { InProcessTransport } from './server/in-process.js';
 import { listToolsInProcess, mountStatusDefinitions, mountsFromEnv, type Mounts } from './mounts/index.js';
 import type { Principal } from './server/context.js';
 import { createRegistry, type RegistryDefinition } from './server/registry.js';
-import type { SkillDefinition } from './skills/skill.js';
 import { createServer, type ServerInfo, type ServerOptions } from './server/server.js';
 import { MemoryStore } from './store/memory.js';
 import type { Store } from './store/types.js';
@@ -24,6 +25,7 @@ import { createBearerAuth, readAuthConfig, type BearerAuth } from './auth/index.
 import { readPayConfig } from './pay/config.js';
 import { createPaymentEngine } from './pay/engine.js';
 import { withPaidTool } from './pay/with-payment.js';
+import { AGENT_ORIGIN } from './agent/index.js';
 import { selectStore } from './store/select.js';
 import { describeRequestBounds, readRequestBounds, type RequestBounds } from './http/bounds.js';
 import { readUpstashConfig } from './store/upstash-config.js';
@@ -72,7 +74,11 @@ export function createApp(options: AppOptions): App {
   const { mounts } = options;
   const definitions = mounts ? [...options.definitions, mountStatusDefinitions(mounts)] : options.definitions;
   const sources = mounts ? [...(options.sources ?? []), mounts] : options.sources;
-  const server = createServer({ ...options, sources, info: options.info ?? SERVER_INFO, registry: createRegistry(...definitions) });
+  const registry = createRegistry(...definitions);
+  // A name under a mount's prefix would hide (or be hidden by) the mount's own: refused now, and what the
+  // mount publishes under a taken name is left out when it connects (mount://status says which).
+  mounts?.reserve(registry);
+  const server = createServer({ ...options, sources, info: options.info ?? SERVER_INFO, registry });
   const dispatch = createDispatcher(server);
   const store = options.store ?? new MemoryStore();
   return {
@@ -90,31 +96,29 @@ export function createApp(options: AppOptions): App {
   };
 }
 
-/** What a deployment adds in code, next to what the environment configures. */
-export interface DefaultAppOptions {
-  /** In-process agents (examples/in-process-agent.ts). */
-  agents?: InProcessAgentDefinition[];
-  /** Skills of its own, listed before the agents' (docs/skills.md, examples/deployment-skill.ts). */
-  skills?: SkillDefinition[];
-}
+/** What a deployment adds in code (tools/index.ts, docs/tools.md), next to what the environment configures. */
+export type DefaultAppOptions = Additions;
 
-/** What the deployment serves: the agents configured in the environment (README "Agents"). */
+/** What the deployment serves: the agents configured in the environment (README "Agents") and its additions. */
 export function defaultDefinitions(
   env: Record<string, string | undefined> = process.env,
   options: AgentOptions & DefaultAppOptions = {},
 ): RegistryDefinition[] {
-  const agents = agentDefinitions(env, options.agents ?? [], options);
+  const agents = { ...agentDefinitions(env, options.agents ?? [], options), origin: AGENT_ORIGIN };
   const pay = readPayConfig(env);
+  const engine = pay && createPaymentEngine(pay);
   // README "Paid calls (x402)": with X402_PAY_TO set, the agent tool is behind x402.
-  const own = options.skills?.length ? [{ skills: options.skills }] : [];
-  return [...own, pay ? withPaidTool(agents, 'chat_with_agent', createPaymentEngine(pay)) : agents];
+  // A deployment's own skills list before the agents' (docs/skills.md).
+  const ownSkills = options.skills?.length ? [{ origin: ADDITIONS_ORIGIN, skills: options.skills }] : [];
+  return [...ownSkills, engine ? withPaidTool(agents, 'chat_with_agent', engine) : agents, additionDefinitions(options, engine)];
 }
 
 /**
- * The deployment's app from the environment (README "Environment"). Every setting is read before anything is
- * logged, so a configuration error (a TypeError naming the variable) is the only thing a bad start prints.
+ * The deployment's app from the environment (README "Environment") with its additions, tools/index.ts unless
+ * `options` are given. Every setting is read before anything is logged, so a configuration error (a TypeError
+ * naming the variable, or both holders of a name defined twice) is the only thing a bad start prints.
  */
-export function createDefaultApp(env: Record<string, string | undefined> = process.env, options: DefaultAppOptions = {}): App {
+export function createDefaultApp(env: Record<string, string | undefined> = process.env, options: DefaultAppOptions = additions): App {
   const config = readConfig(env);
   const upstash = readUpstashConfig(env);
   const bounds = readRequestBounds(env);

@@ -12,6 +12,9 @@ import { agentSkills } from './skills.js';
 export type { InProcessAgentDefinition } from './config.js';
 export type { InProcessAgent, AgentTurn, AgentTools, OfferedTool, ToolOutcome } from './types.js';
 
+/** Named when a deployment's own name collides with the agent layer's. */
+export const AGENT_ORIGIN = 'agent-mcp itself (chat_with_agent and the agent:// resources)';
+
 export interface AgentOptions {
   /** Lets the demo agent list the tools it could call (an in-process client on the app). */
   listTools?: ListTools;

@@ -18,11 +18,22 @@ export interface MountCatalog {
   registry: Registry;
   /** Downstream tools left out because `<mount>.<name>` is not a valid tool name. */
   skipped: string[];
+  /** Downstream resource URIs and templates left out because `reserved` (the app itself) serves them. */
+  shadowed: string[];
 }
 
-export function buildCatalog(link: MountLink, listings: MountListings): MountCatalog {
+export function buildCatalog(link: MountLink, listings: MountListings, reserved?: Registry): MountCatalog {
   const prefixed = (name: string) => `${link.name}${MOUNT_SEPARATOR}${name}`;
   const skipped: string[] = [];
+  const taken = new Set([...(reserved?.resources.keys() ?? []), ...(reserved?.templates.map((t) => t.definition.uriTemplate) ?? [])]);
+  const shadowed: string[] = [];
+  const free = <T>(key: (item: T) => string) => (item: T) => {
+    if (!taken.has(key(item))) return true;
+    shadowed.push(key(item));
+    return false;
+  };
+  const resources = listings.resources.filter(free((r) => r.uri));
+  const templates = listings.templates.filter(free((t) => t.uriTemplate));
   const tools = new Map<string, CompiledTool>();
   for (const tool of listings.tools) {
     const name = prefixed(tool.name);
@@ -32,11 +43,12 @@ export function buildCatalog(link: MountLink, listings: MountListings): MountCat
   return {
     registry: {
       tools,
-      resources: new Map(listings.resources.map((r) => [r.uri, resourceEntry(link, prefixed(r.name), r)])),
-      templates: listings.templates.map((t) => templateEntry(link, prefixed(t.name), t)),
+      resources: new Map(resources.map((r) => [r.uri, resourceEntry(link, prefixed(r.name), r)])),
+      templates: templates.map((t) => templateEntry(link, prefixed(t.name), t)),
       prompts: new Map(listings.prompts.map((p) => [prefixed(p.name), promptEntry(link, prefixed(p.name), p)])),
     },
     skipped,
+    shadowed,
   };
 }
 

@@ -9,7 +9,7 @@
 import type { RequestContext } from '../server/context.js';
 import type { Registry, RegistrySource } from '../server/registry.js';
 import { buildCatalog } from './catalog.js';
-import { toMountConfig, type MountConfig, type MountInput } from './config.js';
+import { MOUNT_SEPARATOR, toMountConfig, type MountConfig, type MountInput } from './config.js';
 import { createMountOpener, type ClientInfo, type MountSession, type OpenMount } from './connect.js';
 import { createConnectionTracker, type WaitOptions } from './connections.js';
 import { describeFailure, type MountLink } from './forward.js';
@@ -27,6 +27,8 @@ export interface MountStatus {
   prompts?: number;
   /** Downstream tools left out because their namespaced name is not a valid tool name. */
   skipped?: string[];
+  /** Downstream resource URIs and templates left out because the app itself serves them. */
+  shadowed?: string[];
   /** Why the mount is down. */
   error?: string;
 }
@@ -38,6 +40,11 @@ export interface Mounts extends RegistrySource {
   /** Resolves once the connections pending now are ready or failed, or the timeout passed; never rejects. */
   waitForConnections(options?: WaitOptions): Promise<void>;
   close(): Promise<void>;
+  /**
+   * The app's own entries: a mount whose prefix holds one of its tool or prompt names is a TypeError naming
+   * both (now, or when it is added); a resource a mount publishes under a URI the app serves is left out.
+   */
+  reserve(registry: Registry): void;
 }
 
 export interface MountsOptions {
@@ -53,7 +60,7 @@ export interface MountsOptions {
 
 type Connection =
   | { state: 'connecting'; since: number }
-  | { state: 'ready'; since: number; session: MountSession; registry: Registry; skipped: string[] }
+  | { state: 'ready'; since: number; session: MountSession; registry: Registry; skipped: string[]; shadowed: string[] }
   | { state: 'failed'; since: number; error: string; retryAt: number };
 
 interface Entry {
@@ -72,6 +79,7 @@ export function createMounts(options: MountsOptions): Mounts {
   const open = options.open ?? createMountOpener(options.clientInfo ?? { name: 'agent-mcp', version: '0.1.0' });
   const retryMs = options.retryMs ?? 30_000;
   let merged: Registry | undefined;
+  let reserved: Registry | undefined;
   let closed = false;
 
   function connect(entry: Entry): void {
@@ -91,9 +99,10 @@ export function createMounts(options: MountsOptions): Mounts {
           // A connection that broke under a request is reopened by the next request, without a rest.
           broken: (error) => current() && fail(entry, error, 0),
         };
-        const { registry, skipped } = buildCatalog(link, session.listings);
+        const { registry, skipped, shadowed } = buildCatalog(link, session.listings, reserved);
         if (skipped.length) console.warn(`[agent-mcp] mount ${entry.config.name}: left out tools with names invalid under SEP-986: ${skipped.join(', ')}`);
-        entry.connection = { state: 'ready', since: Date.now(), session, registry, skipped };
+        if (shadowed.length) console.warn(`[agent-mcp] mount ${entry.config.name}: left out resources the app itself serves: ${shadowed.join(', ')}`);
+        entry.connection = { state: 'ready', since: Date.now(), session, registry, skipped, shadowed };
         merged = undefined;
       },
       (error: unknown) => current() && fail(entry, describeFailure(error), retryMs),
@@ -162,12 +171,17 @@ export function createMounts(options: MountsOptions): Mounts {
         return describe(existing);
       }
       if (closed) throw new TypeError('These mounts are closed.');
+      if (reserved) refuseClash(config.name, reserved);
       const entry: Entry = { config, connection: { state: 'connecting', since: Date.now() }, attempt: 0 };
       entries.set(config.name, entry);
       connect(entry);
       return describe(entry);
     },
     status: () => [...entries.values()].map(describe),
+    reserve(registry) {
+      for (const name of entries.keys()) refuseClash(name, registry);
+      reserved = registry;
+    },
     waitForConnections: (wait) => tracker.waitForConnections(wait),
     async read(ctx) {
       retryFailed();
@@ -188,16 +202,29 @@ export function createMounts(options: MountsOptions): Mounts {
   return mounts;
 }
 
+/** A TypeError when the app names a tool or prompt under the mount's prefix. */
+function refuseClash(mount: string, registry: Registry): void {
+  const prefix = `${mount}${MOUNT_SEPARATOR}`;
+  for (const [kind, names] of [['Tool', registry.tools.keys()], ['Prompt', registry.prompts.keys()]] as const) {
+    for (const name of names) {
+      if (name.startsWith(prefix)) {
+        throw new TypeError(`${kind} "${name}" collides with mount "${mount}": names starting "${prefix}" belong to that mount; rename one of them.`);
+      }
+    }
+  }
+}
+
 function describe({ config, connection }: Entry): MountStatus {
   const base = { name: config.name, state: connection.state, since: new Date(connection.since).toISOString() };
   if (connection.state === 'failed') return { ...base, error: connection.error };
   if (connection.state === 'connecting') return base;
-  const { registry, skipped } = connection;
+  const { registry, skipped, shadowed } = connection;
   return {
     ...base,
     tools: registry.tools.size,
     resources: registry.resources.size + registry.templates.length,
     prompts: registry.prompts.size,
     ...(skipped.length ? { skipped } : {}),
+    ...(shadowed.length ? { shadowed } : {}),
   };
 }

@@ -8,6 +8,7 @@ export const MOUNT_STATUS_URI = 'mount://status';
 /** The status resource of `mounts`; it reports states as they are and never waits for a connection. */
 export function mountStatusDefinitions(mounts: Mounts): RegistryDefinition {
   return {
+    origin: 'agent-mcp itself (mount://status)',
     resources: [{
       uri: MOUNT_STATUS_URI,
       name: 'mount-status',

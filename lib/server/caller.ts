@@ -21,6 +21,14 @@ export function callerKey(principal: Subject, session: string | undefined): stri
   return JSON.stringify([principal?.subject ?? null, session ?? null]);
 }
 
+/**
+ * The owner of a deployment's own per-caller state (lib/define: `ctx.stateKey`): the verified principal, so it
+ * outlives a session; else the session the server issued (2025 wire); else nobody, and there is no such state.
+ */
+export function stateOwnerOf(principal: Subject, caller: string | undefined): string | undefined {
+  return principal === undefined ? caller : JSON.stringify([principal.subject]);
+}
+
 /** The owner of long-lived state (conversations): the principal's subject, '' when anonymous. */
 export const ownerOf = (principal: Subject): string => principal?.subject ?? '';
 
@@ -45,3 +53,6 @@ export const storeKeys = {
   conversation: (owner: string, agentId: string, conversationId: string) => keyOf('conv', owner, agentId, conversationId),
   turns: (owner: string, agentId: string, conversationId: string) => keyOf('session', owner, agentId, conversationId),
 };
+
+/** A key of a deployment's own per-caller state (stateOwnerOf): apart from every key agent-mcp itself keeps. */
+export const ownStateKey = (owner: string, parts: string[]) => keyOf('own', owner, ...parts);

@@ -127,6 +127,8 @@ export interface PromptDefinition {
 }
 
 export interface RegistryDefinition {
+  /** Who defines these entries (e.g. "tools/index.ts"), named when a name is defined twice. */
+  origin?: string;
   tools?: ToolDefinition<any>[];
   resources?: ResourceDefinition[];
   resourceTemplates?: ResourceTemplateDefinition[];
@@ -231,24 +233,38 @@ export function matchTemplate(template: CompiledTemplate, uri: string): Record<s
   return Object.fromEntries(template.variables.map((name, i) => [name, decodeURIComponent(match[i + 1]!)]));
 }
 
-function uniqueMap<T>(items: T[], key: (item: T) => string, kind: string): Map<string, T> {
+/** Entries by key; a key defined twice throws a TypeError naming both definers. */
+function uniqueMap<D extends { origin?: string }, T>(definitions: D[], items: (d: D) => T[] | undefined, key: (item: T) => string, kind: string): Map<string, T> {
   const map = new Map<string, T>();
-  for (const item of items) {
-    if (map.has(key(item))) throw new TypeError(`Duplicate ${kind} "${key(item)}".`);
-    map.set(key(item), item);
+  const origins = new Map<string, string>();
+  for (const definition of definitions) {
+    const origin = definition.origin ?? 'the app';
+    for (const item of items(definition) ?? []) {
+      const name = key(item);
+      const first = origins.get(name);
+      if (first !== undefined) {
+        throw new TypeError(`Duplicate ${kind} "${name}": ${first === origin ? `defined twice by ${origin}` : `defined by ${first} and by ${origin}`}.`);
+      }
+      origins.set(name, origin);
+      map.set(name, item);
+    }
   }
   return map;
 }
 
 /** Compiles definitions; misuse (bad names, duplicates) throws at start-up, naming the culprit. */
 export function createRegistry(...definitions: RegistryDefinition[]): Registry {
-  const tools = definitions.flatMap((d) => d.tools ?? []).map(compileTool);
+  const compiled = definitions.map((d) => ({ origin: d.origin, tools: d.tools?.map(compileTool) }));
   const skills = compileSkills(definitions.flatMap((d) => d.skills ?? []));
+  const uriTemplate = (t: ResourceTemplateDefinition) => t.uriTemplate;
+  uniqueMap(definitions, (d) => d.resourceTemplates, uriTemplate, 'resource template');
+  // A skill's files are resources too: their skill:// URIs must not collide with anything else served.
+  const withSkillFiles = [...definitions, { origin: 'the skills', resources: skillResources(skills) }];
   return {
-    tools: uniqueMap(tools, (t) => t.definition.name, 'tool'),
-    resources: uniqueMap([...definitions.flatMap((d) => d.resources ?? []), ...skillResources(skills)], (r) => r.uri, 'resource'),
+    tools: uniqueMap(compiled, (d) => d.tools, (t) => t.definition.name, 'tool'),
+    resources: uniqueMap(withSkillFiles, (d) => d.resources, (r) => r.uri, 'resource'),
     templates: definitions.flatMap((d) => d.resourceTemplates ?? []).map(compileTemplate),
-    prompts: uniqueMap(definitions.flatMap((d) => d.prompts ?? []), (p) => p.name, 'prompt'),
+    prompts: uniqueMap(definitions, (d) => d.prompts, (p) => p.name, 'prompt'),
     ...(skills.skills.length > 0 ? { skills } : {}),
   };
 }

@@ -17,7 +17,7 @@ import { loadBuiltFunction } from '../../scripts/load-built.mjs';
 import { BUNDLE_DIR, STUB_MARKER } from '../../scripts/vercel-build.mjs';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
-const PROJECT_FILES = ['api', 'lib', 'public', 'scripts', 'package.json', 'package-lock.json', 'tsconfig.json', 'vercel.json'];
+const PROJECT_FILES = ['api', 'lib', 'tools', 'public', 'scripts', 'package.json', 'package-lock.json', 'tsconfig.json', 'vercel.json'];
 const copy = mkdtempSync(join(tmpdir(), 'agent-mcp-remote-build-'));
 const output = join(copy, '.vercel/output');
 let build: ReturnType<typeof spawnSync>;

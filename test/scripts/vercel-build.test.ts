@@ -21,7 +21,7 @@ afterEach(() => { for (const dir of copies.splice(0)) rmSync(dir, { recursive: t
 function copyProject(): string {
   const dir = mkdtempSync(join(tmpdir(), 'agent-mcp-vercel-build-'));
   copies.push(dir);
-  for (const file of ['api', 'lib', 'scripts', 'package.json']) cpSync(join(ROOT, file), join(dir, file), { recursive: true });
+  for (const file of ['api', 'lib', 'tools', 'scripts', 'package.json']) cpSync(join(ROOT, file), join(dir, file), { recursive: true });
   symlinkSync(join(ROOT, 'node_modules'), join(dir, 'node_modules'));
   return dir;
 }
