@@ -25,6 +25,7 @@ import { callTool, listTools } from './methods/tools.js';
 import { listResourceTemplates, listResources, readResource, subscribe } from './methods/resources.js';
 import { getPrompt, listPrompts } from './methods/prompts.js';
 import { complete } from './methods/completion.js';
+import { cancelTask, getTask, listTasks, taskResult, updateTask } from './methods/tasks.js';
 
 type Handler = (server: Server, params: Record<string, unknown>, ctx: RequestContext) => unknown;
 
@@ -43,6 +44,11 @@ const HANDLERS: Readonly<Record<string, Handler>> = {
   'prompts/list': listPrompts,
   'prompts/get': getPrompt,
   'completion/complete': complete,
+  'tasks/get': getTask,
+  'tasks/update': updateTask,
+  'tasks/cancel': cancelTask,
+  'tasks/result': taskResult,
+  'tasks/list': listTasks,
 };
 
 const CANCEL_TTL_MS = 30_000;

@@ -1,5 +1,7 @@
 /** The server's identity and settings, resolved once; handlers read it, never module state. */
 
+import { LEGACY_TASKS_CAPABILITY, TASKS_EXTENSION } from '../protocol/tasks.js';
+import { DEFAULT_TASK_SETTINGS, type TaskSettings } from '../tasks/settings.js';
 import { createKeyring, type Keyring } from './keyring.js';
 import type { Registry, RegistrySource } from './registry.js';
 import { createStateSigner, MIN_STATE_SECRET_LENGTH, type StateSigner } from './request-state.js';
@@ -29,6 +31,8 @@ export interface ServerOptions {
   /** Caching hints on the modern wire (server/utilities/caching). */
   listTtlMs?: number;
   readTtlMs?: number;
+  /** How long tasks live and how their instances beat (TASK_* variables); the defaults when absent. */
+  tasks?: TaskSettings;
 }
 
 export interface Server {
@@ -43,6 +47,7 @@ export interface Server {
   defaultToolScopes: string[];
   listTtlMs: number;
   readTtlMs: number;
+  tasks: TaskSettings;
   capabilities: { legacy: Record<string, unknown>; modern: Record<string, unknown> };
 }
 
@@ -56,6 +61,8 @@ export function createServer(options: ServerOptions): Server {
   const dynamic = sources.length > 0;
   const hasResources = dynamic || registry.resources.size > 0 || registry.templates.length > 0;
   const hasPrompts = dynamic || registry.prompts.size > 0;
+  // Tasks are offered when some tool can become one; a mounted server's tools never do (docs/tasks.md).
+  const hasTasks = [...registry.tools.values()].some((tool) => tool.definition.task);
   const common = {
     ...(dynamic || registry.tools.size > 0 ? { tools: { listChanged: false } } : {}),
     ...(hasPrompts ? { prompts: { listChanged: false } } : {}),
@@ -73,12 +80,13 @@ export function createServer(options: ServerOptions): Server {
     defaultToolScopes: options.defaultToolScopes ?? [],
     listTtlMs: options.listTtlMs ?? 60_000,
     readTtlMs: options.readTtlMs ?? 0,
+    tasks: options.tasks ?? DEFAULT_TASK_SETTINGS,
     capabilities: {
       // No `subscribe`: a stateless server has no stream to send notifications/resources/updated on, and a
       // capability is a promise (2025-11-25 server/resources §Capabilities). resources/subscribe stays a no-op
       // for clients that call it anyway.
-      legacy: { ...common, ...(hasResources ? { resources: { listChanged: false } } : {}) },
-      modern: { ...common, ...(hasResources ? { resources: {} } : {}) },
+      legacy: { ...common, ...(hasResources ? { resources: { listChanged: false } } : {}), ...(hasTasks ? { tasks: LEGACY_TASKS_CAPABILITY } : {}) },
+      modern: { ...common, ...(hasResources ? { resources: {} } : {}), ...(hasTasks ? { extensions: { [TASKS_EXTENSION]: {} } } : {}) },
     },
   };
 }
