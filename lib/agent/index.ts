@@ -2,7 +2,7 @@
 
 import type { RegistryDefinition } from '../server/registry.js';
 import { chatWithAgentTool } from './chat-tool.js';
-import { readAgentTimeout, readAgents, type InProcessAgentDefinition } from './config.js';
+import { readAgentTaskAfter, readAgentTimeout, readAgents, type InProcessAgentDefinition } from './config.js';
 import { createDemoAgent, demoAgent, type ListTools } from './demo.js';
 import { agentResources } from './resources.js';
 
@@ -24,7 +24,7 @@ export function agentDefinitions(
   const agents = readAgents(env, inProcess)
     .map((agent) => (listTools && agent.reply === demoAgent ? { ...agent, reply: createDemoAgent(listTools) } : agent));
   return {
-    tools: [chatWithAgentTool({ agents, timeoutMs: readAgentTimeout(env) })],
+    tools: [chatWithAgentTool({ agents, timeoutMs: readAgentTimeout(env), taskAfterMs: readAgentTaskAfter(env) })],
     resources: agentResources(agents),
   };
 }
