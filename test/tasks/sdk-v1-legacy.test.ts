@@ -6,7 +6,7 @@
 
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { CallToolResultSchema, CreateTaskResultSchema } from '@modelcontextprotocol/sdk/types.js';
+import { CallToolResultSchema, CreateTaskResultSchema, TaskStatusNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { createConformanceHandler } from '../fixtures/conformance-handler.js';
 import { startTestServer, type TestServer } from '../support/server.js';
@@ -77,6 +77,15 @@ describe('legacy experimental tasks with the v1 SDK client', () => {
     expect(await client.experimental.tasks.cancelTask(task.taskId)).toMatchObject({ taskId: task.taskId, status: 'cancelled' });
     expect(await client.experimental.tasks.getTask(task.taskId)).toMatchObject({ status: 'cancelled' });
     await expect(client.experimental.tasks.cancelTask(task.taskId)).rejects.toMatchObject({ code: -32602 });
+  });
+
+  test('a client blocked on tasks/result hears notifications/tasks/status with the terminal status on its stream', async () => {
+    const statuses: unknown[] = [];
+    client.setNotificationHandler(TaskStatusNotificationSchema, (notification) => void statuses.push(notification.params));
+    const { task } = await createTask(client, 'slow_compute', { seconds: 0.3, label: 'heard' });
+    const result = await client.experimental.tasks.getTaskResult(task.taskId, CallToolResultSchema);
+    expect(result.content).toEqual([{ type: 'text', text: 'Computed heard after 0.3 s.' }]);
+    expect(statuses).toEqual([expect.objectContaining({ taskId: task.taskId, status: 'completed' })]);
   });
 
   test('a failed task\'s tasks/result is its JSON-RPC error', async () => {

@@ -5,8 +5,8 @@
  */
 
 import { INVALID_PARAMS, MISSING_REQUIRED_CLIENT_CAPABILITY, McpError } from '../../protocol/errors.js';
-import { isObject } from '../../protocol/jsonrpc.js';
-import { META_RELATED_TASK, TASKS_EXTENSION, isTerminal } from '../../protocol/tasks.js';
+import { isObject, notificationMessage } from '../../protocol/jsonrpc.js';
+import { META_RELATED_TASK, TASK_STATUS_NOTIFICATION, TASKS_EXTENSION, isTerminal } from '../../protocol/tasks.js';
 import { asksForTask, resumeTask, taskRef, TASK_LABEL } from '../../tasks/call.js';
 import { endKey, endTask, fileAnswers, readTask, type ReadTask, type TaskRef } from '../../tasks/record.js';
 import { HEARTBEAT_MISSES } from '../../tasks/settings.js';
@@ -69,7 +69,10 @@ export async function cancelTask(server: Server, params: Record<string, unknown>
   return legacyTask(ref.taskId, { ...read.view, status: end.status, updatedAt: end.at }, server.tasks);
 }
 
-/** Legacy: waits for the task to end and answers what the tool call would have (2025-11-25 tasks §Result Retrieval). */
+/**
+ * Legacy: waits for the task to end and answers what the tool call would have (2025-11-25 tasks §Result Retrieval).
+ * A client that waited hears the end on its open stream first (notifications/tasks/status, optional in the spec).
+ */
 export async function taskResult(server: Server, params: Record<string, unknown>, ctx: RequestContext) {
   const found = await findTask(server, params, ctx);
   const { ref } = found;
@@ -81,6 +84,7 @@ export async function taskResult(server: Server, params: Record<string, unknown>
     const read = await readTask(ref);
     if (!read) throw unknownTask();
     view = read.view;
+    if (isTerminal(view.status)) ctx.outbound?.write(notificationMessage(TASK_STATUS_NOTIFICATION, legacyTask(ref.taskId, view, server.tasks)));
   }
   const related = { [META_RELATED_TASK]: { taskId: ref.taskId } };
   if (view.status === 'completed') {
