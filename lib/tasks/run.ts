@@ -4,7 +4,7 @@
  * kept alive with `waitUntil` (lib/http/keep-alive.ts), so the work finishes after the response was sent.
  */
 
-import { INTERNAL_ERROR, McpError } from '../protocol/errors.js';
+import { INTERNAL_ERROR, INVALID_REQUEST, McpError } from '../protocol/errors.js';
 import { keepAlive } from '../http/keep-alive.js';
 import type { Cancellation } from '../server/cancellation.js';
 import { isInputRequired, type InputRequired, type ToolResult } from '../server/registry.js';
@@ -12,6 +12,8 @@ import { StoreUnavailableError } from '../store/types.js';
 import { endKey, endTask, writeRecord, type InputRequests, type TaskRecord, type TaskRef } from './record.js';
 
 export type Outcome = ToolResult | InputRequired;
+
+const LEGACY_INPUT = { code: INVALID_REQUEST, message: 'This tool asks for input, which a task cannot do on the 2025-11-25 wire; call it without params.task.' };
 
 /** Input request keys carry their round, so a key never names two requests in a task's life (SEP-2663). */
 const wireKey = (round: number, key: string) => `${round}.${key}`;
@@ -44,7 +46,12 @@ async function drive(ref: TaskRef, record: TaskRecord, work: Promise<Outcome>, c
     clearInterval(beat);
     done.abort();
     if ('error' in outcome) return void (await endTask(ref, { status: 'failed', error: toTaskError(ref, outcome.error) }));
-    if (isInputRequired(outcome.value)) return await awaitInput(ref, record, outcome.value);
+    if (isInputRequired(outcome.value)) {
+      // The 2025-11-25 wire has no tasks/update: its way to input holds a stream open on tasks/result, which a
+      // serverless task cannot rely on, so a legacy task that asks for input fails with an error saying so.
+      if (record.era === 'legacy') return void (await endTask(ref, { status: 'failed', error: LEGACY_INPUT }));
+      return await awaitInput(ref, record, outcome.value);
+    }
     await endTask(ref, { status: 'completed', result: outcome.value as unknown as Record<string, unknown> });
   } finally {
     clearInterval(beat);
