@@ -4,7 +4,7 @@
  * kept alive with `waitUntil` (lib/http/keep-alive.ts), so the work finishes after the response was sent.
  */
 
-import { INTERNAL_ERROR, INVALID_REQUEST, McpError } from '../protocol/errors.js';
+import { INTERNAL_ERROR, INVALID_PARAMS, McpError } from '../protocol/errors.js';
 import { keepAlive } from '../http/keep-alive.js';
 import type { Cancellation } from '../server/cancellation.js';
 import { isInputRequired, type InputRequired, type ToolResult } from '../server/registry.js';
@@ -13,7 +13,7 @@ import { endKey, endTask, writeRecord, type InputRequests, type TaskRecord, type
 
 export type Outcome = ToolResult | InputRequired;
 
-const LEGACY_INPUT = { code: INVALID_REQUEST, message: 'This tool asks for input, which a task cannot do on the 2025-11-25 wire; call it without params.task.' };
+const LEGACY_INPUT = { code: INVALID_PARAMS, message: 'This tool asks for input, which a task cannot do on the 2025-11-25 wire; call it without params.task.' };
 
 /** Input request keys carry their round, so a key never names two requests in a task's life (SEP-2663). */
 const wireKey = (round: number, key: string) => `${round}.${key}`;

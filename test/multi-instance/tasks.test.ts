@@ -7,7 +7,7 @@
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { TASKS_EXTENSION } from '../../lib/protocol/tasks.js';
 import { startInstances, type Instances } from '../support/instances.js';
-import { openSession, post, postModern } from '../support/rpc.js';
+import { openSession, post, postModern, readSse } from '../support/rpc.js';
 import { startSharedRedis, type SharedRedis } from '../support/shared-redis.js';
 import { startUpstream, type Upstream } from '../support/upstream.js';
 
@@ -84,7 +84,10 @@ describe('a slow chat call becomes a task any process can follow', () => {
     }, session)).json();
     expect(created.result.task).toMatchObject({ status: 'working', ttl: expect.any(Number) });
 
-    const fetched = await (await post(second, { jsonrpc: '2.0', id: 7, method: 'tasks/result', params: { taskId: created.result.task.taskId } }, session)).json();
+    // The wait is a stream: the terminal status (notifications/tasks/status), then the tool result.
+    const messages = await readSse(await post(second, { jsonrpc: '2.0', id: 7, method: 'tasks/result', params: { taskId: created.result.task.taskId } }, session)).rest();
+    expect(messages[0]).toMatchObject({ method: 'notifications/tasks/status', params: { taskId: created.result.task.taskId, status: 'completed' } });
+    const fetched = messages.at(-1);
     expect(fetched.result.content[0].text).toContain('Echo: fault:wait 500 legacy');
     expect(fetched.result._meta['io.modelcontextprotocol/related-task']).toEqual({ taskId: created.result.task.taskId });
   });

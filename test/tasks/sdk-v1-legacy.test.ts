@@ -93,10 +93,10 @@ describe('legacy experimental tasks with the v1 SDK client', () => {
     await expect(client.experimental.tasks.getTaskResult(task.taskId, CallToolResultSchema)).rejects.toMatchObject({ code: -32603 });
   });
 
-  test('a legacy task whose tool asks for input fails with -32600 saying so: the 2025-11-25 wire cannot answer it', async () => {
+  test('a legacy task whose tool asks for input fails with -32602 saying so: the 2025-11-25 wire cannot answer it', async () => {
     const { task } = await createTask(client, 'confirm_delete', { filename: 'a.txt' });
     await expect(client.experimental.tasks.getTaskResult(task.taskId, CallToolResultSchema))
-      .rejects.toMatchObject({ code: -32600, message: expect.stringContaining('call it without params.task') });
+      .rejects.toMatchObject({ code: -32602, message: expect.stringContaining('call it without params.task') });
   });
 
   test('another session cannot see, fetch or cancel the task: it is unknown (-32602) and not listed', async () => {
