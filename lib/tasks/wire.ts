@@ -6,14 +6,21 @@ import type { TaskSettings } from './settings.js';
 
 const iso = (ms: number) => new Date(ms).toISOString();
 
-/** tasks/get's DetailedTask (modern). */
-export function modernTask(taskId: string, view: TaskView, settings: TaskSettings): Record<string, unknown> {
+/** What both eras' Task has in common. */
+function taskBase(taskId: string, view: TaskView): Record<string, unknown> {
   return {
     taskId,
     status: view.status,
     ...(view.statusMessage !== undefined ? { statusMessage: view.statusMessage } : {}),
     createdAt: iso(view.createdAt),
     lastUpdatedAt: iso(view.updatedAt),
+  };
+}
+
+/** tasks/get's DetailedTask (modern). */
+export function modernTask(taskId: string, view: TaskView, settings: TaskSettings): Record<string, unknown> {
+  return {
+    ...taskBase(taskId, view),
     ttlMs: settings.ttlMs,
     pollIntervalMs: settings.pollIntervalMs,
     ...(view.result ? { result: view.result } : {}),
@@ -25,11 +32,7 @@ export function modernTask(taskId: string, view: TaskView, settings: TaskSetting
 /** A Task of the 2025-11-25 schema; its result comes from tasks/result, never inline. */
 export function legacyTask(taskId: string, view: TaskView, settings: TaskSettings): Record<string, unknown> {
   return {
-    taskId,
-    status: view.status,
-    ...(view.statusMessage !== undefined ? { statusMessage: view.statusMessage } : {}),
-    createdAt: iso(view.createdAt),
-    lastUpdatedAt: iso(view.updatedAt),
+    ...taskBase(taskId, view),
     ttl: settings.ttlMs,
     pollInterval: settings.pollIntervalMs,
   };
