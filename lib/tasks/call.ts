@@ -8,8 +8,6 @@
  */
 
 import { INVALID_PARAMS } from '../protocol/errors.js';
-import { isObject } from '../protocol/jsonrpc.js';
-import { TASKS_EXTENSION } from '../protocol/tasks.js';
 import { storeKeys, taskOwnerOf } from '../server/caller.js';
 import { Cancellation } from '../server/cancellation.js';
 import { createRequestContext, type CallContext, type RequestContext } from '../server/context.js';
@@ -22,24 +20,22 @@ import { createTaskResult } from './wire.js';
 /** Keyring label of task ids: a MAC binds each to its owner, so another caller's id is simply unknown. */
 export const TASK_LABEL = 'task';
 
-/** True when this call may become a task: the modern extension declared on the request, or the legacy `task` param. */
-export function asksForTask(ctx: RequestContext, params: Record<string, unknown>): boolean {
-  if (ctx.era === 'legacy') return isObject(params.task);
-  const extensions = ctx.clientCapabilities.extensions;
-  return isObject(extensions) && isObject(extensions[TASKS_EXTENSION]);
-}
-
 export function taskRef(server: Server, ctx: Pick<CallContext, 'store' | 'caller'>, taskId: string): TaskRef {
   return { store: ctx.store, owner: taskOwnerOf(ctx.caller), taskId, settings: server.tasks };
 }
 
 /** The context a task's work runs in: the caller's, without the request's stream or signal. */
-function taskContext(server: Server, ctx: CallContext & { requestId: RequestContext['requestId'] }, record: Pick<TaskRecord, 'tool' | 'args'>, cancellation: Cancellation, round: { inputResponses?: Record<string, unknown>; requestState?: unknown }): RequestContext {
+function taskContext(
+  server: Server, ctx: CallContext & { requestId: RequestContext['requestId'] }, record: Pick<TaskRecord, 'tool' | 'args'>, cancellation: Cancellation,
+  round: { inputResponses?: Record<string, unknown>; requestState?: unknown; meta?: Record<string, unknown> },
+): RequestContext {
   const call: CallContext = {
     era: ctx.era, protocolVersion: ctx.protocolVersion, principal: ctx.principal, caller: ctx.caller,
     clientCapabilities: ctx.clientCapabilities, logLevel: ctx.logLevel, store: ctx.store,
   };
-  return createRequestContext(call, ctx.requestId, 'tools/call', { name: record.tool, arguments: record.args }, { keyring: server.keyring, cancellation, ...round });
+  const { meta, ...answers } = round;
+  const params = { name: record.tool, arguments: record.args, ...(meta ? { _meta: meta } : {}) };
+  return createRequestContext(call, ctx.requestId, 'tools/call', params, { keyring: server.keyring, cancellation, ...answers });
 }
 
 /** Runs the tool; answers as usual when it is quick enough, else with the task it became. */
@@ -48,7 +44,8 @@ export async function callAsTask(
 ): Promise<Outcome | Record<string, unknown>> {
   const origin = { tool: tool.definition.name, args };
   const cancellation = new Cancellation();
-  const runCtx = taskContext(server, ctx, origin, cancellation, { inputResponses: ctx.inputResponses, requestState: ctx.requestState });
+  // The request's `_meta` goes along: a paid tool finds the client's x402 payment there.
+  const runCtx = taskContext(server, ctx, origin, cancellation, { inputResponses: ctx.inputResponses, requestState: ctx.requestState, meta: ctx.meta });
   // Until it is a task the work is the request's: a client that leaves cancels it.
   const onGone = () => cancellation.cancel(ctx.signal.reason);
   ctx.signal.addEventListener('abort', onGone, { once: true });

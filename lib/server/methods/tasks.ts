@@ -4,10 +4,11 @@
  * before the store is read: an id of another caller, or one made up, is an unknown task (-32602) either way.
  */
 
-import { INVALID_PARAMS, MISSING_REQUIRED_CLIENT_CAPABILITY, McpError } from '../../protocol/errors.js';
+import { INVALID_PARAMS, McpError } from '../../protocol/errors.js';
 import { isObject, notificationMessage } from '../../protocol/jsonrpc.js';
-import { META_RELATED_TASK, TASK_STATUS_NOTIFICATION, TASKS_EXTENSION, isTerminal } from '../../protocol/tasks.js';
-import { asksForTask, resumeTask, taskRef, TASK_LABEL } from '../../tasks/call.js';
+import { META_RELATED_TASK, TASK_STATUS_NOTIFICATION, isTerminal } from '../../protocol/tasks.js';
+import { resumeTask, taskRef, TASK_LABEL } from '../../tasks/call.js';
+import { asksForTask, missingTasksExtension } from '../../tasks/negotiate.js';
 import { endKey, endTask, fileAnswers, readTask, type ReadTask, type TaskRef } from '../../tasks/record.js';
 import { HEARTBEAT_MISSES } from '../../tasks/settings.js';
 import { legacyTask, modernTask } from '../../tasks/wire.js';
@@ -15,13 +16,6 @@ import { storeKeys } from '../caller.js';
 import type { RequestContext } from '../context.js';
 import { paginate } from '../pagination.js';
 import type { Server } from '../server.js';
-
-/** -32021 naming the extension (SEP-2663 §Capability Negotiation, SEP-2575 §Missing Required Capabilities). */
-export function missingTasksExtension(what: string): McpError {
-  return new McpError(MISSING_REQUIRED_CLIENT_CAPABILITY, `${what} needs the ${TASKS_EXTENSION} extension in the request's client capabilities.`, {
-    requiredCapabilities: { extensions: { [TASKS_EXTENSION]: {} } },
-  });
-}
 
 const unknownTask = () => new McpError(INVALID_PARAMS, 'Unknown task.');
 
