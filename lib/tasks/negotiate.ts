@@ -1,7 +1,4 @@
-/**
- * Whether a call may become a task, and the refusal when a tool needs one the client cannot take. Kept apart from
- * the rest of lib/tasks so the request path loads only this until a task is actually made (cold start).
- */
+/** Whether a call may become a task, and the refusal when a tool needs one the client cannot take. */
 
 import { MISSING_REQUIRED_CLIENT_CAPABILITY, McpError } from '../protocol/errors.js';
 import { isObject } from '../protocol/jsonrpc.js';

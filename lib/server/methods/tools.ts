@@ -12,6 +12,7 @@ import {
 } from '../registry.js';
 import type { Server } from '../server.js';
 import { cacheHints } from './lifecycle.js';
+import { callAsTask } from '../../tasks/call.js';
 import { asksForTask, missingTasksExtension } from '../../tasks/negotiate.js';
 
 export function listTools(server: Server, params: Record<string, unknown>, ctx: RequestContext) {
@@ -56,8 +57,7 @@ export async function callTool(
   }
   const support = tool.definition.task?.support;
   const asksTask = asksForTask(ctx, params);
-  // lib/tasks loads with the first call that may become a task, never on a cold start.
-  if (support && asksTask) return (await import('../../tasks/call.js')).callAsTask(server, tool, parsed, args, ctx);
+  if (support && asksTask) return callAsTask(server, tool, parsed, args, ctx);
   if (support === 'required') {
     if (ctx.era === 'modern') throw missingTasksExtension(`Tool ${tool.definition.name}`);
     throw new McpError(METHOD_NOT_FOUND, `Tool ${tool.definition.name} must be called as a task (params.task).`);
