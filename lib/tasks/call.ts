@@ -63,7 +63,7 @@ export async function callAsTask(
   } finally {
     ctx.signal.removeEventListener('abort', onGone);
   }
-  const ref = taskRef(server, ctx, await server.keyring.issue(TASK_LABEL, taskRef(server, ctx, '').owner));
+  const ref = taskRef(server, ctx, await server.keyring.issue(TASK_LABEL, taskOwnerOf(ctx.caller)));
   const now = Date.now();
   const record: TaskRecord = {
     ...origin, era: ctx.era, protocolVersion: ctx.protocolVersion, clientCapabilities: ctx.clientCapabilities,

@@ -12,7 +12,7 @@ import { asksForTask, missingTasksExtension } from '../../tasks/negotiate.js';
 import { endKey, endTask, fileAnswers, readTask, type ReadTask, type TaskRef } from '../../tasks/record.js';
 import { HEARTBEAT_MISSES } from '../../tasks/settings.js';
 import { legacyTask, modernTask } from '../../tasks/wire.js';
-import { storeKeys } from '../caller.js';
+import { storeKeys, taskOwnerOf } from '../caller.js';
 import type { RequestContext } from '../context.js';
 import { paginate } from '../pagination.js';
 import type { Server } from '../server.js';
@@ -91,7 +91,7 @@ export async function taskResult(server: Server, params: Record<string, unknown>
 
 /** Legacy: the caller's tasks, newest last; a caller without an identity has none it can list. */
 export async function listTasks(server: Server, params: Record<string, unknown>, ctx: RequestContext) {
-  const owner = taskRef(server, ctx, '').owner;
+  const owner = taskOwnerOf(ctx.caller);
   const ids = owner === '' ? [] : await ctx.store.range<string>(storeKeys.taskIndex(owner), 0);
   const { page, nextCursor } = paginate(ids, params.cursor, server.pageSize);
   const reads = await Promise.all(page.map((taskId) => readTask(taskRef(server, ctx, taskId)).then((read) => ({ taskId, read }))));
