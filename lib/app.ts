@@ -31,6 +31,7 @@ import { describeRequestBounds, readRequestBounds, type RequestBounds } from './
 import { readUpstashConfig } from './store/upstash-config.js';
 import { readRequestLog } from './observe/request-log.js';
 import { readHealthTimeout } from './observe/health-route.js';
+import { describeTaskSettings, readTaskSettings } from './tasks/settings.js';
 
 export { INSTRUCTIONS, SERVER_INFO } from './identity.js';
 
@@ -124,6 +125,7 @@ export function createDefaultApp(env: Record<string, string | undefined> = proce
   const bounds = readRequestBounds(env);
   const requestLog = readRequestLog(env);
   const healthTimeoutMs = readHealthTimeout(env);
+  const tasks = readTaskSettings(env);
   const limits = createLimitsFromEnv(env, upstash);
   const authConfig = readAuthConfig(env);
   const auth = authConfig ? createBearerAuth(authConfig, env) : undefined;
@@ -144,6 +146,7 @@ export function createDefaultApp(env: Record<string, string | undefined> = proce
   console.info(`[agent-mcp] ${summary}`);
   if (limits) console.info(`[agent-mcp] ${limits.summary}`);
   console.info(`[agent-mcp] ${describeRequestBounds(bounds)}`);
+  console.info(`[agent-mcp] ${describeTaskSettings(tasks)}`);
   if (pay) console.info(`[agent-mcp] paid calls: chat_with_agent costs ${pay.price} on ${pay.network}, paid to ${pay.payTo} (facilitator ${pay.facilitatorUrl})`);
   return app = createApp({
     definitions,
@@ -154,6 +157,7 @@ export function createDefaultApp(env: Record<string, string | undefined> = proce
     bounds,
     requestLog,
     healthTimeoutMs,
+    tasks,
     defaultToolScopes: authConfig?.scopes,
     instructions: INSTRUCTIONS,
     stateSecret: config.stateSecret,

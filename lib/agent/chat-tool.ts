@@ -19,6 +19,7 @@ import type { ToolCallRecord } from './toolbox.js';
 import { runTurn, type Ran } from './turn.js';
 import { AgentError, type Agent, type ChatMessage } from './types.js';
 import { INPUT_JSON_SCHEMA, OUTPUT_JSON_SCHEMA } from './chat-json-schema.js';
+import { DEFAULT_TASK_AFTER_MS } from './config.js';
 import type { input } from './chat-schema.js';
 
 /** zod, the largest part of a cold start, loads with the first call rather than with tools/list. */
@@ -39,9 +40,14 @@ export interface ChatToolOptions {
   timeoutMs: number;
   /** How agents reach the team's tools; required when any agent names tools. */
   tooling?: Tooling;
+  /**
+   * AGENT_TASK_AFTER_MS: a call the agent has not answered by then becomes a task for a client that declared the
+   * tasks extension (2026-07-28); a legacy client that sends `params.task` gets one at once. Default DEFAULT_TASK_AFTER_MS.
+   */
+  taskAfterMs?: number;
 }
 
-export function chatWithAgentTool({ agents, timeoutMs, tooling }: ChatToolOptions): ToolDefinition<typeof input> {
+export function chatWithAgentTool({ agents, timeoutMs, tooling, taskAfterMs = DEFAULT_TASK_AFTER_MS }: ChatToolOptions): ToolDefinition<typeof input> {
   const byId = new Map(agents.map((a) => [a.profile.id, a]));
   const list = agents.map((a) => `${a.profile.id} (${a.profile.name}: ${a.profile.description})`).join('; ');
   return {
@@ -53,6 +59,7 @@ export function chatWithAgentTool({ agents, timeoutMs, tooling }: ChatToolOption
     input: { jsonSchema: INPUT_JSON_SCHEMA, load: loadInput },
     output: { jsonSchema: OUTPUT_JSON_SCHEMA },
     annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true },
+    task: { support: 'optional', afterMs: taskAfterMs },
     async run(args, ctx) {
       const agentId = args.agent_id ?? (agents.length === 1 ? agents[0]!.profile.id : undefined);
       const agent = agentId === undefined ? undefined : byId.get(agentId);

@@ -122,6 +122,14 @@ export function readAgentMaxReplyBytes(env: Env): number {
   return integerEnv(env, 'AGENT_MAX_REPLY_BYTES', DEFAULT_MAX_REPLY_BYTES);
 }
 
+/** A chat call still unanswered after this long becomes a task, for clients that support tasks (docs/tasks.md). */
+export const DEFAULT_TASK_AFTER_MS = 5_000;
+
+/** AGENT_TASK_AFTER_MS: 0 makes every chat call of a task-capable client a task at once. */
+export function readAgentTaskAfter(env: Env): number {
+  return integerEnv(env, 'AGENT_TASK_AFTER_MS', DEFAULT_TASK_AFTER_MS, 0, 'a whole number of milliseconds (0 or more)');
+}
+
 /** AGENT_TIMEOUT_MS, the longest an upstream agent may take. */
 export function readAgentTimeout(env: Env): number {
   if (env.AGENT_TIMEOUT_MS === undefined) return DEFAULT_TIMEOUT_MS;

@@ -27,6 +27,10 @@ export const NAME_FIELD_BY_METHOD: Readonly<Record<string, string>> = {
   'tools/call': 'name',
   'prompts/get': 'name',
   'resources/read': 'uri',
+  // SEP-2663 §Streamable HTTP: Routing Headers.
+  'tasks/get': 'taskId',
+  'tasks/update': 'taskId',
+  'tasks/cancel': 'taskId',
 };
 
 const SENTINEL_OPEN = '=?base64?';

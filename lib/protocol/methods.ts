@@ -19,10 +19,15 @@ const SHARED = [
 /** Legacy revisions (≤ 2025-11-25): the handshake, ping, session-scoped log level and subscriptions. */
 const LEGACY = new Set<string>([
   ...SHARED, 'initialize', 'ping', 'logging/setLevel', 'resources/subscribe', 'resources/unsubscribe',
+  // Experimental tasks (2025-11-25 basic/utilities/tasks).
+  'tasks/get', 'tasks/result', 'tasks/list', 'tasks/cancel',
 ]);
 
-/** 2026-07-28 removed initialize, ping, logging/setLevel and resources/(un)subscribe, and added server/discover. */
-const MODERN = new Set<string>([...SHARED, 'server/discover']);
+/**
+ * 2026-07-28 removed initialize, ping, logging/setLevel and resources/(un)subscribe, and added server/discover.
+ * The tasks extension (SEP-2663) adds tasks/get, tasks/update and tasks/cancel; tasks/result and tasks/list are gone.
+ */
+const MODERN = new Set<string>([...SHARED, 'server/discover', 'tasks/get', 'tasks/update', 'tasks/cancel']);
 
 export function servesMethod(era: Era, method: string): boolean {
   return (era === 'modern' ? MODERN : LEGACY).has(method);

@@ -52,7 +52,21 @@ export const storeKeys = {
   /** A conversation's history and its turn queue. */
   conversation: (owner: string, agentId: string, conversationId: string) => keyOf('conv', owner, agentId, conversationId),
   turns: (owner: string, agentId: string, conversationId: string) => keyOf('session', owner, agentId, conversationId),
+  /** A task's working state, its terminal outcome (claimed once), an answer to one of its input requests, a resumption. */
+  task: (owner: string, taskId: string) => keyOf('task', owner, taskId),
+  taskEnd: (owner: string, taskId: string) => keyOf('task-end', owner, taskId),
+  taskInput: (owner: string, taskId: string, key: string) => keyOf('task-input', owner, taskId, key),
+  taskRound: (owner: string, taskId: string, round: number) => keyOf('task-round', owner, taskId, String(round)),
+  /** The ids of a caller's tasks, for the legacy tasks/list. */
+  taskIndex: (owner: string) => keyOf('tasks', owner),
 };
 
 /** A key of a deployment's own per-caller state (stateOwnerOf): apart from every key agent-mcp itself keeps. */
 export const ownStateKey = (owner: string, parts: string[]) => keyOf('own', owner, ...parts);
+
+/**
+ * The owner of a task: the caller (principal and/or issued session), '' for a caller with neither. Such an
+ * anonymous task is reachable by whoever holds its id, a 128-bit server-issued capability, as SEP-2663 allows for
+ * servers that cannot bind tasks to an authorization context; it is never listed.
+ */
+export const taskOwnerOf = (caller: string | undefined): string => caller ?? '';

@@ -5,6 +5,7 @@
  */
 
 import type * as z from 'zod';
+import type { TaskSupport } from '../protocol/tasks.js';
 import type { RequestContext } from './context.js';
 import { compileSkills, fileChild, type SkillCatalog, type SkillDefinition } from '../skills/skill.js';
 
@@ -70,6 +71,11 @@ export interface ToolDefinition<Input extends z.ZodType = z.ZodType> {
   scopes?: string[];
   /** Client capabilities the tool cannot run without (modern wire: -32021 when undeclared). */
   requiredClientCapabilities?: Record<string, Record<string, unknown>>;
+  /**
+   * Whether a call may become a task (docs/tasks.md): `optional` or `required` (absent: never). On the modern wire
+   * a call that has not answered after `afterMs` (default 0: at once) becomes one; on the legacy wire the client asks.
+   */
+  task?: { support: TaskSupport; afterMs?: number };
   run(args: z.output<Input>, ctx: RequestContext): ToolResult | InputRequired | Promise<ToolResult | InputRequired>;
 }
 

@@ -1,6 +1,8 @@
 /** The server's identity and settings, resolved once; handlers read it, never module state. */
 
 import { SKILLS_EXTENSION } from '../protocol/skills.js';
+import { LEGACY_TASKS_CAPABILITY, TASKS_EXTENSION } from '../protocol/tasks.js';
+import { DEFAULT_TASK_SETTINGS, type TaskSettings } from '../tasks/settings.js';
 import { createKeyring, type Keyring } from './keyring.js';
 import type { Registry, RegistrySource } from './registry.js';
 import { createStateSigner, MIN_STATE_SECRET_LENGTH, type StateSigner } from './request-state.js';
@@ -30,6 +32,8 @@ export interface ServerOptions {
   /** Caching hints on the modern wire (server/utilities/caching). */
   listTtlMs?: number;
   readTtlMs?: number;
+  /** How long tasks live and how their instances beat (TASK_* variables); the defaults when absent. */
+  tasks?: TaskSettings;
 }
 
 export interface Server {
@@ -44,6 +48,7 @@ export interface Server {
   defaultToolScopes: string[];
   listTtlMs: number;
   readTtlMs: number;
+  tasks: TaskSettings;
   capabilities: { legacy: Record<string, unknown>; modern: Record<string, unknown> };
 }
 
@@ -57,15 +62,19 @@ export function createServer(options: ServerOptions): Server {
   const dynamic = sources.length > 0;
   const hasResources = dynamic || registry.resources.size > 0 || registry.templates.length > 0;
   const hasPrompts = dynamic || registry.prompts.size > 0;
+  // Tasks are offered when some tool can become one; a mounted server's tools never do (docs/tasks.md).
+  const hasTasks = [...registry.tools.values()].some((tool) => tool.definition.task);
   const common = {
     ...(dynamic || registry.tools.size > 0 ? { tools: { listChanged: false } } : {}),
     ...(hasPrompts ? { prompts: { listChanged: false } } : {}),
     logging: {},
     completions: {},
-    // SEP-2640 §Capability Declaration, settings inline per SEP-2133; declaring it commits to skills/list and
-    // skills/get, and directoryRead to resources/directory/read on every directory of the skills.
-    ...(registry.skills ? { extensions: { [SKILLS_EXTENSION]: { directoryRead: true } } } : {}),
   };
+  // SEP-2640 §Capability Declaration, settings inline per SEP-2133; declaring it commits to skills/list and
+  // skills/get, and directoryRead to resources/directory/read on every directory of the skills.
+  const skills = registry.skills ? { [SKILLS_EXTENSION]: { directoryRead: true } } : undefined;
+  // The tasks extension (SEP-2663) exists on the 2026-07-28 wire only; the legacy wire has `tasks` (SEP-1686).
+  const modernExtensions = { ...skills, ...(hasTasks ? { [TASKS_EXTENSION]: {} } : {}) };
   return {
     registry,
     sources,
@@ -77,12 +86,22 @@ export function createServer(options: ServerOptions): Server {
     defaultToolScopes: options.defaultToolScopes ?? [],
     listTtlMs: options.listTtlMs ?? 60_000,
     readTtlMs: options.readTtlMs ?? 0,
+    tasks: options.tasks ?? DEFAULT_TASK_SETTINGS,
     capabilities: {
       // No `subscribe`: a stateless server has no stream to send notifications/resources/updated on, and a
       // capability is a promise (2025-11-25 server/resources §Capabilities). resources/subscribe stays a no-op
       // for clients that call it anyway.
-      legacy: { ...common, ...(hasResources ? { resources: { listChanged: false } } : {}) },
-      modern: { ...common, ...(hasResources ? { resources: {} } : {}) },
+      legacy: {
+        ...common,
+        ...(hasResources ? { resources: { listChanged: false } } : {}),
+        ...(hasTasks ? { tasks: LEGACY_TASKS_CAPABILITY } : {}),
+        ...(skills ? { extensions: skills } : {}),
+      },
+      modern: {
+        ...common,
+        ...(hasResources ? { resources: {} } : {}),
+        ...(Object.keys(modernExtensions).length > 0 ? { extensions: modernExtensions } : {}),
+      },
     },
   };
 }

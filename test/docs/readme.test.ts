@@ -203,6 +203,8 @@ function variablesReadByCode(): Set<string> {
   const names = new Set<string>();
   for (const file of codeFiles()) {
     for (const [, name] of read(file).matchAll(/\benv(?:\.|\[['"])([A-Z][A-Z0-9_]+)/g)) names.add(name!);
+    // lib/config.ts integerEnv(env, 'NAME', …) reads a variable by name too.
+    for (const [, name] of read(file).matchAll(/\bintegerEnv\(\w+, ['"]([A-Z][A-Z0-9_]+)['"]/g)) names.add(name!);
   }
   return names;
 }

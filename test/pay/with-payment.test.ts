@@ -17,7 +17,7 @@ import { withPayment } from '../../lib/pay/with-payment.js';
 import type { ToolDefinition } from '../../lib/server/registry.js';
 import type { Store } from '../../lib/store/types.js';
 import { UpstashStore } from '../../lib/store/upstash.js';
-import { post } from '../support/rpc.js';
+import { post, readSse } from '../support/rpc.js';
 import { startTestServer, type TestServer } from '../support/server.js';
 import { startSharedRedis, type SharedRedis } from '../support/shared-redis.js';
 import { createFakeChain, serveFacilitator, TEST_ASSET, TEST_NETWORK, type FakeChain } from '../support/x402-chain.js';
@@ -53,7 +53,7 @@ const failing: ToolDefinition = {
 
 function paidApp(engine: PaymentEngine, store?: Store) {
   return createMcpHandler(createApp({
-    definitions: [{ tools: [withPayment(echo, engine), withPayment(failing, engine)] }],
+    definitions: [{ tools: [withPayment(echo, engine), withPayment(failing, engine), { ...withPayment({ ...echo, name: 'paid_task_echo' }, engine), task: { support: 'optional' } }] }],
     origin: { local: true, allowedOrigins: new Set() },
     stateSecret: 'x'.repeat(32),
     store,
@@ -119,6 +119,21 @@ describe('x402 over MCP with real signatures and the real facilitator logic (fak
     expect(result._meta['x402/payment-response']).toMatchObject({ success: true, network: TEST_NETWORK, payer: payer.address, transaction: expect.stringMatching(/^0x[0-9a-f]{64}$/) });
     expect(chain.transfers.slice(transfers)).toEqual([expect.objectContaining({ from: payer.address, to: PAY_TO, value: 10_000n })]);
     expect(chain.transfers.at(-1)!.hash).toBe(result._meta['x402/payment-response'].transaction);
+  });
+
+  test('paid in a task: the payment in the call\'s _meta is verified and settled by the task; tasks/result carries the receipt', async () => {
+    const payer = createPayer();
+    const payment = await payer.pay((await callTool(server.mcpUrl, 'paid_task_echo', { text: 'hi' })).structuredContent);
+    const transfers = chain.transfers.length;
+    const created = await (await post(server.mcpUrl, {
+      jsonrpc: '2.0', id: 't1', method: 'tools/call',
+      params: { name: 'paid_task_echo', arguments: { text: 'in a task' }, task: {}, _meta: withPaymentMeta(payment) },
+    }, LEGACY)).json();
+    const reply = await post(server.mcpUrl, { jsonrpc: '2.0', id: 't2', method: 'tasks/result', params: { taskId: created.result.task.taskId } }, LEGACY);
+    const { result } = reply.headers.get('content-type')?.startsWith('text/event-stream') ? (await readSse(reply).rest()).at(-1) : await reply.json();
+    expect(result.content).toEqual([{ type: 'text', text: 'echo: in a task' }]);
+    expect(result._meta['x402/payment-response']).toMatchObject({ success: true, payer: payer.address });
+    expect(chain.transfers.slice(transfers)).toEqual([expect.objectContaining({ from: payer.address, to: PAY_TO, value: 10_000n })]);
   });
 
   test('the payment is also accepted as a base64 string and under the x402.payment key', async () => {

@@ -15,6 +15,8 @@ export interface Instances {
   urls: string[];
   /** What the processes printed (start-up logs), for assertions on them. */
   output(): string;
+  /** Kills one process at once (SIGKILL), as a crashed or frozen instance stops: no clean-up runs. */
+  kill(index: number): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -36,11 +38,11 @@ function startOne(env: Record<string, string>, log: string[]): Promise<{ url: st
   });
 }
 
-function stopOne(child: ChildProcess): Promise<void> {
+function stopOne(child: ChildProcess, signal: NodeJS.Signals = 'SIGTERM'): Promise<void> {
   return new Promise((resolve) => {
     if (child.exitCode !== null || child.signalCode !== null) return resolve();
     child.once('exit', () => resolve());
-    child.kill('SIGTERM');
+    child.kill(signal);
   });
 }
 
@@ -56,6 +58,7 @@ export async function startInstances(count: number, env: Record<string, string>)
   return {
     urls: running.map((r) => r.url),
     output: () => log.join(''),
+    kill: (index) => stopOne(running[index]!.child, 'SIGKILL'),
     stop: async () => {
       await Promise.all(running.map((r) => stopOne(r.child)));
     },

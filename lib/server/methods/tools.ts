@@ -2,7 +2,7 @@
 
 import { decodeHeaderValue, H_PARAM_PREFIX } from '../../protocol/headers.js';
 import {
-  HEADER_MISMATCH, INSUFFICIENT_SCOPE, INVALID_PARAMS, MISSING_REQUIRED_CLIENT_CAPABILITY, McpError,
+  HEADER_MISMATCH, INSUFFICIENT_SCOPE, INVALID_PARAMS, METHOD_NOT_FOUND, MISSING_REQUIRED_CLIENT_CAPABILITY, McpError,
 } from '../../protocol/errors.js';
 import { isObject } from '../../protocol/jsonrpc.js';
 import type { RequestContext } from '../context.js';
@@ -12,13 +12,15 @@ import {
 } from '../registry.js';
 import type { Server } from '../server.js';
 import { cacheHints } from './lifecycle.js';
+import { callAsTask } from '../../tasks/call.js';
+import { asksForTask, missingTasksExtension } from '../../tasks/negotiate.js';
 
 export function listTools(server: Server, params: Record<string, unknown>, ctx: RequestContext) {
   return withRegistries(server.registry, server.sources, ctx, (registries) => {
     // tools/list MAY vary by the request's authorization (2026-07-28 server/tools): hide what the caller cannot call.
     const all = mergeEntries(registries, (registry) => registry.tools)
       .filter((tool) => missingScopes(server, tool, ctx).length === 0)
-      .map((tool) => tool.listing);
+      .map((tool) => listingFor(tool, ctx));
     const { page, nextCursor } = paginate(all, params.cursor, server.pageSize);
     return { tools: page, ...(nextCursor ? { nextCursor } : {}), ...cacheHints(listTtl(server.listTtlMs, registries), ctx) };
   });
@@ -28,7 +30,7 @@ export async function callTool(
   server: Server,
   params: Record<string, unknown>,
   ctx: RequestContext,
-): Promise<ToolResult | InputRequired> {
+): Promise<ToolResult | InputRequired | Record<string, unknown>> {
   const name = params.name;
   const tool = typeof name !== 'string' ? undefined
     : server.registry.tools.get(name) ?? (await findInSources(server.sources, ctx, (registry) => registry.tools.get(name)));
@@ -53,8 +55,24 @@ export async function callTool(
     if (!result.success) return invalidArguments(tool.definition.name, result.error.issues);
     parsed = result.data;
   }
+  const support = tool.definition.task?.support;
+  const asksTask = asksForTask(ctx, params);
+  if (support && asksTask) return callAsTask(server, tool, parsed, args, ctx);
+  if (support === 'required') {
+    if (ctx.era === 'modern') throw missingTasksExtension(`Tool ${tool.definition.name}`);
+    throw new McpError(METHOD_NOT_FOUND, `Tool ${tool.definition.name} must be called as a task (params.task).`);
+  }
+  // A legacy client must not ask a tool without task support for a task (2025-11-25 tasks §Tool-Level Negotiation);
+  // the modern wire tolerates and ignores the old `task` param (SEP-2663).
+  if (asksTask && ctx.era === 'legacy') throw new McpError(METHOD_NOT_FOUND, `Tool ${tool.definition.name} cannot be called as a task.`);
   const outcome = await tool.definition.run(parsed, ctx);
   return outcome;
+}
+
+/** The legacy listing names a tool's task support (Tool.execution.taskSupport); the 2026-07-28 Tool has no such field. */
+function listingFor(tool: CompiledTool, ctx: RequestContext): Record<string, unknown> {
+  const support = tool.definition.task?.support;
+  return support && ctx.era === 'legacy' ? { ...tool.listing, execution: { taskSupport: support } } : tool.listing;
 }
 
 function invalidArguments(name: string, issues: Array<{ path: PropertyKey[]; message: string }>): ToolResult {

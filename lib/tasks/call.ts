@@ -1,0 +1,109 @@
+/**
+ * tools/call as a task. A tool declares task support (`task` in its definition); a modern client that declared the
+ * tasks extension, or a legacy client that sent `params.task`, may get a task. The work starts at once, detached
+ * from the request (its end, or a closed stream, no longer cancels it once it is a task). On the modern wire the
+ * server decides (SEP-2663 §Capability Negotiation): a tool that answers within its `afterMs` answers as usual,
+ * MRTR rounds included; a slower one becomes a task and its answer lands in the task. On the legacy wire the
+ * client asked, so the task is made at once (2025-11-25 tasks §Creating Tasks).
+ */
+
+import { INVALID_PARAMS } from '../protocol/errors.js';
+import { storeKeys, taskOwnerOf } from '../server/caller.js';
+import { Cancellation } from '../server/cancellation.js';
+import { createRequestContext, type CallContext, type RequestContext } from '../server/context.js';
+import { findInSources, type CompiledTool } from '../server/registry.js';
+import type { Server } from '../server/server.js';
+import { claimRound, endTask, writeRecord, type TaskRecord, type TaskRef } from './record.js';
+import { answersOfRound, driveTask, type Outcome } from './run.js';
+import { createTaskResult } from './wire.js';
+
+/** Keyring label of task ids: a MAC binds each to its owner, so another caller's id is simply unknown. */
+export const TASK_LABEL = 'task';
+
+export function taskRef(server: Server, ctx: Pick<CallContext, 'store' | 'caller'>, taskId: string): TaskRef {
+  return { store: ctx.store, owner: taskOwnerOf(ctx.caller), taskId, settings: server.tasks };
+}
+
+/** The context a task's work runs in: the caller's, without the request's stream or signal. */
+function taskContext(
+  server: Server, ctx: CallContext & { requestId: RequestContext['requestId'] }, record: Pick<TaskRecord, 'tool' | 'args'>, cancellation: Cancellation,
+  round: { inputResponses?: Record<string, unknown>; requestState?: unknown; meta?: Record<string, unknown> },
+): RequestContext {
+  const call: CallContext = {
+    era: ctx.era, protocolVersion: ctx.protocolVersion, principal: ctx.principal, caller: ctx.caller,
+    clientCapabilities: ctx.clientCapabilities, logLevel: ctx.logLevel, store: ctx.store,
+  };
+  const { meta, ...answers } = round;
+  const params = { name: record.tool, arguments: record.args, ...(meta ? { _meta: meta } : {}) };
+  return createRequestContext(call, ctx.requestId, 'tools/call', params, { keyring: server.keyring, cancellation, ...answers });
+}
+
+/** Runs the tool; answers as usual when it is quick enough, else with the task it became. */
+export async function callAsTask(
+  server: Server, tool: CompiledTool, parsed: unknown, args: Record<string, unknown>, ctx: RequestContext,
+): Promise<Outcome | Record<string, unknown>> {
+  const origin = { tool: tool.definition.name, args };
+  const cancellation = new Cancellation();
+  // The request's `_meta` goes along: a paid tool finds the client's x402 payment there.
+  const runCtx = taskContext(server, ctx, origin, cancellation, { inputResponses: ctx.inputResponses, requestState: ctx.requestState, meta: ctx.meta });
+  // Until it is a task the work is the request's: a client that leaves cancels it.
+  const onGone = () => cancellation.cancel(ctx.signal.reason);
+  ctx.signal.addEventListener('abort', onGone, { once: true });
+  const work = Promise.resolve().then(() => tool.definition.run(parsed, runCtx));
+  try {
+    const afterMs = ctx.era === 'modern' ? tool.definition.task?.afterMs ?? 0 : 0;
+    if (afterMs > 0) {
+      const quick = await settlesWithin(work, afterMs);
+      if (quick) {
+        cancellation.dispose();
+        if ('error' in quick) throw quick.error;
+        return quick.value;
+      }
+    }
+  } finally {
+    ctx.signal.removeEventListener('abort', onGone);
+  }
+  const ref = taskRef(server, ctx, await server.keyring.issue(TASK_LABEL, taskOwnerOf(ctx.caller)));
+  const now = Date.now();
+  const record: TaskRecord = {
+    ...origin, era: ctx.era, protocolVersion: ctx.protocolVersion, clientCapabilities: ctx.clientCapabilities,
+    createdAt: now, updatedAt: now, status: 'working', beat: now, round: 0,
+  };
+  // Durable before the reply (SEP-2663 §Task Creation): a tasks/get right after it must find the task.
+  await writeRecord(ref, record);
+  if (ctx.era === 'legacy' && ref.owner !== '') await ctx.store.append(storeKeys.taskIndex(ref.owner), [ref.taskId], server.tasks.ttlMs);
+  driveTask(ref, record, work, cancellation);
+  return createTaskResult(ctx.era, ref.taskId, { status: 'working', createdAt: now, updatedAt: now }, server.tasks);
+}
+
+/** The work's outcome when it settles within `ms`, else undefined (the work goes on). */
+async function settlesWithin<T>(work: Promise<T>, ms: number): Promise<{ value: T } | { error: unknown } | undefined> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const late = new Promise<undefined>((resolve) => { timer = setTimeout(resolve, ms, undefined); });
+  try {
+    return await Promise.race([work.then((value) => ({ value }), (error: unknown) => ({ error })), late]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/**
+ * Runs the round after every input request of `record`'s round is answered, on the instance that saw it first
+ * (a claim per round: two instances never both resume). Called from tasks/update and tasks/get.
+ */
+export async function resumeTask(server: Server, ctx: RequestContext, ref: TaskRef, record: TaskRecord, answers: Record<string, unknown>): Promise<void> {
+  if (!(await claimRound(ref, record.round))) return;
+  const now = Date.now();
+  const next: TaskRecord = { ...record, status: 'working', round: record.round + 1, beat: now, updatedAt: now, inputRequests: undefined, state: undefined };
+  await writeRecord(ref, next);
+  const tool = server.registry.tools.get(record.tool) ?? (await findInSources(server.sources, ctx, (registry) => registry.tools.get(record.tool)));
+  const parsed = tool?.validate ? await tool.validate(record.args) : { success: true as const, data: record.args };
+  if (!tool || !parsed.success) {
+    await endTask(ref, { status: 'failed', error: { code: INVALID_PARAMS, message: `Tool ${record.tool} is no longer available.` } });
+    return;
+  }
+  const cancellation = new Cancellation();
+  const origin = { ...ctx, era: record.era, protocolVersion: record.protocolVersion, clientCapabilities: record.clientCapabilities };
+  const runCtx = taskContext(server, origin, record, cancellation, { inputResponses: answersOfRound(record.round, answers), requestState: record.state });
+  driveTask(ref, next, Promise.resolve().then(() => tool.definition.run(parsed.data, runCtx)), cancellation);
+}
