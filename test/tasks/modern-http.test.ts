@@ -4,6 +4,7 @@
  */
 
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { SKILLS_EXTENSION } from '../../lib/protocol/skills.js';
 import { TASKS_EXTENSION } from '../../lib/protocol/tasks.js';
 import { createConformanceHandler } from '../fixtures/conformance-handler.js';
 import { postModern } from '../support/rpc.js';
@@ -32,9 +33,9 @@ async function waitFor(taskId: string, status: string): Promise<any> {
 }
 
 describe('negotiation', () => {
-  test('server/discover advertises the extension under capabilities.extensions', async () => {
+  test('server/discover advertises the extension under capabilities.extensions, beside the skills extension', async () => {
     const { result } = await (await postModern(server.mcpUrl, 1, 'server/discover')).json();
-    expect(result.capabilities.extensions).toEqual({ [TASKS_EXTENSION]: {} });
+    expect(result.capabilities.extensions).toEqual({ [TASKS_EXTENSION]: {}, [SKILLS_EXTENSION]: { directoryRead: true } });
     expect(result.capabilities).not.toHaveProperty('tasks');
   });
 
