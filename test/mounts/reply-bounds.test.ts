@@ -25,7 +25,7 @@ let servers: { bigjson: HostileMount; bigsse: HostileMount; endless: HostileMoun
 let modern: { url: string; close(): Promise<void> };
 let docs: Downstream;
 let mounted: MountedApp;
-let warn: ReturnType<typeof vi.spyOn>;
+let warn: { mock: { calls: unknown[][] }; mockRestore(): void };
 const clients: Client[] = [];
 
 function bigModernServer(): McpServer {
