@@ -71,7 +71,7 @@ function compileTool(link: MountLink, name: string, tool: Tool): CompiledTool {
       description: tool.description ?? '',
       input: { jsonSchema: inputSchema },
       ...(link.scopes ? { scopes: link.scopes } : {}),
-      run: (args: Record<string, unknown>, ctx) => forwardToolCall(link, tool.name, args, ctx),
+      run: (args: Record<string, unknown>, ctx) => forwardToolCall(link, tool, args, ctx),
     },
     listing,
     headerParams: findHeaderParams(inputSchema),

@@ -1,7 +1,8 @@
 /**
  * Which MCP servers this deployment mounts, from the environment, validated at start-up
  * (README "Mount MCP servers and call agent-mcp in-process"):
- * - MCP_MOUNTS, a JSON array of `{ name, url, tokenEnv?, headersEnv?, era?, connectTimeoutMs?, callTimeoutMs?, inputRounds?, scopes? }`;
+ * - MCP_MOUNTS, a JSON array of `{ name, url, tokenEnv?, headersEnv?, era?, connectTimeoutMs?, callTimeoutMs?, inputRounds?,
+ *   maxReplyBytes?, maxListItems?, maxListPages?, scopes? }`;
  *   credentials are named by environment variable (`tokenEnv`, `headersEnv`), never inlined and never taken
  *   from a client;
  * - MCP_MOUNTS_WAIT_MS, how long a list waits for mounts still connecting.
@@ -38,15 +39,28 @@ export interface MountInput {
   callTimeoutMs?: number;
   /** Most rounds of questions (MRTR `input_required`) one forwarded call may put to a 2025-wire caller (default 10). */
   inputRounds?: number;
+  /** Most bytes of one reply (a JSON body, or one SSE event of a stream), and of one list across its pages (default 4 MiB). */
+  maxReplyBytes?: number;
+  /** Most tools, resources, templates or prompts listed from the mount, each (default 1000). */
+  maxListItems?: number;
+  /** Most pages followed when listing one kind (default 10). */
+  maxListPages?: number;
   /** OAuth scopes a caller needs for this mount's tools; absent means the server's default (AUTH_SCOPES). */
   scopes?: string[];
 }
 
+/**
+ * What a mount may send us, by default. A reply of a few MiB leaves room for images and files in tool results;
+ * more is a runaway or hostile server, and reading it would hold every caller of the instance hostage.
+ */
+export const MOUNT_BOUNDS = { maxReplyBytes: 4 * 1024 * 1024, maxListItems: 1_000, maxListPages: 10 } as const;
+
 /** A mount, resolved: what the connection needs and nothing a client supplied. */
 export type MountConfig = Required<Omit<MountInput, 'scopes'>> & Pick<MountInput, 'scopes'>;
 
-const ENV_KEYS = new Set(['name', 'url', 'tokenEnv', 'headersEnv', 'era', 'connectTimeoutMs', 'callTimeoutMs', 'inputRounds', 'scopes']);
-const CODE_KEYS = new Set(['name', 'url', 'headers', 'era', 'connectTimeoutMs', 'callTimeoutMs', 'inputRounds', 'scopes']);
+const COMMON_KEYS = ['name', 'url', 'era', 'connectTimeoutMs', 'callTimeoutMs', 'inputRounds', ...Object.keys(MOUNT_BOUNDS), 'scopes'];
+const ENV_KEYS = new Set([...COMMON_KEYS, 'tokenEnv', 'headersEnv']);
+const CODE_KEYS = new Set([...COMMON_KEYS, 'headers']);
 const WHAT = 'a mount setting';
 
 const recordOf = (key: string, valid: (value: unknown) => boolean, what: string): Check => (entry) => {
@@ -66,6 +80,9 @@ const COMMON: Check[] = [
   optional('connectTimeoutMs', isPositiveInteger, MILLISECONDS),
   optional('callTimeoutMs', isPositiveInteger, MILLISECONDS),
   optional('inputRounds', isPositiveInteger, 'must be a positive integer'),
+  optional('maxReplyBytes', isPositiveInteger, 'must be a positive integer of bytes'),
+  optional('maxListItems', isPositiveInteger, 'must be a positive integer'),
+  optional('maxListPages', isPositiveInteger, 'must be a positive integer'),
   optional('scopes', (s) => Array.isArray(s) && s.every(matches(/^\S+$/)), 'must be an array of scope names'),
 ];
 
@@ -86,6 +103,9 @@ function withDefaults(entry: Record<string, unknown>, headers: Record<string, st
     connectTimeoutMs: (entry.connectTimeoutMs as number | undefined) ?? 10_000,
     callTimeoutMs: (entry.callTimeoutMs as number | undefined) ?? 120_000,
     inputRounds: (entry.inputRounds as number | undefined) ?? 10,
+    maxReplyBytes: (entry.maxReplyBytes as number | undefined) ?? MOUNT_BOUNDS.maxReplyBytes,
+    maxListItems: (entry.maxListItems as number | undefined) ?? MOUNT_BOUNDS.maxListItems,
+    maxListPages: (entry.maxListPages as number | undefined) ?? MOUNT_BOUNDS.maxListPages,
     ...(entry.scopes !== undefined ? { scopes: [...(entry.scopes as string[])] } : {}),
   };
 }

@@ -3,23 +3,21 @@
  * The client package is imported here, dynamically, so a deployment without mounts never loads it.
  */
 
-import type { Client, Prompt, Resource, ResourceTemplateType as ResourceTemplate, Tool } from '@modelcontextprotocol/client';
+import type { Client } from '@modelcontextprotocol/client';
 import { CAPABILITY_BY_CLIENT_METHOD } from '../protocol/client-capabilities.js';
 import { INTERNAL_ERROR, METHOD_NOT_FOUND, McpError } from '../protocol/errors.js';
 import type { MountConfig } from './config.js';
+import { listOfferings, type MountListings } from './listing.js';
 import { refusalText, type AnswerServer } from './relay.js';
+import { boundedFetch, type ReplyTooLarge } from './reply-bound.js';
 
-/** What a mounted server offered when it was listed. */
-export interface MountListings {
-  tools: Tool[];
-  resources: Resource[];
-  templates: ResourceTemplate[];
-  prompts: Prompt[];
-}
+export type { MountListings } from './listing.js';
 
 /** A connection of one call's own (see `MountSession.openForCall`). */
 export interface CallSession {
   client: Pick<Client, 'callTool'>;
+  /** Why the connection was dropped under its requests, when a reply passed a bound. */
+  readonly breach?: string;
   close(): Promise<void>;
 }
 
@@ -35,11 +33,21 @@ export interface MountSession {
    * and lets it declare exactly what that caller declared.
    */
   openForCall(capabilities: Record<string, unknown>, answer: AnswerServer): Promise<CallSession>;
+  /** Why the connection was dropped under its requests, when a reply passed a bound. */
+  readonly breach?: string;
   close(): Promise<void>;
 }
 
-/** Opens a session on a mount; rejects on failure, or when connecting and listing outlast `connectTimeoutMs`. */
-export type OpenMount = (config: MountConfig) => Promise<MountSession>;
+export interface MountEvents {
+  /** A reply on one of the mount's connections passed a bound, and that connection was closed. */
+  broken(reason: string): void;
+}
+
+/**
+ * Opens a session on a mount; rejects on failure, when connecting and listing outlast `connectTimeoutMs`, or
+ * when a reply passes `maxReplyBytes` (with the bound's error).
+ */
+export type OpenMount = (config: MountConfig, events?: MountEvents) => Promise<MountSession>;
 
 export interface ClientInfo {
   name: string;
@@ -48,18 +56,22 @@ export interface ClientInfo {
 
 /** Connects with the official client over Streamable HTTP and lists tools, resources and prompts. */
 export function createMountOpener(clientInfo: ClientInfo): OpenMount {
-  return async function openMount(config) {
+  return async function openMount(config, events) {
     // The shared connection declares no client capabilities: it serves every caller, and declaring one would
     // promise a mounted server what some caller never declared. Its requests anyway get an error saying why.
-    const { client, listings } = await openClient(clientInfo, config, {}, refuseShared(config.name), true);
+    const shared = await openClient(clientInfo, config, {}, refuseShared(config.name), true, events);
+    const { client, listings } = shared;
     const era = client.getProtocolEra() === 'modern' ? 'modern' : 'legacy';
     return {
       client,
       era,
       listings,
       async openForCall(capabilities, answer) {
-        const own = await openClient(clientInfo, { ...config, era: 'legacy' }, capabilities, answer, false);
-        return { client: own.client, close: () => own.client.close() };
+        const own = await openClient(clientInfo, { ...config, era: 'legacy' }, capabilities, answer, false, events);
+        return { client: own.client, get breach() { return own.breach(); }, close: () => own.client.close() };
+      },
+      get breach() {
+        return shared.breach();
       },
       close: () => client.close(),
     };
@@ -68,21 +80,35 @@ export function createMountOpener(clientInfo: ClientInfo): OpenMount {
 
 type Sdk = typeof import('@modelcontextprotocol/client');
 
-async function openClient(clientInfo: ClientInfo, config: MountConfig, capabilities: Record<string, unknown>, answer: AnswerServer, list: boolean) {
+async function openClient(
+  clientInfo: ClientInfo, config: MountConfig, capabilities: Record<string, unknown>, answer: AnswerServer, list: boolean, events?: MountEvents,
+) {
   const sdk = await import('@modelcontextprotocol/client');
   const client = new sdk.Client(clientInfo, { capabilities, versionNegotiation: { mode: config.era } });
   client.fallbackRequestHandler = (request, ctx) => answerWith(sdk, answer, request.method, request.params ?? {}, ctx.mcpReq.signal);
-  const transport = new sdk.StreamableHTTPClientTransport(new URL(config.url), { requestInit: { headers: config.headers } });
+  let breach: ReplyTooLarge | undefined;
+  // Past the bound the connection is closed: the client settles every pending request at once (an SSE reply
+  // cut mid-stream would otherwise leave its request waiting for its timeout), and the mount reconnects.
+  const onBreach = (error: ReplyTooLarge) => {
+    if (breach) return;
+    breach = error;
+    void client.close().catch(() => undefined);
+    events?.broken(error.message);
+  };
+  const transport = new sdk.StreamableHTTPClientTransport(new URL(config.url), {
+    requestInit: { headers: config.headers },
+    fetch: boundedFetch(config.maxReplyBytes, onBreach),
+  });
   const deadline = new AbortController();
   const timer = setTimeout(() => deadline.abort(new Error(`no answer within ${config.connectTimeoutMs} ms`)), config.connectTimeoutMs);
   const options = { signal: deadline.signal, timeout: config.connectTimeoutMs };
   try {
     await client.connect(transport, options);
-    const listings = list ? await listOfferings(client, options) : { tools: [], resources: [], templates: [], prompts: [] };
-    return { client, listings };
+    const listings = list ? await listOfferings(client, config, options) : { tools: [], resources: [], templates: [], prompts: [] };
+    return { client, listings, breach: () => breach?.message };
   } catch (error) {
     await client.close().catch(() => undefined);
-    throw deadline.signal.aborted ? deadline.signal.reason : error;
+    throw deadline.signal.aborted ? deadline.signal.reason : breach ?? error;
   } finally {
     clearTimeout(timer);
   }
@@ -105,23 +131,4 @@ function refuseShared(mount: string): AnswerServer {
     if (capability === undefined) throw new McpError(METHOD_NOT_FOUND, `Method not found: ${method}`);
     throw new McpError(METHOD_NOT_FOUND, refusalText(mount, method, capability));
   };
-}
-
-async function listOfferings(client: Client, options: { signal: AbortSignal; timeout: number }): Promise<MountListings> {
-  const offers = client.getServerCapabilities() ?? {};
-  const [tools, resources, templates, prompts] = await Promise.all([
-    offers.tools ? client.listTools(undefined, options).then((r) => r.tools) : [],
-    offers.resources ? client.listResources(undefined, options).then((r) => r.resources) : [],
-    offers.resources ? orNone(client.listResourceTemplates(undefined, options).then((r) => r.resourceTemplates)) : [],
-    offers.prompts ? client.listPrompts(undefined, options).then((r) => r.prompts) : [],
-  ]);
-  return { tools, resources, templates, prompts };
-}
-
-/** Some servers that offer resources have no templates and answer -32601 (Method not found): that is none. */
-function orNone<T>(list: Promise<T[]>): Promise<T[]> {
-  return list.catch((error: { code?: unknown }) => {
-    if (error?.code === METHOD_NOT_FOUND) return [];
-    throw error;
-  });
 }

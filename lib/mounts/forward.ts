@@ -7,6 +7,7 @@
 
 import { INTERNAL_ERROR, INVALID_PARAMS, McpError, RESOURCE_NOT_FOUND_LEGACY, httpStatusFor } from '../protocol/errors.js';
 import { isObject } from '../protocol/jsonrpc.js';
+import type { Tool } from '@modelcontextprotocol/client';
 import type { RequestContext } from '../server/context.js';
 import { CAPABILITY_BY_CLIENT_METHOD, allowsClientRequest } from '../protocol/client-capabilities.js';
 import { META_CLIENT_CAPABILITIES } from '../protocol/meta.js';
@@ -45,17 +46,17 @@ function traceMeta(ctx: RequestContext): { _meta?: Record<string, string> } {
  * a 2026-07-28 mount asks through MRTR, which a 2026-07-28 caller answers itself (`forwardModern`); a 2025 mount
  * pushes requests, answered on a connection of the call's own when the caller declared something to ask.
  */
-export async function forwardToolCall(link: MountLink, tool: string, args: Record<string, unknown>, ctx: RequestContext): Promise<ToolResult | InputRequired> {
+export async function forwardToolCall(link: MountLink, tool: Tool, args: Record<string, unknown>, ctx: RequestContext): Promise<ToolResult | InputRequired> {
   const asked = performance.now();
   const relay = createRelay(link.name, ctx);
   let own: CallSession | undefined;
   try {
     if (link.session.era === 'modern') return await forwardModern(link, tool, args, ctx, relay);
     if (Object.keys(relay.capabilities).length > 0) own = await link.session.openForCall(relay.capabilities, relay.answer);
-    const result = await (own ?? link.session).client.callTool({ name: tool, arguments: args, ...traceMeta(ctx) }, requestOptions(link, ctx));
+    const result = await (own ?? link.session).client.callTool({ name: tool.name, arguments: args, ...traceMeta(ctx) }, toolOptions(link, tool, ctx));
     return withRefusal(link, toToolResult(result), relay);
   } catch (error) {
-    const failure = classify(link, error, ctx);
+    const failure = classify(link, error, ctx, own ?? link.session);
     if (failure.kind === 'protocol') throw toMcpError(link, failure);
     return { content: [{ type: 'text', text: `Mount ${link.name}: ${failure.reason}` }], isError: true };
   } finally {
@@ -70,12 +71,12 @@ export async function forwardToolCall(link: MountLink, tool: string, args: Recor
  * mount with the caller's answers and the mount's state. A 2025 caller is asked each question on its stream
  * here, and the mount retried, for at most the mount's `inputRounds`.
  */
-async function forwardModern(link: MountLink, tool: string, args: Record<string, unknown>, ctx: RequestContext, relay: Relay): Promise<ToolResult | InputRequired> {
+async function forwardModern(link: MountLink, tool: Tool, args: Record<string, unknown>, ctx: RequestContext, relay: Relay): Promise<ToolResult | InputRequired> {
   const trace = traceMeta(ctx)._meta;
   let round: Record<string, unknown> = ctx.era === 'modern' ? retryOf(link, ctx) : {};
   for (let rounds = 0; ; rounds++) {
-    const params = { name: tool, arguments: args, ...round, _meta: { ...trace, [META_CLIENT_CAPABILITIES]: relay.capabilities } };
-    const result: unknown = await link.session.client.callTool(params, { ...requestOptions(link, ctx), allowInputRequired: true });
+    const params = { name: tool.name, arguments: args, ...round, _meta: { ...trace, [META_CLIENT_CAPABILITIES]: relay.capabilities } };
+    const result: unknown = await link.session.client.callTool(params, { ...toolOptions(link, tool, ctx), allowInputRequired: true });
     if (!isMountInputRequired(result)) return toToolResult(result as Record<string, unknown>);
     const requests = Object.entries(result.inputRequests ?? {});
     const unasked = requests.find(([, r]) => !allowsClientRequest(relay.capabilities, r.method, r.params));
@@ -174,6 +175,15 @@ export async function forwardComplete(
   }
 }
 
+/**
+ * A tool call's options carry the tool as listed: the client mirrors its `x-mcp-header` arguments and checks its
+ * output schema from it, where it would otherwise look the tool up in a full `tools/list` of its own, which the
+ * bounded listing (lib/mounts/listing.ts) does not leave behind.
+ */
+function toolOptions(link: MountLink, tool: Tool, ctx: RequestContext) {
+  return { ...requestOptions(link, ctx), toolDefinition: tool };
+}
+
 function requestOptions(link: MountLink, ctx: RequestContext) {
   return {
     signal: ctx.signal,
@@ -185,8 +195,13 @@ function requestOptions(link: MountLink, ctx: RequestContext) {
   };
 }
 
-function classify(link: MountLink, error: unknown, ctx: RequestContext): Failure {
+function classify(link: MountLink, error: unknown, ctx: RequestContext, session: Pick<CallSession, 'breach'> = link.session): Failure {
   if (ctx.signal.aborted) return { kind: 'cancelled', reason: 'the call was cancelled.' };
+  // A reply past a bound closed the connection, so the request failed as closed: the bound is the reason.
+  if (session.breach !== undefined) {
+    link.broken(session.breach);
+    return { kind: 'unavailable', reason: `${session.breach}; the connection was dropped, and the next request reconnects.` };
+  }
   const { code, message, data } = (isObject(error) ? error : {}) as { code?: unknown; message?: unknown; data?: unknown };
   if (typeof code === 'number') return { kind: 'protocol', code, message: String(message ?? ''), data };
   if (code === 'REQUEST_TIMEOUT') return { kind: 'timeout', reason: `no answer within ${link.callTimeoutMs} ms.` };

@@ -29,6 +29,8 @@ export interface MountStatus {
   skipped?: string[];
   /** Downstream resource URIs and templates left out because the app itself serves them. */
   shadowed?: string[];
+  /** Kinds listed partially because the mount passed a listing bound (maxListItems, maxListPages, maxReplyBytes). */
+  truncated?: string[];
   /** Why the mount is down. */
   error?: string;
 }
@@ -60,7 +62,7 @@ export interface MountsOptions {
 
 type Connection =
   | { state: 'connecting'; since: number }
-  | { state: 'ready'; since: number; session: MountSession; registry: Registry; skipped: string[]; shadowed: string[] }
+  | { state: 'ready'; since: number; session: MountSession; registry: Registry; skipped: string[]; shadowed: string[]; truncated: string[] }
   | { state: 'failed'; since: number; error: string; retryAt: number };
 
 interface Entry {
@@ -87,7 +89,10 @@ export function createMounts(options: MountsOptions): Mounts {
     entry.connection = { state: 'connecting', since: Date.now() };
     merged = undefined;
     const current = () => !closed && entry.attempt === attempt;
-    tracker.track(entry.config.name, open(entry.config).then(
+    // The first break of a ready connection drops it (one log line), and the next request reconnects; a break
+    // while connecting fails the attempt itself.
+    const broken = (error: string) => current() && entry.connection.state === 'ready' && fail(entry, error, 0);
+    tracker.track(entry.config.name, open(entry.config, { broken }).then(
       (session) => {
         if (!current()) return void session.close().catch(() => undefined);
         const link: MountLink = {
@@ -97,12 +102,14 @@ export function createMounts(options: MountsOptions): Mounts {
           inputRounds: entry.config.inputRounds,
           scopes: entry.config.scopes,
           // A connection that broke under a request is reopened by the next request, without a rest.
-          broken: (error) => current() && fail(entry, error, 0),
+          broken,
         };
         const { registry, skipped, shadowed } = buildCatalog(link, session.listings, reserved);
         if (skipped.length) console.warn(`[agent-mcp] mount ${entry.config.name}: left out tools with names invalid under SEP-986: ${skipped.join(', ')}`);
         if (shadowed.length) console.warn(`[agent-mcp] mount ${entry.config.name}: left out resources the app itself serves: ${shadowed.join(', ')}`);
-        entry.connection = { state: 'ready', since: Date.now(), session, registry, skipped, shadowed };
+        const truncated = session.listings.truncated ?? [];
+        if (truncated.length) console.warn(`[agent-mcp] mount ${entry.config.name} is listed partially: ${truncated.join('; ')}`);
+        entry.connection = { state: 'ready', since: Date.now(), session, registry, skipped, shadowed, truncated };
         merged = undefined;
       },
       (error: unknown) => current() && fail(entry, describeFailure(error), retryMs),
@@ -218,7 +225,7 @@ function describe({ config, connection }: Entry): MountStatus {
   const base = { name: config.name, state: connection.state, since: new Date(connection.since).toISOString() };
   if (connection.state === 'failed') return { ...base, error: connection.error };
   if (connection.state === 'connecting') return base;
-  const { registry, skipped, shadowed } = connection;
+  const { registry, skipped, shadowed, truncated } = connection;
   return {
     ...base,
     tools: registry.tools.size,
@@ -226,5 +233,6 @@ function describe({ config, connection }: Entry): MountStatus {
     prompts: registry.prompts.size,
     ...(skipped.length ? { skipped } : {}),
     ...(shadowed.length ? { shadowed } : {}),
+    ...(truncated.length ? { truncated } : {}),
   };
 }

@@ -10,6 +10,9 @@ export const H_SESSION_ID = 'mcp-session-id';
 export const H_LAST_EVENT_ID = 'last-event-id';
 export const H_PARAM_PREFIX = 'mcp-param-';
 
+/** The media type of a Streamable HTTP reply that streams (transports §Sending Messages). */
+export const EVENT_STREAM = 'text/event-stream';
+
 /** Back-off headers of a 429 or 503 (RFC 9110 §10.2.3; draft-ietf-httpapi-ratelimit-headers-09 §3, §4). */
 export const H_RETRY_AFTER = 'retry-after';
 export const H_RATELIMIT = 'ratelimit';

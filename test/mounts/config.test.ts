@@ -32,6 +32,9 @@ describe('MCP_MOUNTS', () => {
       connectTimeoutMs: 10_000,
       callTimeoutMs: 120_000,
       inputRounds: 10,
+      maxReplyBytes: 4 * 1024 * 1024,
+      maxListItems: 1000,
+      maxListPages: 10,
     });
   });
 
@@ -42,6 +45,12 @@ describe('MCP_MOUNTS', () => {
     ['a non-http URL', JSON.stringify([{ name: 'a', url: 'ftp://x.example/mcp' }]), 'MCP_MOUNTS is invalid: 0.url'],
     ['an unknown era', JSON.stringify([{ name: 'a', url: 'https://x.example/mcp', era: 'v3' }]), 'MCP_MOUNTS is invalid: 0.era'],
     ['a zero inputRounds', JSON.stringify([{ name: 'a', url: 'https://x.example/mcp', inputRounds: 0 }]), 'MCP_MOUNTS is invalid: 0.inputRounds: must be a positive integer'],
+    ['a zero maxReplyBytes', JSON.stringify([{ name: 'a', url: 'https://x.example/mcp', maxReplyBytes: 0 }]),
+      'MCP_MOUNTS is invalid: 0.maxReplyBytes: must be a positive integer of bytes.'],
+    ['a fractional maxListItems', JSON.stringify([{ name: 'a', url: 'https://x.example/mcp', maxListItems: 1.5 }]),
+      'MCP_MOUNTS is invalid: 0.maxListItems: must be a positive integer.'],
+    ['a maxListPages given as text', JSON.stringify([{ name: 'a', url: 'https://x.example/mcp', maxListPages: '10' }]),
+      'MCP_MOUNTS is invalid: 0.maxListPages: must be a positive integer.'],
     ['an unknown key', JSON.stringify([{ name: 'a', url: 'https://x.example/mcp', retry: true }]), 'MCP_MOUNTS is invalid: 0.retry: is not a mount setting.'],
     ['inline headers', JSON.stringify([{ name: 'a', url: 'https://x.example/mcp', headers: { authorization: 'Bearer x' } }]),
       'MCP_MOUNTS: mount a inlines credentials; name the variables that hold them with tokenEnv or headersEnv.'],
