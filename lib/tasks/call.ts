@@ -7,13 +7,14 @@
  * client asked, so the task is made at once (2025-11-25 tasks §Creating Tasks).
  */
 
-import { INVALID_PARAMS } from '../protocol/errors.js';
+import { INTERNAL_ERROR, INVALID_PARAMS, McpError } from '../protocol/errors.js';
 import { storeKeys, taskOwnerOf } from '../server/caller.js';
 import { Cancellation } from '../server/cancellation.js';
 import { createRequestContext, type CallContext, type RequestContext } from '../server/context.js';
 import { findInSources, type CompiledTool } from '../server/registry.js';
 import type { Server } from '../server/server.js';
 import { claimRound, endTask, writeRecord, type TaskRecord, type TaskRef } from './record.js';
+import { takeTaskSlot, type TaskSlot } from './quota.js';
 import { answersOfRound, driveTask, type Outcome } from './run.js';
 import { createTaskResult } from './wire.js';
 
@@ -38,11 +39,21 @@ function taskContext(
   return createRequestContext(call, ctx.requestId, 'tools/call', params, { keyring: server.keyring, cancellation, ...answers });
 }
 
-/** Runs the tool; answers as usual when it is quick enough, else with the task it became. */
+/** -32603 naming the bound: the 2025-11-25 tasks text gives no code for it (§Resource Management, §Error Handling). */
+function tooManyTasks(slot: TaskSlot): McpError {
+  return new McpError(INTERNAL_ERROR, `Too many tasks: this caller already holds ${slot.max} (${slot.variable}); ` +
+    'try again when older tasks have expired, or call the tool without params.task.', { maxTasks: slot.max });
+}
+
+/** Runs the tool; answers as usual when it is quick enough (or the caller holds its most tasks), else with the task it became. */
 export async function callAsTask(
   server: Server, tool: CompiledTool, parsed: unknown, args: Record<string, unknown>, ctx: RequestContext,
 ): Promise<Outcome | Record<string, unknown>> {
   const origin = { tool: tool.definition.name, args };
+  const owner = taskOwnerOf(ctx.caller);
+  // The legacy client asked for a task and gets one at once, or the bound's error before any work starts.
+  const early = ctx.era === 'legacy' ? await takeTaskSlot(ctx.store, owner, server.tasks) : undefined;
+  if (early && !early.granted) throw tooManyTasks(early);
   const cancellation = new Cancellation();
   // The request's `_meta` goes along: a paid tool finds the client's x402 payment there.
   const runCtx = taskContext(server, ctx, origin, cancellation, { inputResponses: ctx.inputResponses, requestState: ctx.requestState, meta: ctx.meta });
@@ -50,20 +61,22 @@ export async function callAsTask(
   const onGone = () => cancellation.cancel(ctx.signal.reason);
   ctx.signal.addEventListener('abort', onGone, { once: true });
   const work = Promise.resolve().then(() => tool.definition.run(parsed, runCtx));
+  let slot = early;
   try {
     const afterMs = ctx.era === 'modern' ? tool.definition.task?.afterMs ?? 0 : 0;
-    if (afterMs > 0) {
-      const quick = await settlesWithin(work, afterMs);
-      if (quick) {
-        cancellation.dispose();
-        if ('error' in quick) throw quick.error;
-        return quick.value;
-      }
+    const quick = afterMs > 0 ? await settlesWithin(work, afterMs) : undefined;
+    slot ??= quick ? undefined : await takeTaskSlot(ctx.store, owner, server.tasks);
+    // Quick enough, or past the bound: the server may always answer in the response (SEP-2663 §Capability Negotiation).
+    const inline = quick ?? (slot?.granted ? undefined : await work.then((value) => ({ value }), (error: unknown) => ({ error })));
+    if (inline) {
+      cancellation.dispose();
+      if ('error' in inline) throw inline.error;
+      return inline.value;
     }
   } finally {
     ctx.signal.removeEventListener('abort', onGone);
   }
-  const ref = taskRef(server, ctx, await server.keyring.issue(TASK_LABEL, taskOwnerOf(ctx.caller)));
+  const ref = taskRef(server, ctx, await server.keyring.issue(TASK_LABEL, owner));
   const now = Date.now();
   const record: TaskRecord = {
     ...origin, era: ctx.era, protocolVersion: ctx.protocolVersion, clientCapabilities: ctx.clientCapabilities,
@@ -71,7 +84,7 @@ export async function callAsTask(
   };
   // Durable before the reply (SEP-2663 §Task Creation): a tasks/get right after it must find the task.
   await writeRecord(ref, record);
-  if (ctx.era === 'legacy' && ref.owner !== '') await ctx.store.append(storeKeys.taskIndex(ref.owner), [ref.taskId], server.tasks.ttlMs);
+  if (ctx.era === 'legacy' && owner !== '') await ctx.store.append(storeKeys.taskIndex(owner, slot!.window), [ref.taskId], 2 * server.tasks.ttlMs);
   driveTask(ref, record, work, cancellation);
   return createTaskResult(ctx.era, ref.taskId, { status: 'working', createdAt: now, updatedAt: now }, server.tasks);
 }

@@ -10,6 +10,7 @@ import { META_RELATED_TASK, TASK_STATUS_NOTIFICATION, isTerminal } from '../../p
 import { resumeTask, taskRef, TASK_LABEL } from '../../tasks/call.js';
 import { asksForTask, missingTasksExtension } from '../../tasks/negotiate.js';
 import { endKey, endTask, fileAnswers, readTask, type ReadTask, type TaskRef } from '../../tasks/record.js';
+import { taskWindow } from '../../tasks/quota.js';
 import { HEARTBEAT_MISSES } from '../../tasks/settings.js';
 import { legacyTask, modernTask } from '../../tasks/wire.js';
 import { storeKeys, taskOwnerOf } from '../caller.js';
@@ -89,10 +90,14 @@ export async function taskResult(server: Server, params: Record<string, unknown>
   throw new McpError(INVALID_PARAMS, 'The task was cancelled.', related);
 }
 
-/** Legacy: the caller's tasks, newest last; a caller without an identity has none it can list. */
+/**
+ * Legacy: the caller's tasks, newest last; a caller without an identity has none it can list. The index has a list
+ * per window of TASK_TTL_MS (lib/tasks/quota.ts): a task still kept was made in this window or the previous one.
+ */
 export async function listTasks(server: Server, params: Record<string, unknown>, ctx: RequestContext) {
   const owner = taskOwnerOf(ctx.caller);
-  const ids = owner === '' ? [] : await ctx.store.range<string>(storeKeys.taskIndex(owner), 0);
+  const window = taskWindow(server.tasks);
+  const ids = owner === '' ? [] : (await Promise.all([window - 1, window].map((w) => ctx.store.range<string>(storeKeys.taskIndex(owner, w), 0)))).flat();
   const { page, nextCursor } = paginate(ids, params.cursor, server.pageSize);
   const reads = await Promise.all(page.map((taskId) => readTask(taskRef(server, ctx, taskId)).then((read) => ({ taskId, read }))));
   const tasks = reads.filter(({ read }) => read).map(({ taskId, read }) => legacyTask(taskId, read!.view, server.tasks));
