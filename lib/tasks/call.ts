@@ -10,7 +10,7 @@
 import { INTERNAL_ERROR, INVALID_PARAMS, McpError } from '../protocol/errors.js';
 import { storeKeys, taskOwnerOf } from '../server/caller.js';
 import { Cancellation } from '../server/cancellation.js';
-import { createRequestContext, type CallContext, type RequestContext } from '../server/context.js';
+import { createRequestContext, type CallContext, type CallObservation, type Outbound, type RequestContext } from '../server/context.js';
 import { findInSources, type CompiledTool } from '../server/registry.js';
 import type { Server } from '../server/server.js';
 import { claimRound, endTask, writeRecord, type TaskRecord, type TaskRef } from './record.js';
@@ -25,18 +25,41 @@ export function taskRef(server: Server, ctx: Pick<CallContext, 'store' | 'caller
   return { store: ctx.store, owner: taskOwnerOf(ctx.caller), taskId, settings: server.tasks };
 }
 
-/** The context a task's work runs in: the caller's, without the request's stream or signal. */
+/** The request's way back to its client, for a call that may still answer in the response. */
+interface RequestLink {
+  outbound?: Outbound;
+  observation?: CallObservation;
+}
+
+/** The context a task's work runs in: the caller's, without the request's signal, and with `link` while it has one. */
 function taskContext(
   server: Server, ctx: CallContext & { requestId: RequestContext['requestId'] }, record: Pick<TaskRecord, 'tool' | 'args'>, cancellation: Cancellation,
-  round: { inputResponses?: Record<string, unknown>; requestState?: unknown; meta?: Record<string, unknown> },
+  round: { inputResponses?: Record<string, unknown>; requestState?: unknown; meta?: Record<string, unknown> }, link: RequestLink = {},
 ): RequestContext {
   const call: CallContext = {
     era: ctx.era, protocolVersion: ctx.protocolVersion, principal: ctx.principal, caller: ctx.caller,
-    clientCapabilities: ctx.clientCapabilities, logLevel: ctx.logLevel, store: ctx.store,
+    clientCapabilities: ctx.clientCapabilities, logLevel: ctx.logLevel, store: ctx.store, ...link,
   };
   const { meta, ...answers } = round;
   const params = { name: record.tool, arguments: record.args, ...(meta ? { _meta: meta } : {}) };
   return createRequestContext(call, ctx.requestId, 'tools/call', params, { keyring: server.keyring, cancellation, ...answers });
+}
+
+/**
+ * The request's stream and observation, passed on until `detach`: while the call may still answer in the response
+ * its progress, logs and upstream time are the request's, as without tasks; a task has none (SEP-2663 §Task Status
+ * Notifications: progress and log notifications are not supported on tasks), and the request they belonged to is over.
+ */
+function linkUntilTask(ctx: RequestContext): RequestLink & { detach(): void } {
+  let open = true;
+  const { outbound, observation } = ctx;
+  return {
+    ...(outbound ? { outbound: { write: (message) => { if (open) outbound.write(message); } } } : {}),
+    ...(observation ? {
+      observation: { noteUpstream: (ms) => { if (open) observation.noteUpstream(ms); }, traceHeaders: observation.traceHeaders },
+    } : {}),
+    detach: () => { open = false; },
+  };
 }
 
 /** -32603 naming the bound: the 2025-11-25 tasks text gives no code for it (§Resource Management, §Error Handling). */
@@ -55,8 +78,9 @@ export async function callAsTask(
   const early = ctx.era === 'legacy' ? await takeTaskSlot(ctx.store, owner, server.tasks) : undefined;
   if (early && !early.granted) throw tooManyTasks(early);
   const cancellation = new Cancellation();
+  const link = ctx.era === 'modern' ? linkUntilTask(ctx) : undefined;
   // The request's `_meta` goes along: a paid tool finds the client's x402 payment there.
-  const runCtx = taskContext(server, ctx, origin, cancellation, { inputResponses: ctx.inputResponses, requestState: ctx.requestState, meta: ctx.meta });
+  const runCtx = taskContext(server, ctx, origin, cancellation, { inputResponses: ctx.inputResponses, requestState: ctx.requestState, meta: ctx.meta }, link);
   // Until it is a task the work is the request's: a client that leaves cancels it.
   const onGone = () => cancellation.cancel(ctx.signal.reason);
   ctx.signal.addEventListener('abort', onGone, { once: true });
@@ -76,6 +100,7 @@ export async function callAsTask(
   } finally {
     ctx.signal.removeEventListener('abort', onGone);
   }
+  link?.detach();
   const ref = taskRef(server, ctx, await server.keyring.issue(TASK_LABEL, owner));
   const now = Date.now();
   const record: TaskRecord = {
