@@ -6,6 +6,7 @@
 
 import type * as z from 'zod';
 import type { TaskSupport } from '../protocol/tasks.js';
+import type { RemoteTasks } from '../tasks/remote.js';
 import type { RequestContext } from './context.js';
 import { compileSkills, fileChild, type SkillCatalog, type SkillDefinition } from '../skills/skill.js';
 
@@ -74,8 +75,9 @@ export interface ToolDefinition<Input extends z.ZodType = z.ZodType> {
   /**
    * Whether a call may become a task (docs/tasks.md): `optional` or `required` (absent: never). On the modern wire
    * a call that has not answered after `afterMs` (default 0: at once) becomes one; on the legacy wire the client asks.
+   * `remote`: the tool's own server keeps the task (a mounted server's); ours wraps it (lib/tasks/remote.ts).
    */
-  task?: { support: TaskSupport; afterMs?: number };
+  task?: { support: TaskSupport; afterMs?: number; remote?: RemoteTasks };
   run(args: z.output<Input>, ctx: RequestContext): ToolResult | InputRequired | Promise<ToolResult | InputRequired>;
 }
 

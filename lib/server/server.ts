@@ -62,8 +62,8 @@ export function createServer(options: ServerOptions): Server {
   const dynamic = sources.length > 0;
   const hasResources = dynamic || registry.resources.size > 0 || registry.templates.length > 0;
   const hasPrompts = dynamic || registry.prompts.size > 0;
-  // Tasks are offered when some tool can become one; a mounted server's tools never do (docs/tasks.md).
-  const hasTasks = [...registry.tools.values()].some((tool) => tool.definition.task);
+  // Tasks are offered when some tool can become one; a mounted server's may (its tasks are passed through).
+  const hasTasks = dynamic || [...registry.tools.values()].some((tool) => tool.definition.task);
   const common = {
     ...(dynamic || registry.tools.size > 0 ? { tools: { listChanged: false } } : {}),
     ...(hasPrompts ? { prompts: { listChanged: false } } : {}),

@@ -15,6 +15,7 @@ import { findInSources, type CompiledTool } from '../server/registry.js';
 import type { Server } from '../server/server.js';
 import { claimRound, endTask, writeRecord, type TaskRecord, type TaskRef } from './record.js';
 import { takeTaskSlot, type TaskSlot } from './quota.js';
+import type { RemoteTasks } from './remote.js';
 import { answersOfRound, driveTask, type Outcome } from './run.js';
 import { createTaskResult } from './wire.js';
 
@@ -72,6 +73,8 @@ function tooManyTasks(slot: TaskSlot): McpError {
 export async function callAsTask(
   server: Server, tool: CompiledTool, parsed: unknown, args: Record<string, unknown>, ctx: RequestContext,
 ): Promise<Outcome | Record<string, unknown>> {
+  const remote = tool.definition.task?.remote;
+  if (remote) return callAsRemoteTask(server, tool, remote, parsed, args, ctx);
   const origin = { tool: tool.definition.name, args };
   const owner = taskOwnerOf(ctx.caller);
   // The legacy client asked for a task and gets one at once, or the bound's error before any work starts.
@@ -101,17 +104,38 @@ export async function callAsTask(
     ctx.signal.removeEventListener('abort', onGone);
   }
   link?.detach();
+  const { ref, record, created } = await openTask(server, ctx, origin, slot!);
+  driveTask(ref, record, work, cancellation);
+  return created;
+}
+
+/**
+ * A call of a tool whose own server keeps its tasks (a mounted server's): the task is started there at once and
+ * ours wraps it (lib/tasks/remote.ts). Past the caller's bound: the legacy error, or a plain call on the modern wire.
+ */
+async function callAsRemoteTask(server: Server, tool: CompiledTool, remote: RemoteTasks, parsed: unknown, args: Record<string, unknown>, ctx: RequestContext) {
+  const slot = await takeTaskSlot(ctx.store, taskOwnerOf(ctx.caller), server.tasks);
+  if (!slot.granted) {
+    if (ctx.era === 'legacy') throw tooManyTasks(slot);
+    return tool.definition.run(parsed, ctx);
+  }
+  const taskId = await remote.start(args, server.tasks.ttlMs, ctx);
+  return (await openTask(server, ctx, { tool: tool.definition.name, args }, slot, taskId)).created;
+}
+
+/** Issues the task's id, files its record (and its place in the legacy index) and answers the call with it. */
+async function openTask(server: Server, ctx: RequestContext, origin: Pick<TaskRecord, 'tool' | 'args'>, slot: TaskSlot, remote?: string) {
+  const owner = taskOwnerOf(ctx.caller);
   const ref = taskRef(server, ctx, await server.keyring.issue(TASK_LABEL, owner));
   const now = Date.now();
   const record: TaskRecord = {
     ...origin, era: ctx.era, protocolVersion: ctx.protocolVersion, clientCapabilities: ctx.clientCapabilities,
-    createdAt: now, updatedAt: now, status: 'working', beat: now, round: 0,
+    createdAt: now, updatedAt: now, status: 'working', beat: now, round: 0, ...(remote !== undefined ? { remote } : {}),
   };
   // Durable before the reply (SEP-2663 §Task Creation): a tasks/get right after it must find the task.
   await writeRecord(ref, record);
-  if (ctx.era === 'legacy' && owner !== '') await ctx.store.append(storeKeys.taskIndex(owner, slot!.window), [ref.taskId], 2 * server.tasks.ttlMs);
-  driveTask(ref, record, work, cancellation);
-  return createTaskResult(ctx.era, ref.taskId, { status: 'working', createdAt: now, updatedAt: now }, server.tasks);
+  if (ctx.era === 'legacy' && owner !== '') await ctx.store.append(storeKeys.taskIndex(owner, slot.window), [ref.taskId], 2 * server.tasks.ttlMs);
+  return { ref, record, created: createTaskResult(ctx.era, ref.taskId, { status: 'working', createdAt: now, updatedAt: now }, server.tasks) };
 }
 
 /** The work's outcome when it settles within `ms`, else undefined (the work goes on). */
