@@ -4,9 +4,8 @@
  * the mount. Legacy callers use the official v1 SDK client's task API; 2026-07-28 callers poll tasks/get.
  */
 
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { CallToolResultSchema, CreateTaskResultSchema } from '@modelcontextprotocol/sdk/types.js';
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { CallToolResultSchema } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, test, vi } from 'vitest';
 import { createMcpHandler } from '../../api/mcp.js';
 import { createApp } from '../../lib/app.js';
@@ -14,6 +13,7 @@ import { createMounts, type Mounts } from '../../lib/mounts/index.js';
 import { TASKS_EXTENSION } from '../../lib/protocol/tasks.js';
 import { postModern } from '../support/rpc.js';
 import { startTestServer, type TestServer } from '../support/server.js';
+import { connectV1, createTask } from '../support/v1-tasks.js';
 import { startTaskMount, type TaskMount } from '../support/task-mount.js';
 import { startModernDownstream, type ModernDownstream } from '../support/downstream-modern.js';
 import { whoami } from '../support/mounts.js';
@@ -27,11 +27,6 @@ let server: TestServer;
 let client: Client;
 let other: Client;
 
-async function connect(url: string): Promise<Client> {
-  const c = new Client({ name: 'agent-mcp-tests-mount-tasks', version: '1.0.0' }, { capabilities: {} });
-  await c.connect(new StreamableHTTPClientTransport(new URL(url)));
-  return c;
-}
 
 beforeAll(async () => {
   vi.spyOn(console, 'info').mockImplementation(() => undefined);
@@ -42,7 +37,7 @@ beforeAll(async () => {
     tasks: { ttlMs: 60_000, pollIntervalMs: 50 }, origin: { local: true, allowedOrigins: new Set() },
   });
   server = await startTestServer(createMcpHandler(app));
-  [client, other] = await Promise.all([connect(server.mcpUrl), connect(server.mcpUrl)]);
+  [client, other] = await Promise.all([connectV1(server.mcpUrl), connectV1(server.mcpUrl)]);
 });
 afterAll(async () => {
   await Promise.all([client?.close(), other?.close()]);
@@ -52,8 +47,6 @@ afterAll(async () => {
   vi.restoreAllMocks();
 });
 
-const createTask = (c: Client, name: string, args: Record<string, unknown>) =>
-  c.request({ method: 'tools/call', params: { name, arguments: args, task: { ttl: 60_000 } } }, CreateTaskResultSchema);
 
 describe('a 2025-11-25 caller (v1 SDK client tasks API)', () => {
   test('tools/list marks a mounted task tool with the mount\'s execution.taskSupport', async () => {

@@ -5,14 +5,11 @@
  * a tool error when `fail` is set); `must_task` is the same with taskSupport "required".
  */
 
-import { randomUUID } from 'node:crypto';
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import type { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { InMemoryTaskStore } from '@modelcontextprotocol/sdk/experimental/tasks/stores/in-memory.js';
 import * as z from 'zod';
-import { readBody } from './downstream.js';
+import { listenOnLoopback, openSdkSession, readBody } from './downstream.js';
 
 export interface TaskMount {
   url: string;
@@ -56,29 +53,14 @@ export async function startTaskMount(): Promise<TaskMount> {
   const sessions = new Map<string, StreamableHTTPServerTransport>();
   const requests: TaskMount['requests'] = [];
   const taskStore = new InMemoryTaskStore();
-  const http: Server = createServer(async (request, response) => {
-    try {
-      const body = request.method === 'POST' ? await readBody(request) : undefined;
-      const messages = Array.isArray(body) ? body : body ? [body] : [];
-      for (const m of messages) if (typeof m?.method === 'string') requests.push({ method: m.method, params: m.params });
-      const sessionId = request.headers['mcp-session-id'];
-      let transport = typeof sessionId === 'string' ? sessions.get(sessionId) : undefined;
-      if (!transport) {
-        const created = new StreamableHTTPServerTransport({
-          sessionIdGenerator: () => randomUUID(),
-          onsessioninitialized: (id) => void sessions.set(id, created),
-        });
-        created.onclose = () => created.sessionId && sessions.delete(created.sessionId);
-        await buildServer(taskStore).connect(created);
-        transport = created;
-      }
-      await transport.handleRequest(request, response, body);
-    } catch (error) {
-      if (!response.headersSent) response.writeHead(500).end(String(error));
-    }
+  const { http, port } = await listenOnLoopback(async (request, response) => {
+    const body = request.method === 'POST' ? await readBody(request) : undefined;
+    const messages = Array.isArray(body) ? body : body ? [body] : [];
+    for (const m of messages) if (typeof m?.method === 'string') requests.push({ method: m.method, params: m.params });
+    const sessionId = request.headers['mcp-session-id'];
+    const transport = (typeof sessionId === 'string' ? sessions.get(sessionId) : undefined) ?? await openSdkSession(sessions, buildServer(taskStore));
+    await transport.handleRequest(request, response, body);
   });
-  await new Promise<void>((resolve) => http.listen(0, '127.0.0.1', resolve));
-  const { port } = http.address() as AddressInfo;
   return {
     url: `http://127.0.0.1:${port}/mcp`,
     requests,

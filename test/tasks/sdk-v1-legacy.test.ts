@@ -4,23 +4,16 @@
  * tools/call, tasks/get|result|list|cancel, and a task another session cannot see.
  */
 
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { CallToolResultSchema, CreateTaskResultSchema, TaskStatusNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { CallToolResultSchema, TaskStatusNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, test, vi } from 'vitest';
 import { createConformanceHandler } from '../fixtures/conformance-handler.js';
 import { startTestServer, type TestServer } from '../support/server.js';
+import { connectV1, createTask } from '../support/v1-tasks.js';
 
 const SETTINGS = { ttlMs: 60_000, pollIntervalMs: 50, heartbeatMs: 1_000 };
 
-async function connect(url: string): Promise<Client> {
-  const client = new Client({ name: 'agent-mcp-tests-v1-tasks', version: '1.0.0' }, { capabilities: {} });
-  await client.connect(new StreamableHTTPClientTransport(new URL(url)));
-  return client;
-}
 
-const createTask = (client: Client, name: string, args: Record<string, unknown>) =>
-  client.request({ method: 'tools/call', params: { name, arguments: args, task: { ttl: 60_000 } } }, CreateTaskResultSchema);
 
 describe('legacy experimental tasks with the v1 SDK client', () => {
   let server: TestServer;
@@ -29,7 +22,7 @@ describe('legacy experimental tasks with the v1 SDK client', () => {
 
   beforeAll(async () => {
     server = await startTestServer(createConformanceHandler({ tasks: SETTINGS }));
-    [client, other] = await Promise.all([connect(server.mcpUrl), connect(server.mcpUrl)]);
+    [client, other] = await Promise.all([connectV1(server.mcpUrl), connectV1(server.mcpUrl)]);
   });
   afterAll(async () => {
     await Promise.all([client?.close(), other?.close()]);
@@ -116,7 +109,7 @@ describe('the bound on tasks per caller (TASK_MAX_PER_CALLER) with the v1 SDK cl
 
   beforeAll(async () => {
     server = await startTestServer(createConformanceHandler({ tasks: { ...SETTINGS, maxPerCaller: 2 } }));
-    [client, other] = await Promise.all([connect(server.mcpUrl), connect(server.mcpUrl)]);
+    [client, other] = await Promise.all([connectV1(server.mcpUrl), connectV1(server.mcpUrl)]);
   });
   afterAll(async () => {
     await Promise.all([client?.close(), other?.close()]);
