@@ -12,7 +12,8 @@ import { INTERNAL_ERROR, McpError } from '../protocol/errors.js';
 import { isObject } from '../protocol/jsonrpc.js';
 import type { TaskStatus } from '../protocol/tasks.js';
 import type { RequestContext } from '../server/context.js';
-import { RemoteUnavailableError, type RemoteTask, type RemoteTasks } from '../tasks/remote.js';
+import type { RemoteTask, RemoteTasks } from '../server/registry.js';
+import { RemoteUnavailableError } from '../tasks/remote.js';
 import { classify, requestOptions, toMcpError, type MountLink } from './forward.js';
 
 /** Accepts any result; the shape is checked by the caller (Standard Schema v1, which `Client.request` takes). */

@@ -11,11 +11,10 @@ import { INTERNAL_ERROR, INVALID_PARAMS, McpError } from '../protocol/errors.js'
 import { storeKeys, taskOwnerOf } from '../server/caller.js';
 import { Cancellation } from '../server/cancellation.js';
 import { createRequestContext, type CallContext, type CallObservation, type Outbound, type RequestContext } from '../server/context.js';
-import { findInSources, type CompiledTool } from '../server/registry.js';
+import { findInSources, type CompiledTool, type RemoteTasks } from '../server/registry.js';
 import type { Server } from '../server/server.js';
 import { claimRound, endTask, writeRecord, type TaskRecord, type TaskRef } from './record.js';
 import { takeTaskSlot, type TaskSlot } from './quota.js';
-import type { RemoteTasks } from './remote.js';
 import { answersOfRound, driveTask, type Outcome } from './run.js';
 import { createTaskResult } from './wire.js';
 

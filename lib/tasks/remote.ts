@@ -7,27 +7,11 @@
  */
 
 import { INTERNAL_ERROR, McpError } from '../protocol/errors.js';
-import { isTerminal, type TaskStatus } from '../protocol/tasks.js';
+import { isTerminal } from '../protocol/tasks.js';
 import type { RequestContext } from '../server/context.js';
-import { findInSources } from '../server/registry.js';
+import { findInSources, type RemoteTask, type RemoteTasks } from '../server/registry.js';
 import type { Server } from '../server/server.js';
 import { endTask, type ReadTask, type TaskEnd, type TaskRef } from './record.js';
-
-/** The task of a call as the server that runs it reports it. */
-export interface RemoteTask {
-  status: TaskStatus;
-  statusMessage?: string;
-}
-
-/** What a tool whose server keeps its tasks offers: start one, and follow it by its id there. */
-export interface RemoteTasks {
-  /** Starts the call as a task there, asking it to keep the task `ttlMs`; its task id there. */
-  start(args: Record<string, unknown>, ttlMs: number, ctx: RequestContext): Promise<string>;
-  get(taskId: string, ctx: RequestContext): Promise<RemoteTask>;
-  /** Waits for the end there and answers what the call answered; a JSON-RPC error is thrown as an McpError. */
-  result(taskId: string, ctx: RequestContext): Promise<Record<string, unknown>>;
-  cancel(taskId: string, ctx: RequestContext): Promise<void>;
-}
 
 /**
  * The server keeping the task could not be asked (unreachable, timed out, the request cancelled): the caller gets this
