@@ -12,6 +12,8 @@ import {
 } from '../server/registry.js';
 import { MOUNT_SEPARATOR } from './config.js';
 import type { MountListings } from './connect.js';
+import type { TaskSupport } from '../protocol/tasks.js';
+import { mountTasks } from './tasks.js';
 import { forwardComplete, forwardPrompt, forwardRead, forwardToolCall, type MountLink } from './forward.js';
 
 export interface MountCatalog {
@@ -53,8 +55,9 @@ export function buildCatalog(link: MountLink, listings: MountListings, reserved?
 }
 
 function compileTool(link: MountLink, name: string, tool: Tool): CompiledTool {
+  const remote = mountTasks(link, tool);
   const inputSchema = tool.inputSchema as Record<string, unknown>;
-  // Execution hints (tasks) are left out: calls through the mount are plain requests.
+  // Execution hints are not copied: the legacy listing names a tool's task support from its definition (below).
   const listing = {
     name,
     ...(tool.title !== undefined ? { title: tool.title } : {}),
@@ -71,6 +74,7 @@ function compileTool(link: MountLink, name: string, tool: Tool): CompiledTool {
       description: tool.description ?? '',
       input: { jsonSchema: inputSchema },
       ...(link.scopes ? { scopes: link.scopes } : {}),
+      ...(remote ? { task: { support: tool.execution!.taskSupport as TaskSupport, remote } } : {}),
       run: (args: Record<string, unknown>, ctx) => forwardToolCall(link, tool, args, ctx),
     },
     listing,

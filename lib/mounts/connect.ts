@@ -22,7 +22,7 @@ export interface CallSession {
 }
 
 export interface MountSession {
-  client: Pick<Client, 'callTool' | 'readResource' | 'getPrompt' | 'complete' | 'getServerCapabilities'>;
+  client: Pick<Client, 'callTool' | 'readResource' | 'getPrompt' | 'complete' | 'getServerCapabilities' | 'request'>;
   /** The wire this connection speaks: `modern` (2026-07-28, questions come back as MRTR) or `legacy` (pushed requests). */
   era: 'legacy' | 'modern';
   listings: MountListings;

@@ -184,7 +184,7 @@ function toolOptions(link: MountLink, tool: Tool, ctx: RequestContext) {
   return { ...requestOptions(link, ctx), toolDefinition: tool };
 }
 
-function requestOptions(link: MountLink, ctx: RequestContext) {
+export function requestOptions(link: MountLink, ctx: RequestContext) {
   return {
     signal: ctx.signal,
     timeout: link.callTimeoutMs,
@@ -195,7 +195,7 @@ function requestOptions(link: MountLink, ctx: RequestContext) {
   };
 }
 
-function classify(link: MountLink, error: unknown, ctx: RequestContext, session: Pick<CallSession, 'breach'> = link.session): Failure {
+export function classify(link: MountLink, error: unknown, ctx: RequestContext, session: Pick<CallSession, 'breach'> = link.session): Failure {
   if (ctx.signal.aborted) return { kind: 'cancelled', reason: 'the call was cancelled.' };
   // A reply past a bound closed the connection, so the request failed as closed: the bound is the reason.
   if (session.breach !== undefined) {
@@ -214,7 +214,7 @@ function classify(link: MountLink, error: unknown, ctx: RequestContext, session:
  * A downstream error keeps its code unless the code would change the HTTP status of our reply: those codes
  * describe the client's request to us (malformed, unknown method, header mismatch), which this one was not.
  */
-function toMcpError(link: MountLink, failure: Failure): McpError {
+export function toMcpError(link: MountLink, failure: Failure): McpError {
   if (failure.kind !== 'protocol') return new McpError(INTERNAL_ERROR, `Mount ${link.name}: ${failure.reason}`);
   const { code, message, data } = failure;
   if (httpStatusFor('legacy', code) === 200 && httpStatusFor('modern', code) === 200) return new McpError(code, message, data);

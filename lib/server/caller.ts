@@ -57,8 +57,11 @@ export const storeKeys = {
   taskEnd: (owner: string, taskId: string) => keyOf('task-end', owner, taskId),
   taskInput: (owner: string, taskId: string, key: string) => keyOf('task-input', owner, taskId, key),
   taskRound: (owner: string, taskId: string, round: number) => keyOf('task-round', owner, taskId, String(round)),
-  /** The ids of a caller's tasks, for the legacy tasks/list. */
-  taskIndex: (owner: string) => keyOf('tasks', owner),
+  /** The ids of the tasks a caller made in one window of TASK_TTL_MS, for the legacy tasks/list (lib/tasks/quota.ts). */
+  taskIndex: (owner: string, window: number) => keyOf('tasks', owner, String(window)),
+  /** How many tasks a caller asked for in one window, and how many of those it was refused (lib/tasks/quota.ts). */
+  taskCount: (owner: string, window: number) => keyOf('task-count', owner, String(window)),
+  taskRefused: (owner: string, window: number) => keyOf('task-refused', owner, String(window)),
 };
 
 /** A key of a deployment's own per-caller state (stateOwnerOf): apart from every key agent-mcp itself keeps. */

@@ -5,7 +5,7 @@
  */
 
 import type * as z from 'zod';
-import type { TaskSupport } from '../protocol/tasks.js';
+import type { TaskStatus, TaskSupport } from '../protocol/tasks.js';
 import type { RequestContext } from './context.js';
 import { compileSkills, fileChild, type SkillCatalog, type SkillDefinition } from '../skills/skill.js';
 
@@ -58,6 +58,22 @@ export interface LazySchema<T extends z.ZodType = z.ZodType> {
   load(): Promise<T>;
 }
 
+/** The task of a call as the server that runs it reports it. */
+export interface RemoteTask {
+  status: TaskStatus;
+  statusMessage?: string;
+}
+
+/** A tool whose own server keeps its tasks (a mounted server's): start one there, follow it by its id (lib/tasks/remote.ts). */
+export interface RemoteTasks {
+  /** Starts the call as a task there, asking it to keep the task `ttlMs`; its task id there. */
+  start(args: Record<string, unknown>, ttlMs: number, ctx: RequestContext): Promise<string>;
+  get(taskId: string, ctx: RequestContext): Promise<RemoteTask>;
+  /** Waits for the end there and answers what the call answered; a JSON-RPC error is thrown as an McpError. */
+  result(taskId: string, ctx: RequestContext): Promise<Record<string, unknown>>;
+  cancel(taskId: string, ctx: RequestContext): Promise<void>;
+}
+
 export interface ToolDefinition<Input extends z.ZodType = z.ZodType> {
   name: string;
   title?: string;
@@ -74,8 +90,9 @@ export interface ToolDefinition<Input extends z.ZodType = z.ZodType> {
   /**
    * Whether a call may become a task (docs/tasks.md): `optional` or `required` (absent: never). On the modern wire
    * a call that has not answered after `afterMs` (default 0: at once) becomes one; on the legacy wire the client asks.
+   * `remote`: the tool's own server keeps the task (a mounted server's); ours wraps it.
    */
-  task?: { support: TaskSupport; afterMs?: number };
+  task?: { support: TaskSupport; afterMs?: number; remote?: RemoteTasks };
   run(args: z.output<Input>, ctx: RequestContext): ToolResult | InputRequired | Promise<ToolResult | InputRequired>;
 }
 

@@ -33,7 +33,7 @@ export interface ServerOptions {
   listTtlMs?: number;
   readTtlMs?: number;
   /** How long tasks live and how their instances beat (TASK_* variables); the defaults when absent. */
-  tasks?: TaskSettings;
+  tasks?: Partial<TaskSettings>;
 }
 
 export interface Server {
@@ -62,8 +62,8 @@ export function createServer(options: ServerOptions): Server {
   const dynamic = sources.length > 0;
   const hasResources = dynamic || registry.resources.size > 0 || registry.templates.length > 0;
   const hasPrompts = dynamic || registry.prompts.size > 0;
-  // Tasks are offered when some tool can become one; a mounted server's tools never do (docs/tasks.md).
-  const hasTasks = [...registry.tools.values()].some((tool) => tool.definition.task);
+  // Tasks are offered when some tool can become one; a mounted server's may (its tasks are passed through).
+  const hasTasks = dynamic || [...registry.tools.values()].some((tool) => tool.definition.task);
   const common = {
     ...(dynamic || registry.tools.size > 0 ? { tools: { listChanged: false } } : {}),
     ...(hasPrompts ? { prompts: { listChanged: false } } : {}),
@@ -86,7 +86,7 @@ export function createServer(options: ServerOptions): Server {
     defaultToolScopes: options.defaultToolScopes ?? [],
     listTtlMs: options.listTtlMs ?? 60_000,
     readTtlMs: options.readTtlMs ?? 0,
-    tasks: options.tasks ?? DEFAULT_TASK_SETTINGS,
+    tasks: { ...DEFAULT_TASK_SETTINGS, ...options.tasks },
     capabilities: {
       // No `subscribe`: a stateless server has no stream to send notifications/resources/updated on, and a
       // capability is a promise (2025-11-25 server/resources §Capabilities). resources/subscribe stays a no-op

@@ -7,13 +7,14 @@
  * client asked, so the task is made at once (2025-11-25 tasks §Creating Tasks).
  */
 
-import { INVALID_PARAMS } from '../protocol/errors.js';
+import { INTERNAL_ERROR, INVALID_PARAMS, McpError } from '../protocol/errors.js';
 import { storeKeys, taskOwnerOf } from '../server/caller.js';
 import { Cancellation } from '../server/cancellation.js';
-import { createRequestContext, type CallContext, type RequestContext } from '../server/context.js';
-import { findInSources, type CompiledTool } from '../server/registry.js';
+import { createRequestContext, type CallContext, type CallObservation, type Outbound, type RequestContext } from '../server/context.js';
+import { findInSources, type CompiledTool, type RemoteTasks } from '../server/registry.js';
 import type { Server } from '../server/server.js';
 import { claimRound, endTask, writeRecord, type TaskRecord, type TaskRef } from './record.js';
+import { takeTaskSlot, type TaskSlot } from './quota.js';
 import { answersOfRound, driveTask, type Outcome } from './run.js';
 import { createTaskResult } from './wire.js';
 
@@ -24,56 +25,116 @@ export function taskRef(server: Server, ctx: Pick<CallContext, 'store' | 'caller
   return { store: ctx.store, owner: taskOwnerOf(ctx.caller), taskId, settings: server.tasks };
 }
 
-/** The context a task's work runs in: the caller's, without the request's stream or signal. */
+/** The request's way back to its client, for a call that may still answer in the response. */
+interface RequestLink {
+  outbound?: Outbound;
+  observation?: CallObservation;
+}
+
+/** The context a task's work runs in: the caller's, without the request's signal, and with `link` while it has one. */
 function taskContext(
   server: Server, ctx: CallContext & { requestId: RequestContext['requestId'] }, record: Pick<TaskRecord, 'tool' | 'args'>, cancellation: Cancellation,
-  round: { inputResponses?: Record<string, unknown>; requestState?: unknown; meta?: Record<string, unknown> },
+  round: { inputResponses?: Record<string, unknown>; requestState?: unknown; meta?: Record<string, unknown> }, link: RequestLink = {},
 ): RequestContext {
   const call: CallContext = {
     era: ctx.era, protocolVersion: ctx.protocolVersion, principal: ctx.principal, caller: ctx.caller,
-    clientCapabilities: ctx.clientCapabilities, logLevel: ctx.logLevel, store: ctx.store,
+    clientCapabilities: ctx.clientCapabilities, logLevel: ctx.logLevel, store: ctx.store, ...link,
   };
   const { meta, ...answers } = round;
   const params = { name: record.tool, arguments: record.args, ...(meta ? { _meta: meta } : {}) };
   return createRequestContext(call, ctx.requestId, 'tools/call', params, { keyring: server.keyring, cancellation, ...answers });
 }
 
-/** Runs the tool; answers as usual when it is quick enough, else with the task it became. */
+/**
+ * The request's stream and observation, passed on until `detach`: while the call may still answer in the response
+ * its progress, logs and upstream time are the request's, as without tasks; a task has none (SEP-2663 §Task Status
+ * Notifications: progress and log notifications are not supported on tasks), and the request they belonged to is over.
+ */
+function linkUntilTask(ctx: RequestContext): RequestLink & { detach(): void } {
+  let open = true;
+  const { outbound, observation } = ctx;
+  return {
+    ...(outbound ? { outbound: { write: (message) => { if (open) outbound.write(message); } } } : {}),
+    ...(observation ? {
+      observation: { noteUpstream: (ms) => { if (open) observation.noteUpstream(ms); }, traceHeaders: observation.traceHeaders },
+    } : {}),
+    detach: () => { open = false; },
+  };
+}
+
+/** -32603 naming the bound: the 2025-11-25 tasks text gives no code for it (§Resource Management, §Error Handling). */
+function tooManyTasks(slot: TaskSlot): McpError {
+  return new McpError(INTERNAL_ERROR, `Too many tasks: this caller already holds ${slot.max} (${slot.variable}); ` +
+    'try again when older tasks have expired, or call the tool without params.task.', { maxTasks: slot.max });
+}
+
+/** Runs the tool; answers as usual when it is quick enough (or the caller holds its most tasks), else with the task it became. */
 export async function callAsTask(
   server: Server, tool: CompiledTool, parsed: unknown, args: Record<string, unknown>, ctx: RequestContext,
 ): Promise<Outcome | Record<string, unknown>> {
+  const remote = tool.definition.task?.remote;
+  if (remote) return callAsRemoteTask(server, tool, remote, parsed, args, ctx);
   const origin = { tool: tool.definition.name, args };
+  const owner = taskOwnerOf(ctx.caller);
+  // The legacy client asked for a task and gets one at once, or the bound's error before any work starts.
+  const early = ctx.era === 'legacy' ? await takeTaskSlot(ctx.store, owner, server.tasks) : undefined;
+  if (early && !early.granted) throw tooManyTasks(early);
   const cancellation = new Cancellation();
+  const link = ctx.era === 'modern' ? linkUntilTask(ctx) : undefined;
   // The request's `_meta` goes along: a paid tool finds the client's x402 payment there.
-  const runCtx = taskContext(server, ctx, origin, cancellation, { inputResponses: ctx.inputResponses, requestState: ctx.requestState, meta: ctx.meta });
+  const runCtx = taskContext(server, ctx, origin, cancellation, { inputResponses: ctx.inputResponses, requestState: ctx.requestState, meta: ctx.meta }, link);
   // Until it is a task the work is the request's: a client that leaves cancels it.
   const onGone = () => cancellation.cancel(ctx.signal.reason);
   ctx.signal.addEventListener('abort', onGone, { once: true });
   const work = Promise.resolve().then(() => tool.definition.run(parsed, runCtx));
+  let slot = early;
   try {
     const afterMs = ctx.era === 'modern' ? tool.definition.task?.afterMs ?? 0 : 0;
-    if (afterMs > 0) {
-      const quick = await settlesWithin(work, afterMs);
-      if (quick) {
-        cancellation.dispose();
-        if ('error' in quick) throw quick.error;
-        return quick.value;
-      }
+    const quick = afterMs > 0 ? await settlesWithin(work, afterMs) : undefined;
+    slot ??= quick ? undefined : await takeTaskSlot(ctx.store, owner, server.tasks);
+    // Quick enough, or past the bound: the server may always answer in the response (SEP-2663 §Capability Negotiation).
+    const inline = quick ?? (slot?.granted ? undefined : await work.then((value) => ({ value }), (error: unknown) => ({ error })));
+    if (inline) {
+      cancellation.dispose();
+      if ('error' in inline) throw inline.error;
+      return inline.value;
     }
   } finally {
     ctx.signal.removeEventListener('abort', onGone);
   }
-  const ref = taskRef(server, ctx, await server.keyring.issue(TASK_LABEL, taskOwnerOf(ctx.caller)));
+  link?.detach();
+  const { ref, record, created } = await openTask(server, ctx, origin, slot!);
+  driveTask(ref, record, work, cancellation);
+  return created;
+}
+
+/**
+ * A call of a tool whose own server keeps its tasks (a mounted server's): the task is started there at once and
+ * ours wraps it (lib/tasks/remote.ts). Past the caller's bound: the legacy error, or a plain call on the modern wire.
+ */
+async function callAsRemoteTask(server: Server, tool: CompiledTool, remote: RemoteTasks, parsed: unknown, args: Record<string, unknown>, ctx: RequestContext) {
+  const slot = await takeTaskSlot(ctx.store, taskOwnerOf(ctx.caller), server.tasks);
+  if (!slot.granted) {
+    if (ctx.era === 'legacy') throw tooManyTasks(slot);
+    return tool.definition.run(parsed, ctx);
+  }
+  const taskId = await remote.start(args, server.tasks.ttlMs, ctx);
+  return (await openTask(server, ctx, { tool: tool.definition.name, args }, slot, taskId)).created;
+}
+
+/** Issues the task's id, files its record (and its place in the legacy index) and answers the call with it. */
+async function openTask(server: Server, ctx: RequestContext, origin: Pick<TaskRecord, 'tool' | 'args'>, slot: TaskSlot, remote?: string) {
+  const owner = taskOwnerOf(ctx.caller);
+  const ref = taskRef(server, ctx, await server.keyring.issue(TASK_LABEL, owner));
   const now = Date.now();
   const record: TaskRecord = {
     ...origin, era: ctx.era, protocolVersion: ctx.protocolVersion, clientCapabilities: ctx.clientCapabilities,
-    createdAt: now, updatedAt: now, status: 'working', beat: now, round: 0,
+    createdAt: now, updatedAt: now, status: 'working', beat: now, round: 0, ...(remote !== undefined ? { remote } : {}),
   };
   // Durable before the reply (SEP-2663 §Task Creation): a tasks/get right after it must find the task.
   await writeRecord(ref, record);
-  if (ctx.era === 'legacy' && ref.owner !== '') await ctx.store.append(storeKeys.taskIndex(ref.owner), [ref.taskId], server.tasks.ttlMs);
-  driveTask(ref, record, work, cancellation);
-  return createTaskResult(ctx.era, ref.taskId, { status: 'working', createdAt: now, updatedAt: now }, server.tasks);
+  if (ctx.era === 'legacy' && owner !== '') await ctx.store.append(storeKeys.taskIndex(owner, slot.window), [ref.taskId], 2 * server.tasks.ttlMs);
+  return { ref, record, created: createTaskResult(ctx.era, ref.taskId, { status: 'working', createdAt: now, updatedAt: now }, server.tasks) };
 }
 
 /** The work's outcome when it settles within `ms`, else undefined (the work goes on). */

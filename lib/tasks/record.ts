@@ -37,6 +37,8 @@ export interface TaskRecord extends TaskOrigin {
   inputRequests?: InputRequests;
   /** The tool's MRTR state for its next round, kept here instead of carried by the client. */
   state?: unknown;
+  /** The task id at the tool's own server, when that server keeps the task (lib/tasks/remote.ts); nothing beats here. */
+  remote?: string;
 }
 
 export interface TaskEnd {
@@ -115,7 +117,7 @@ export async function readTask(ref: TaskRef, now = Date.now()): Promise<ReadTask
   const base = { createdAt: record.createdAt, updatedAt: record.updatedAt };
   if (end) return { record, view: { ...base, ...viewOfEnd(end) } };
   if (record.status === 'working') {
-    if (now - record.beat <= ref.settings.heartbeatMs * HEARTBEAT_MISSES) return { record, view: { ...base, status: 'working' } };
+    if (record.remote !== undefined || now - record.beat <= ref.settings.heartbeatMs * HEARTBEAT_MISSES) return { record, view: { ...base, status: 'working' } };
     console.warn(`[agent-mcp] task ${ref.taskId}: no heartbeat for ${now - record.beat} ms; reporting it failed`);
     return { record, view: { ...base, ...viewOfEnd(await endTask(ref, { status: 'failed', error: DIED })) } };
   }

@@ -15,9 +15,15 @@ export interface TaskSettings {
    * HEARTBEAT_MISSES beats in a row is reported failed: the instance died (or its function hit maxDuration).
    */
   heartbeatMs: number;
+  /** TASK_MAX_PER_CALLER: the most tasks one identified caller holds (lib/tasks/quota.ts). */
+  maxPerCaller: number;
+  /** TASK_MAX_ANONYMOUS: the most tasks every caller without an identity holds together. */
+  maxAnonymous: number;
 }
 
-export const DEFAULT_TASK_SETTINGS: Readonly<TaskSettings> = { ttlMs: 3_600_000, pollIntervalMs: 2_000, heartbeatMs: 5_000 };
+export const DEFAULT_TASK_SETTINGS: Readonly<TaskSettings> = {
+  ttlMs: 3_600_000, pollIntervalMs: 2_000, heartbeatMs: 5_000, maxPerCaller: 100, maxAnonymous: 1_000,
+};
 
 /** Beats a running task may miss before it is reported failed; more than one, so a slow store write is no death. */
 export const HEARTBEAT_MISSES = 3;
@@ -27,10 +33,13 @@ export function readTaskSettings(env: Record<string, string | undefined>): TaskS
     ttlMs: integerEnv(env, 'TASK_TTL_MS', DEFAULT_TASK_SETTINGS.ttlMs),
     pollIntervalMs: integerEnv(env, 'TASK_POLL_INTERVAL_MS', DEFAULT_TASK_SETTINGS.pollIntervalMs),
     heartbeatMs: integerEnv(env, 'TASK_HEARTBEAT_MS', DEFAULT_TASK_SETTINGS.heartbeatMs),
+    maxPerCaller: integerEnv(env, 'TASK_MAX_PER_CALLER', DEFAULT_TASK_SETTINGS.maxPerCaller),
+    maxAnonymous: integerEnv(env, 'TASK_MAX_ANONYMOUS', DEFAULT_TASK_SETTINGS.maxAnonymous),
   };
 }
 
 export function describeTaskSettings(settings: TaskSettings): string {
   return `tasks: kept ${settings.ttlMs} ms after their last change (TASK_TTL_MS), heartbeat every ${settings.heartbeatMs} ms ` +
-    `(TASK_HEARTBEAT_MS), a working task is failed after ${HEARTBEAT_MISSES} missed beats`;
+    `(TASK_HEARTBEAT_MS), a working task is failed after ${HEARTBEAT_MISSES} missed beats; at most ${settings.maxPerCaller} tasks ` +
+    `per caller (TASK_MAX_PER_CALLER) and ${settings.maxAnonymous} for all anonymous callers together (TASK_MAX_ANONYMOUS)`;
 }

@@ -6,7 +6,7 @@
  */
 
 import { randomUUID } from 'node:crypto';
-import { createServer, type IncomingMessage, type Server } from 'node:http';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { completable } from '@modelcontextprotocol/sdk/server/completable.js';
 import { McpServer, ResourceTemplate } from '@modelcontextprotocol/sdk/server/mcp.js';
@@ -94,6 +94,30 @@ function buildServer(name: string, waitCall: (key: string) => WaitCall): McpServ
   return server;
 }
 
+/** A new stateful session served by `server`: filed in `sessions` once initialized, removed when closed. */
+export async function openSdkSession(sessions: Map<string, StreamableHTTPServerTransport>, server: McpServer): Promise<StreamableHTTPServerTransport> {
+  const created = new StreamableHTTPServerTransport({
+    sessionIdGenerator: () => randomUUID(),
+    onsessioninitialized: (id) => void sessions.set(id, created),
+  });
+  created.onclose = () => created.sessionId && sessions.delete(created.sessionId);
+  await server.connect(created);
+  return created;
+}
+
+/** An HTTP server on a free loopback port; a handler that throws answers 500. */
+export async function listenOnLoopback(handle: (request: IncomingMessage, response: ServerResponse) => Promise<void>): Promise<{ http: Server; port: number }> {
+  const http = createServer(async (request, response) => {
+    try {
+      await handle(request, response);
+    } catch (error) {
+      if (!response.headersSent) response.writeHead(500).end(String(error));
+    }
+  });
+  await new Promise<void>((resolve) => http.listen(0, '127.0.0.1', resolve));
+  return { http, port: (http.address() as AddressInfo).port };
+}
+
 /** A request's JSON body (undefined when empty). */
 export async function readBody(request: IncomingMessage): Promise<unknown> {
   const chunks: Buffer[] = [];
@@ -123,40 +147,28 @@ export async function startDownstream(name: string, options: DownstreamMode | Do
     return waits.get(key)!;
   };
 
-  const http: Server = createServer(async (request, response) => {
-    try {
-      if (mode === 'failing') return void response.writeHead(500, { 'content-type': 'text/plain' }).end('down for maintenance');
-      const body = request.method === 'POST' ? await readBody(request) : undefined;
-      const messages = Array.isArray(body) ? body : body ? [body] : [];
-      for (const m of messages) if (typeof m?.method === 'string') methods.push(m.method);
-      for (const m of messages) if (typeof m?.method === 'string') metas.push({ method: m.method, meta: m.params?._meta });
-      if (request.method === 'POST') headers.push(request.headers);
-      const sessionId = request.headers['mcp-session-id'];
-      let transport = typeof sessionId === 'string' ? sessions.get(sessionId) : undefined;
-      if (!transport) {
-        if (!messages.some((m) => m?.method === 'initialize')) {
-          return void response.writeHead(sessionId ? 404 : 400, { 'content-type': 'application/json' })
-            .end(JSON.stringify({ jsonrpc: '2.0', id: null, error: { code: -32000, message: 'No valid session.' } }));
-        }
-        initializing.resolve();
-        await released.promise;
-        const created = new StreamableHTTPServerTransport({
-          sessionIdGenerator: () => randomUUID(),
-          onsessioninitialized: (id) => void sessions.set(id, created),
-        });
-        created.onclose = () => created.sessionId && sessions.delete(created.sessionId);
-        const server = buildServer(name, waitCall);
-        for (const tool of extraTools) server.registerTool(tool, { description: 'An extra tool.' }, async () => ({ content: [{ type: 'text', text: tool }] }));
-        await server.connect(created);
-        transport = created;
+  const { http, port } = await listenOnLoopback(async (request, response) => {
+    if (mode === 'failing') return void response.writeHead(500, { 'content-type': 'text/plain' }).end('down for maintenance');
+    const body = request.method === 'POST' ? await readBody(request) : undefined;
+    const messages = Array.isArray(body) ? body : body ? [body] : [];
+    for (const m of messages) if (typeof m?.method === 'string') methods.push(m.method);
+    for (const m of messages) if (typeof m?.method === 'string') metas.push({ method: m.method, meta: m.params?._meta });
+    if (request.method === 'POST') headers.push(request.headers);
+    const sessionId = request.headers['mcp-session-id'];
+    let transport = typeof sessionId === 'string' ? sessions.get(sessionId) : undefined;
+    if (!transport) {
+      if (!messages.some((m) => m?.method === 'initialize')) {
+        return void response.writeHead(sessionId ? 404 : 400, { 'content-type': 'application/json' })
+          .end(JSON.stringify({ jsonrpc: '2.0', id: null, error: { code: -32000, message: 'No valid session.' } }));
       }
-      await transport.handleRequest(request, response, body);
-    } catch (error) {
-      if (!response.headersSent) response.writeHead(500).end(String(error));
+      initializing.resolve();
+      await released.promise;
+      const server = buildServer(name, waitCall);
+      for (const tool of extraTools) server.registerTool(tool, { description: 'An extra tool.' }, async () => ({ content: [{ type: 'text', text: tool }] }));
+      transport = await openSdkSession(sessions, server);
     }
+    await transport.handleRequest(request, response, body);
   });
-  await new Promise<void>((resolve) => http.listen(0, '127.0.0.1', resolve));
-  const { port } = http.address() as AddressInfo;
   return {
     name,
     url: `http://127.0.0.1:${port}/mcp`,

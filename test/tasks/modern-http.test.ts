@@ -3,7 +3,7 @@
  * header, and input asked inside a task, answered in parts with tasks/update.
  */
 
-import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { afterAll, beforeAll, describe, expect, test, vi } from 'vitest';
 import { SKILLS_EXTENSION } from '../../lib/protocol/skills.js';
 import { TASKS_EXTENSION } from '../../lib/protocol/tasks.js';
 import { createConformanceHandler } from '../fixtures/conformance-handler.js';
@@ -83,5 +83,22 @@ describe('input inside a task', () => {
     const done = await waitFor(created.taskId, 'completed');
     expect(done.result.content).toEqual([{ type: 'text', text: 'Got Ada and Grace.' }]);
     expect(done).not.toHaveProperty('requestState');
+  });
+});
+
+describe('the bound on anonymous tasks (TASK_MAX_ANONYMOUS)', () => {
+  let bounded: TestServer;
+  beforeAll(async () => {
+    bounded = await startTestServer(createConformanceHandler({ tasks: { ttlMs: 60_000, pollIntervalMs: 50, maxAnonymous: 1 } }));
+  });
+  afterAll(() => bounded?.close());
+
+  test('past the bound a task-capable client\'s call answers in the response instead of becoming a task', async () => {
+    const warn = vi.spyOn(console, 'warn').mockImplementation(() => undefined);
+    const ask = (id: number, seconds: number) => postModern(bounded.mcpUrl, id, 'tools/call', { name: 'slow_compute', arguments: { seconds } }, { capabilities: WITH_TASKS })
+      .then((r) => r.json() as Promise<any>);
+    expect((await ask(1, 30)).result).toMatchObject({ resultType: 'task', status: 'working' });
+    expect((await ask(2, 0.2)).result).toMatchObject({ resultType: 'complete', content: [{ text: 'Computed result after 0.2 s.' }] });
+    expect(warn.mock.calls.flat().join('\n')).toContain('TASK_MAX_ANONYMOUS=1');
   });
 });

@@ -4,23 +4,16 @@
  * tools/call, tasks/get|result|list|cancel, and a task another session cannot see.
  */
 
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { CallToolResultSchema, CreateTaskResultSchema, TaskStatusNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
-import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { CallToolResultSchema, TaskStatusNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
+import { afterAll, beforeAll, describe, expect, test, vi } from 'vitest';
 import { createConformanceHandler } from '../fixtures/conformance-handler.js';
 import { startTestServer, type TestServer } from '../support/server.js';
+import { connectV1, createTask } from '../support/v1-tasks.js';
 
 const SETTINGS = { ttlMs: 60_000, pollIntervalMs: 50, heartbeatMs: 1_000 };
 
-async function connect(url: string): Promise<Client> {
-  const client = new Client({ name: 'agent-mcp-tests-v1-tasks', version: '1.0.0' }, { capabilities: {} });
-  await client.connect(new StreamableHTTPClientTransport(new URL(url)));
-  return client;
-}
 
-const createTask = (client: Client, name: string, args: Record<string, unknown>) =>
-  client.request({ method: 'tools/call', params: { name, arguments: args, task: { ttl: 60_000 } } }, CreateTaskResultSchema);
 
 describe('legacy experimental tasks with the v1 SDK client', () => {
   let server: TestServer;
@@ -29,7 +22,7 @@ describe('legacy experimental tasks with the v1 SDK client', () => {
 
   beforeAll(async () => {
     server = await startTestServer(createConformanceHandler({ tasks: SETTINGS }));
-    [client, other] = await Promise.all([connect(server.mcpUrl), connect(server.mcpUrl)]);
+    [client, other] = await Promise.all([connectV1(server.mcpUrl), connectV1(server.mcpUrl)]);
   });
   afterAll(async () => {
     await Promise.all([client?.close(), other?.close()]);
@@ -106,5 +99,35 @@ describe('legacy experimental tasks with the v1 SDK client', () => {
     expect((await other.experimental.tasks.listTasks()).tasks).toEqual([]);
     expect(await client.experimental.tasks.getTask(task.taskId)).toMatchObject({ status: 'working' });
     await client.experimental.tasks.cancelTask(task.taskId);
+  });
+});
+
+describe('the bound on tasks per caller (TASK_MAX_PER_CALLER) with the v1 SDK client', () => {
+  let server: TestServer;
+  let client: Client;
+  let other: Client;
+
+  beforeAll(async () => {
+    server = await startTestServer(createConformanceHandler({ tasks: { ...SETTINGS, maxPerCaller: 2 } }));
+    [client, other] = await Promise.all([connectV1(server.mcpUrl), connectV1(server.mcpUrl)]);
+  });
+  afterAll(async () => {
+    await Promise.all([client?.close(), other?.close()]);
+    await server?.close();
+  });
+
+  test('past the bound a task-augmented call is -32603 naming TASK_MAX_PER_CALLER; tasks/list holds the bound; another session is not affected', async () => {
+    const warn = vi.spyOn(console, 'warn').mockImplementation(() => undefined);
+    const made = [await createTask(client, 'slow_compute', { seconds: 0 }), await createTask(client, 'slow_compute', { seconds: 0 })];
+    await expect(createTask(client, 'slow_compute', { seconds: 0 }))
+      .rejects.toMatchObject({ code: -32603, message: expect.stringContaining('TASK_MAX_PER_CALLER'), data: { maxTasks: 2 } });
+    // Finished tasks still count: they are kept, results and all, until they expire.
+    const { tasks } = await client.experimental.tasks.listTasks();
+    expect(tasks.map((t) => t.taskId).sort()).toEqual(made.map(({ task }) => task.taskId).sort());
+    expect(await createTask(other, 'slow_compute', { seconds: 0 })).toMatchObject({ task: { status: 'working' } });
+    // The same call without params.task still answers.
+    const answer = await client.request({ method: 'tools/call', params: { name: 'slow_compute', arguments: { seconds: 0 } } }, CallToolResultSchema);
+    expect(answer.content).toEqual([{ type: 'text', text: 'Computed result after 0 s.' }]);
+    expect(warn.mock.calls.flat().join('\n')).toContain('TASK_MAX_PER_CALLER=2');
   });
 });

@@ -11,10 +11,10 @@ import { callerKey } from '../../lib/server/caller.js';
 import type { CallContext, Principal } from '../../lib/server/context.js';
 import { MemoryStore } from '../../lib/store/memory.js';
 import { endTask, readTask, writeRecord, type TaskRecord } from '../../lib/tasks/record.js';
-import { HEARTBEAT_MISSES } from '../../lib/tasks/settings.js';
+import { DEFAULT_TASK_SETTINGS, HEARTBEAT_MISSES } from '../../lib/tasks/settings.js';
 import { createConformanceApp } from '../fixtures/conformance-handler.js';
 
-const SETTINGS = { ttlMs: 60_000, pollIntervalMs: 100, heartbeatMs: 1_000 };
+const SETTINGS = { ...DEFAULT_TASK_SETTINGS, ttlMs: 60_000, pollIntervalMs: 100, heartbeatMs: 1_000 };
 const CAPABILITIES = { extensions: { [TASKS_EXTENSION]: {} } };
 
 function modernCall(store: MemoryStore, principal?: Principal): CallContext {
@@ -108,6 +108,8 @@ describe('task settings are read at start-up', () => {
     ['TASK_POLL_INTERVAL_MS', '0'],
     ['TASK_HEARTBEAT_MS', '-5'],
     ['AGENT_TASK_AFTER_MS', '1.5'],
+    ['TASK_MAX_PER_CALLER', '0'],
+    ['TASK_MAX_ANONYMOUS', 'many'],
   ])('%s=%s is a TypeError naming the variable', (name, value) => {
     expect(() => createDefaultApp({ [name]: value })).toThrow(new RegExp(`^${name} must be`));
   });

@@ -10,6 +10,8 @@ import { META_RELATED_TASK, TASK_STATUS_NOTIFICATION, isTerminal } from '../../p
 import { resumeTask, taskRef, TASK_LABEL } from '../../tasks/call.js';
 import { asksForTask, missingTasksExtension } from '../../tasks/negotiate.js';
 import { endKey, endTask, fileAnswers, readTask, type ReadTask, type TaskRef } from '../../tasks/record.js';
+import { taskWindow } from '../../tasks/quota.js';
+import { awaitRemote, cancelRemote, refreshRemote, RemoteUnavailableError } from '../../tasks/remote.js';
 import { HEARTBEAT_MISSES } from '../../tasks/settings.js';
 import { legacyTask, modernTask } from '../../tasks/wire.js';
 import { storeKeys, taskOwnerOf } from '../caller.js';
@@ -25,8 +27,14 @@ async function findTask(server: Server, params: Record<string, unknown>, ctx: Re
   if (typeof taskId !== 'string') throw new McpError(INVALID_PARAMS, 'params.taskId must be a string.');
   const ref = taskRef(server, ctx, taskId);
   if (!(await server.keyring.check(TASK_LABEL, taskId, ref.owner))) throw unknownTask();
-  const read = await readTask(ref);
-  if (!read) throw unknownTask();
+  const stored = await readTask(ref);
+  if (!stored) throw unknownTask();
+  // A task another server keeps (a mounted server's) is as that server says; tasks/result waits there instead, and
+  // tasks/cancel cancels ours even when that server cannot be reached.
+  const read = ctx.method === 'tasks/result' ? stored : await refreshRemote(server, ctx, ref, stored).catch((error: unknown) => {
+    if (ctx.method === 'tasks/cancel' && error instanceof RemoteUnavailableError) return stored;
+    throw error;
+  });
   // Every input is in but the instance that filed the last answer did not resume the work: this one does.
   if (read.answered) await resumeTask(server, ctx, ref, read.record, read.answered);
   return { ref, read };
@@ -55,10 +63,14 @@ export async function updateTask(server: Server, params: Record<string, unknown>
 export async function cancelTask(server: Server, params: Record<string, unknown>, ctx: RequestContext) {
   const { ref, read } = await findTask(server, params, ctx);
   if (ctx.era === 'modern') {
-    if (!isTerminal(read.view.status)) await endTask(ref, { status: 'cancelled' });
+    if (!isTerminal(read.view.status)) {
+      await cancelRemote(server, ctx, read);
+      await endTask(ref, { status: 'cancelled' });
+    }
     return {};
   }
   if (isTerminal(read.view.status)) throw new McpError(INVALID_PARAMS, `Task is already ${read.view.status}.`);
+  await cancelRemote(server, ctx, read);
   const end = await endTask(ref, { status: 'cancelled' });
   return legacyTask(ref.taskId, { ...read.view, status: end.status, updatedAt: end.at }, server.tasks);
 }
@@ -70,7 +82,8 @@ export async function cancelTask(server: Server, params: Record<string, unknown>
 export async function taskResult(server: Server, params: Record<string, unknown>, ctx: RequestContext) {
   const found = await findTask(server, params, ctx);
   const { ref } = found;
-  let view = found.read.view;
+  let view = found.read.record.remote === undefined || isTerminal(found.read.view.status) ? found.read.view
+    : (await awaitRemote(server, ctx, ref, found.read)).view;
   while (!isTerminal(view.status)) {
     // Woken by the end at once on this instance, else by the store's watch tick; a dead worker is found by readTask.
     await ctx.store.watch([endKey(ref)], ([end]) => end !== undefined, { signal: ctx.signal, timeoutMs: server.tasks.heartbeatMs * HEARTBEAT_MISSES });
@@ -89,10 +102,14 @@ export async function taskResult(server: Server, params: Record<string, unknown>
   throw new McpError(INVALID_PARAMS, 'The task was cancelled.', related);
 }
 
-/** Legacy: the caller's tasks, newest last; a caller without an identity has none it can list. */
+/**
+ * Legacy: the caller's tasks, newest last; a caller without an identity has none it can list. The index has a list
+ * per window of TASK_TTL_MS (lib/tasks/quota.ts): a task still kept was made in this window or the previous one.
+ */
 export async function listTasks(server: Server, params: Record<string, unknown>, ctx: RequestContext) {
   const owner = taskOwnerOf(ctx.caller);
-  const ids = owner === '' ? [] : await ctx.store.range<string>(storeKeys.taskIndex(owner), 0);
+  const window = taskWindow(server.tasks);
+  const ids = owner === '' ? [] : (await Promise.all([window - 1, window].map((w) => ctx.store.range<string>(storeKeys.taskIndex(owner, w), 0)))).flat();
   const { page, nextCursor } = paginate(ids, params.cursor, server.pageSize);
   const reads = await Promise.all(page.map((taskId) => readTask(taskRef(server, ctx, taskId)).then((read) => ({ taskId, read }))));
   const tasks = reads.filter(({ read }) => read).map(({ taskId, read }) => legacyTask(taskId, read!.view, server.tasks));
