@@ -1,5 +1,6 @@
 /**
- * One cold start: this fresh process imports a built function (argv[2]) and answers its first tools/list.
+ * One cold start: this fresh process imports a built function (argv[2]) and answers its first tools/list, on the
+ * 2025-11-25 wire or, with argv[3] `modern`, on the 2026-07-28 wire (a server of one era answers that era only).
  * Prints {runtimeMs, importMs, firstMs} as JSON (last line). Run by bench/cold-start.mjs, once per sample.
  *
  * Node sets up parts of itself on first use: its Web API (undici: Request, Response, Headers), ~30 ms here,
@@ -14,10 +15,17 @@ console.log('cold start: runtime ready');
 const t1 = performance.now();
 const module = await import(process.argv[2]);
 const t2 = performance.now();
+const modern = process.argv[3] === 'modern';
 const response = await module.default.fetch(new Request('http://localhost/mcp', {
   method: 'POST',
-  headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2025-11-25' },
-  body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }),
+  headers: {
+    'content-type': 'application/json',
+    accept: 'application/json, text/event-stream',
+    ...(modern ? { 'mcp-protocol-version': '2026-07-28', 'mcp-method': 'tools/list' } : { 'mcp-protocol-version': '2025-11-25' }),
+  },
+  body: JSON.stringify(modern
+    ? { jsonrpc: '2.0', id: 1, method: 'tools/list', params: { _meta: { 'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientCapabilities': {} } } }
+    : { jsonrpc: '2.0', id: 1, method: 'tools/list' }),
 }));
 const text = await response.text();
 const t3 = performance.now();

@@ -44,6 +44,10 @@ export function bundleOptions(name, source, outdir) {
     platform: 'node',
     target: 'node20',
     chunkNames: 'chunks/[name]-[hash]',
+    // A cold start parses every byte loaded at start: without indentation and with shorter syntax it is a fifth
+    // smaller and imports ~2 ms sooner (docs/performance.md). Names are kept, so stack traces still name functions.
+    minifyWhitespace: true,
+    minifySyntax: true,
     // CommonJS dependencies call require() for Node built-ins, which an ESM bundle has no binding for.
     banner: { js: "import { createRequire as __createRequire } from 'node:module'; const require = __createRequire(import.meta.url);" },
     logLevel: 'warning',
