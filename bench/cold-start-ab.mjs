@@ -1,7 +1,8 @@
 /**
  * A/B cold start of built functions on a shared machine: `node bench/cold-start-ab.mjs label=path/to/mcp.js ...`.
  * Every round runs each function once on each wire (2025-11-25 and 2026-07-28), in turn, so drift from other work
- * hits all of them alike; prints per function and wire the median and p10 of import + first tools/list.
+ * hits all of them alike; prints per function and wire the median and p10 of import + first tools/list, and the
+ * CPU time they took (user + system), which a loaded machine inflates less than wall time.
  * BENCH_RUNS rounds (41). Used to judge each cold-start change against the build it started from.
  */
 
@@ -32,5 +33,6 @@ for (let i = 0; i < RUNS; i++) {
 for (const [key, runs] of samples) {
   const total = runs.map((s) => s.importMs + s.firstMs);
   console.log(`${key.padEnd(24)} median ${round(median(total))} ms  p10 ${round(quantile(total, 0.1))}  p90 ${round(quantile(total, 0.9))}`
-    + `  import ${round(median(runs.map((s) => s.importMs)))}  first ${round(median(runs.map((s) => s.firstMs)))}  (${runs.length} runs)`);
+    + `  import ${round(median(runs.map((s) => s.importMs)))}  first ${round(median(runs.map((s) => s.firstMs)))}`
+    + `  cpu ${round(median(runs.map((s) => s.cpuMs)))} (p10 ${round(quantile(runs.map((s) => s.cpuMs), 0.1))})  (${runs.length} runs)`);
 }
