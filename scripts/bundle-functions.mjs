@@ -12,6 +12,7 @@
 import { existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 import { build } from 'esbuild';
+import { lazyAdditionsPlugin } from './lazy-additions.mjs';
 
 const SOURCE_EXTENSIONS = ['.ts', '.mts', '.js', '.mjs'];
 
@@ -51,6 +52,8 @@ export function bundleOptions(name, source, outdir) {
     // CommonJS dependencies call require() for Node built-ins, which an ESM bundle has no binding for.
     banner: { js: "import { createRequire as __createRequire } from 'node:module'; const require = __createRequire(import.meta.url);" },
     logLevel: 'warning',
+    // api/<name>.ts → the project root, whose tools/index.ts the plugin describes.
+    plugins: [lazyAdditionsPlugin(dirname(dirname(resolve(source))))],
   };
 }
 
