@@ -70,8 +70,9 @@ export function dropBareRuntimeImport(metafile, entryPoint, workingDir = process
   metafile.outputs[entry].imports = metafile.outputs[entry].imports.filter(({ path, kind }) => {
     const chunk = metafile.outputs[path];
     if (kind !== 'import-statement' || !chunk || Object.keys(chunk.inputs).length > 0) return true;
-    const bare = `import"${relative(dirname(file), resolve(workingDir, path)).replaceAll('\\', '/')}";`;
-    if (!code.includes(bare)) return true;
+    const specifier = relative(dirname(file), resolve(workingDir, path)).replaceAll('\\', '/').replaceAll('.', '\\.');
+    const bare = new RegExp(`^import ?"${specifier}";\\n?`, 'm');
+    if (!bare.test(code)) return true;
     code = code.replace(bare, '');
     return false;
   });
