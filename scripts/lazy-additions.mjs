@@ -8,6 +8,7 @@
  * (lib/define/manifest.ts says why), and an empty list, are bundled as they are.
  */
 
+import { randomUUID } from 'node:crypto';
 import { mkdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -19,7 +20,7 @@ const NAMESPACE = 'agent-mcp-lazy-additions';
 async function describeProject(projectRoot) {
   const dir = join(projectRoot, 'node_modules/.cache/agent-mcp-additions');
   mkdirSync(dir, { recursive: true });
-  const outfile = join(dir, `describe-${process.pid}-${Date.now()}.mjs`);
+  const outfile = join(dir, `describe-${process.pid}-${randomUUID()}.mjs`);
   try {
     await build({
       stdin: {
