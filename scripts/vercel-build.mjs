@@ -19,7 +19,7 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { build } from 'esbuild';
-import { bundleOptions, describeStartup } from './bundle-functions.mjs';
+import { bundleOptions, describeStartup, dropBareRuntimeImport } from './bundle-functions.mjs';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 /** Where the bundles go, next to api/ so that the re-exports stay relative and file tracing finds them. */
@@ -44,6 +44,7 @@ export async function bundleForRemoteBuild(projectRoot) {
     const outdir = join(projectRoot, BUNDLE_DIR, name);
     rmSync(outdir, { recursive: true, force: true });
     const { metafile } = await build({ ...bundleOptions('index', path, outdir), absWorkingDir: projectRoot });
+    dropBareRuntimeImport(metafile, `api/${file}`, projectRoot);
     console.log(`vercel-build: api/${file} ${describeStartup(metafile, `api/${file}`)}`);
     const target = `../${BUNDLE_DIR}/${name}/index.js`;
     writeFileSync(path, `${STUB_MARKER}: this function's bundle.\nexport * from '${target}';\nexport { default } from '${target}';\n`);

@@ -27,17 +27,12 @@ import { listResourceTemplates, listResources, readResource, subscribe } from '.
 import { getPrompt, listPrompts } from './methods/prompts.js';
 import { complete } from './methods/completion.js';
 // Imported, not loaded on demand: a dynamic import splits the modules it shares into a chunk of their own, and
-// loading that extra file cost a cold start more (+1.5 ms median) than these few kilobytes do (+0.2 ms).
+// loading that extra file cost a cold start more (+1.5 ms median) than these few kilobytes do (+0.2 ms). The
+// skills methods (2 KB) likewise: on demand, they put a 7 KB shared chunk on the start path (docs/performance.md).
 import { cancelTask, getTask, listTasks, taskResult, updateTask } from './methods/tasks.js';
+import { getSkill, listSkills, readDirectory } from './methods/skills.js';
 
 type Handler = (server: Server, params: Record<string, unknown>, ctx: RequestContext) => unknown;
-
-/** A handler whose module loads with the first request for it, off the cold path. */
-function lazy<M>(load: () => Promise<M>, pick: (module: M) => Handler): Handler {
-  return async (server, params, ctx) => pick(await load())(server, params, ctx);
-}
-
-const loadSkills = () => import('./methods/skills.js');
 
 const HANDLERS: Readonly<Record<string, Handler>> = {
   initialize,
@@ -54,9 +49,9 @@ const HANDLERS: Readonly<Record<string, Handler>> = {
   'prompts/list': listPrompts,
   'prompts/get': getPrompt,
   'completion/complete': complete,
-  [SKILLS_LIST]: lazy(loadSkills, (m) => m.listSkills),
-  [SKILLS_GET]: lazy(loadSkills, (m) => m.getSkill),
-  [DIRECTORY_READ]: lazy(loadSkills, (m) => m.readDirectory),
+  [SKILLS_LIST]: listSkills,
+  [SKILLS_GET]: getSkill,
+  [DIRECTORY_READ]: readDirectory,
   'tasks/get': getTask,
   'tasks/update': updateTask,
   'tasks/cancel': cancelTask,

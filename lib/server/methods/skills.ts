@@ -1,8 +1,7 @@
 /**
  * The skills extension's methods (SEP-2640): `skills/list` and `skills/get` over the server's own skills, and
  * `resources/directory/read` over their directories. A URI that names no skill, or no directory, is -32602
- * with `data.uri` on both wires, the code `resources/read` uses for an unknown resource. Loaded with the first
- * skills request, so a server whose clients never ask pays nothing for it.
+ * with `data.uri` on both wires, the code `resources/read` uses for an unknown resource.
  */
 
 import { INVALID_PARAMS, McpError } from '../../protocol/errors.js';

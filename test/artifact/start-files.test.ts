@@ -1,0 +1,48 @@
+/**
+ * What a cold start of the built api/mcp loads (run `npm run build` first; `npm test` does): every file of the
+ * function's bundle it imports before answering costs a cold start ~0.5 ms (docs/performance.md), so the first
+ * tools/list, on either wire, needs the bundle's entry file alone; the chunks a tools/call loads later still find
+ * esbuild's helpers, whose chunk the entry no longer imports.
+ */
+
+import { spawnSync } from 'node:child_process';
+import { dirname } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { expect, test } from 'vitest';
+// @ts-expect-error plain ESM helper without type declarations
+import { builtFunctionPath } from '../../scripts/load-built.mjs';
+
+const TRACE = fileURLToPath(new URL('../support/import-trace.mjs', import.meta.url));
+
+/** Runs `requests` (method, modern wire?, params) against a fresh import of the built function; the bundle files it loaded. */
+function filesLoadedBy(requests: [string, boolean, Record<string, unknown>?][]): string[] {
+  const path = builtFunctionPath('api/mcp');
+  const script = `
+    const { default: fn } = await import(${JSON.stringify(pathToFileURL(path).href)});
+    for (const [method, modern, params = {}] of ${JSON.stringify(requests)}) {
+      const meta = { 'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientCapabilities': {} };
+      const response = await fn.fetch(new Request('http://localhost/mcp', {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream',
+          ...(modern ? { 'mcp-protocol-version': '2026-07-28', 'mcp-method': method } : { 'mcp-protocol-version': '2025-11-25' }) },
+        body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params: modern ? { ...params, _meta: meta } : params }),
+      }));
+      const body = await response.json();
+      if (!body.result) throw new Error(method + ': ' + JSON.stringify(body));
+    }
+    console.log(JSON.stringify(await globalThis.loadedModules()));`;
+  const run = spawnSync(process.execPath, ['--import', TRACE, '--input-type=module', '-e', script], { encoding: 'utf8', env: { PATH: process.env.PATH! } });
+  expect(run.status, run.stderr).toBe(0);
+  const root = pathToFileURL(dirname(dirname(path))).href;
+  return (JSON.parse(run.stdout.trim().split('\n').at(-1)!) as string[]).filter((url) => url.startsWith(root)).map((url) => url.slice(root.length + 1));
+}
+
+test.each([['2025-11-25', false], ['2026-07-28', true]])('a cold start answers its first tools/list on the %s wire from the bundle entry alone, no chunk', (_, modern) => {
+  expect(filesLoadedBy([['tools/list', modern]])).toEqual(['api/mcp.js']);
+});
+
+test('a tools/call after it loads its schema chunk, which reaches the helpers chunk by itself', () => {
+  const files = filesLoadedBy([['tools/list', false], ['tools/call', false, { name: 'chat_with_agent', arguments: { message: 'hi' } }]]);
+  expect(files[0]).toBe('api/mcp.js');
+  expect(files.some((file) => file.startsWith('chunks/chat-schema-'))).toBe(true);
+});
