@@ -179,7 +179,7 @@ function toAgent(config: UpstreamAgentConfig, env: Env, timeoutMs: number, maxRe
   const profile: AgentProfile = {
     id: config.id,
     name: config.name ?? config.id,
-    description: config.description ?? `An agent reached through an ${config.format === 'openai' ? 'OpenAI-compatible' : 'platform'} chat endpoint.`,
+    description: config.description ?? `An agent reached through ${config.format === 'openai' ? 'an OpenAI-compatible' : 'a platform'} chat endpoint.`,
     kind: config.format,
     paid,
   };

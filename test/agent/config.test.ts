@@ -16,6 +16,13 @@ describe('agent configuration is validated at start-up, naming the variable', ()
     expect(platform!.profile.kind).toBe('platform');
   });
 
+  test('an agent without a description is described by its format, in plain English', () => {
+    const [openai] = readAgents({ AGENT_URL: 'http://localhost:11434/v1', AGENT_MODEL: 'llama3' });
+    const [platform] = readAgents({ AGENT_URL: 'https://agents.example.com/chat', AGENT_FORMAT: 'platform' });
+    expect(openai!.profile.description).toBe('An agent reached through an OpenAI-compatible chat endpoint.');
+    expect(platform!.profile.description).toBe('An agent reached through a platform chat endpoint.');
+  });
+
   test('tools are none by default; AGENTS `tools` and AGENT_TOOLS name them, agent:<id> included', () => {
     expect(readAgents({ AGENT_URL: 'http://x/v1', AGENT_MODEL: 'm' })[0]!.tools).toBeUndefined();
     const agents = readAgents({
