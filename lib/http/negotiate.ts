@@ -4,6 +4,7 @@
  */
 
 import { refuse } from './replies.js';
+import { EVENT_STREAM } from '../protocol/headers.js';
 
 function mediaTypes(header: string | null): string[] {
   return (header ?? '').split(',').map((part) => part.split(';')[0]!.trim().toLowerCase()).filter(Boolean);
@@ -15,12 +16,12 @@ function accepts(types: string[], wanted: string): boolean {
 }
 
 export function acceptsEventStream(request: Request): boolean {
-  return accepts(mediaTypes(request.headers.get('accept')), 'text/event-stream');
+  return accepts(mediaTypes(request.headers.get('accept')), EVENT_STREAM);
 }
 
 export function checkAccept(request: Request): Response | undefined {
   const types = mediaTypes(request.headers.get('accept'));
-  if (accepts(types, 'application/json') && accepts(types, 'text/event-stream')) return undefined;
+  if (accepts(types, 'application/json') && accepts(types, EVENT_STREAM)) return undefined;
   return refuse(406, 'Not Acceptable: the Accept header must list application/json and text/event-stream.');
 }
 

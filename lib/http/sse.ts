@@ -12,9 +12,10 @@
 
 import type { JsonRpcMessage } from '../protocol/jsonrpc.js';
 import type { Store } from '../store/types.js';
+import { EVENT_STREAM } from '../protocol/headers.js';
 
 export const SSE_HEADERS: Readonly<Record<string, string>> = {
-  'content-type': 'text/event-stream',
+  'content-type': EVENT_STREAM,
   'cache-control': 'no-cache, no-transform',
   'x-accel-buffering': 'no',
 };

@@ -8,6 +8,7 @@
 import { runToolLoop, type FunctionCall, type FunctionDefinition, type UpstreamMessage } from '../tool-loop.js';
 import { AgentError, type Agent, type AgentProfile, type AgentTurn } from '../types.js';
 import { postUpstream, sanitizeCause, type UpstreamResponse, type UpstreamTarget } from './request.js';
+import { EVENT_STREAM } from '../../protocol/headers.js';
 
 export interface OpenAiOptions extends Omit<UpstreamTarget, 'url'> {
   /** Base URL (…/v1) or the full …/chat/completions URL. */
@@ -73,7 +74,7 @@ async function* completion(
 ): AsyncGenerator<string, { text: string; calls: FunctionCall[] }> {
   const upstream = await postUpstream(target, body, turn.signal, turn.traceHeaders);
   const type = upstream.response.headers.get('content-type') ?? '';
-  if (!type.includes('text/event-stream')) {
+  if (!type.includes(EVENT_STREAM)) {
     // Some compatible servers ignore `stream: true` and answer one JSON completion.
     let json = '';
     for await (const chunk of upstream.chunks({ capped: true })) json += chunk;
