@@ -4,7 +4,7 @@
  * hold every scope the entry names, or the server's default (AUTH_SCOPES) when it names none. A caller without a
  * principal (auth off, an in-process client given none) is not checked.
  *
- * Everything forwarded with a mount's or an agent's credentials passes here first (docs/architecture.md, rule 13):
+ * Everything forwarded with a mount's or an agent's credentials passes here first (docs/architecture.md):
  * a list leaves out what the caller may not use (2026-07-28 server/tools: lists MAY vary by authorization), and a
  * use of it is 403 insufficient_scope, which the HTTP layer answers with the step-up challenge (MCP authorization
  * §Scope Challenge Handling).
