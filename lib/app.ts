@@ -158,7 +158,7 @@ export function createDefaultApp(env: Record<string, string | undefined> = proce
     requestLog,
     healthTimeoutMs,
     tasks,
-    defaultToolScopes: authConfig?.scopes,
+    defaultScopes: authConfig?.scopes,
     instructions: INSTRUCTIONS,
     stateSecret: config.stateSecret,
     origin: { local: config.local, publicOrigin: config.publicUrl, allowedOrigins: new Set(config.allowedOrigins) },

@@ -40,9 +40,7 @@ export function agentDefinitions(
     throw new TypeError(`Agent ${withTools.profile.id} names tools, but this app gives agents no in-process client: pass \`connect\` to agentDefinitions (createDefaultApp does).`);
   }
   const tooling = connect && { connect, limits: readToolLimits(env), timeoutMs };
-  return {
-    tools: [chatWithAgentTool({ agents, timeoutMs, tooling, taskAfterMs: readAgentTaskAfter(env) })],
-    resources: agentResources(agents),
-    skills: agentSkills(agents),
-  };
+  const chat = chatWithAgentTool({ agents, timeoutMs, tooling, taskAfterMs: readAgentTaskAfter(env) });
+  // An agent is reached through the chat tool: a caller who may not call it may not read about its agents either.
+  return { tools: [chat], resources: agentResources(agents, chat.scopes), skills: agentSkills(agents, chat.scopes) };
 }

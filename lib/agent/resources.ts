@@ -3,11 +3,13 @@
 import type { ResourceDefinition } from '../server/registry.js';
 import type { Agent } from './types.js';
 
-export function agentResources(agents: Agent[]): ResourceDefinition[] {
+/** `scopes`: what reaching the agents takes (the chat tool's); absent means the server's default. */
+export function agentResources(agents: Agent[], scopes?: string[]): ResourceDefinition[] {
   return agents.map(({ profile }) => {
     const uri = `agent://${profile.id}`;
     return {
       uri,
+      ...(scopes ? { scopes } : {}),
       name: profile.id,
       title: profile.name,
       description: profile.description,

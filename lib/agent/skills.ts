@@ -50,8 +50,8 @@ function instructionsFor(profile: AgentProfile): string {
   ].join('\n');
 }
 
-/** One skill per agent, named after its id. */
-export function agentSkills(agents: Agent[]): SkillDefinition[] {
+/** One skill per agent, named after its id; `scopes` as for the agent's resource (lib/agent/resources.ts). */
+export function agentSkills(agents: Agent[], scopes?: string[]): SkillDefinition[] {
   const names = namesOf(agents);
   return agents.map(({ profile }, i) => {
     const name = names[i]!;
@@ -64,6 +64,7 @@ export function agentSkills(agents: Agent[]): SkillDefinition[] {
         metadata: { agent_id: profile.id },
       },
       instructions: instructionsFor(profile),
+      ...(scopes ? { scopes } : {}),
     };
   });
 }

@@ -18,6 +18,8 @@ export interface PromptSpec<A extends PromptArguments> {
   description: string;
   arguments?: A;
   icons?: Icon[];
+  /** OAuth scopes a caller needs to see, get and complete it; absent means the server's default (AUTH_SCOPES). */
+  scopes?: string[];
   /** A string is one user message; or the messages themselves. */
   get(args: z.output<A>, ctx: HandlerContext): string | PromptResult | Promise<string | PromptResult>;
 }

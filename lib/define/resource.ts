@@ -18,6 +18,8 @@ interface Described {
   description?: string;
   mimeType?: string;
   icons?: Icon[];
+  /** OAuth scopes a caller needs to see and read it (and complete a template's variables); absent means the server's default (AUTH_SCOPES). */
+  scopes?: string[];
 }
 
 export interface ResourceSpec extends Described {

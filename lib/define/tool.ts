@@ -46,7 +46,7 @@ export interface ToolSpec<I extends z.ZodObject, O extends z.ZodType | undefined
   output?: O;
   annotations?: ToolAnnotations;
   icons?: Icon[];
-  /** OAuth scopes a caller needs; absent means the server's default (AUTH_SCOPES). */
+  /** OAuth scopes a caller needs to see and call it; absent means the server's default (AUTH_SCOPES). */
   scopes?: string[];
   /** Behind x402 at X402_PRICE (README "Paid calls (x402)"); start-up fails without X402_PAY_TO. */
   paid?: boolean;

@@ -3,6 +3,8 @@
  * is valid in SEP-986 tool names and absent from mount names, so a name maps back to one mount). Resource
  * URIs are kept as the server published them, so links in its tool results still resolve; their `name` is
  * namespaced like tools. Arguments are validated by the mounted server, not here.
+ * Every entry is used with the mount's credentials, so every entry needs the mount's `scopes`
+ * (lib/server/access.ts), whatever fields the mounted server published.
  */
 
 import type { Prompt, Resource, ResourceTemplateType as ResourceTemplate, Tool } from '@modelcontextprotocol/client';
@@ -73,7 +75,7 @@ function compileTool(link: MountLink, name: string, tool: Tool): CompiledTool {
       name,
       description: tool.description ?? '',
       input: { jsonSchema: inputSchema },
-      ...(link.scopes ? { scopes: link.scopes } : {}),
+      scopes: link.scopes,
       ...(remote ? { task: { support: tool.execution!.taskSupport as TaskSupport, remote } } : {}),
       run: (args: Record<string, unknown>, ctx) => forwardToolCall(link, tool, args, ctx),
     },
@@ -83,7 +85,7 @@ function compileTool(link: MountLink, name: string, tool: Tool): CompiledTool {
 }
 
 function resourceEntry(link: MountLink, name: string, resource: Resource): ResourceDefinition {
-  return { ...withoutUndefined(resource), name, read: (ctx: RequestContext) => forwardRead(link, resource.uri, ctx) } as ResourceDefinition;
+  return { ...withoutUndefined(resource), name, scopes: link.scopes, read: (ctx: RequestContext) => forwardRead(link, resource.uri, ctx) } as ResourceDefinition;
 }
 
 /**
@@ -96,6 +98,7 @@ function templateEntry(link: MountLink, name: string, template: ResourceTemplate
   const definition = {
     ...withoutUndefined(template),
     name,
+    scopes: link.scopes,
     complete: completers(link, ref, templateVariables(template.uriTemplate)),
     read: (uri: string, _variables: Record<string, string>, ctx: RequestContext) => forwardRead(link, uri, ctx),
   } as CompiledTemplate['definition'];
@@ -107,6 +110,7 @@ function promptEntry(link: MountLink, name: string, prompt: Prompt): PromptDefin
   return {
     ...withoutUndefined(prompt),
     name,
+    scopes: link.scopes,
     complete: completers(link, ref, (prompt.arguments ?? []).map((a) => a.name)),
     get: (args: Record<string, string>, ctx: RequestContext) => forwardPrompt(link, prompt.name, args, ctx),
   } as PromptDefinition;

@@ -45,7 +45,10 @@ export interface MountInput {
   maxListItems?: number;
   /** Most pages followed when listing one kind (default 10). */
   maxListPages?: number;
-  /** OAuth scopes a caller needs for this mount's tools; absent means the server's default (AUTH_SCOPES). */
+  /**
+   * OAuth scopes a caller needs for everything this mount serves (tools, resources, templates, prompts, completions,
+   * listings included); absent means the server's default (AUTH_SCOPES).
+   */
   scopes?: string[];
 }
 

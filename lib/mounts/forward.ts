@@ -22,7 +22,7 @@ export interface MountLink {
   callTimeoutMs: number;
   /** Most MRTR rounds one call may ask a 2025-wire caller (the mount's `inputRounds`). */
   inputRounds: number;
-  /** OAuth scopes a caller needs for the mount's tools (the server's default when absent). */
+  /** OAuth scopes a caller needs for everything the mount serves (the server's default when absent). */
   scopes?: string[];
   /** The connection failed under a request: drop it so the next request reconnects. */
   broken(reason: string): void;

@@ -83,7 +83,7 @@ export interface ToolDefinition<Input extends z.ZodType = z.ZodType> {
   annotations?: Record<string, unknown>;
   icons?: Icon[];
   _meta?: Record<string, unknown>;
-  /** OAuth scopes a caller needs for this tool; absent means the server's default (AUTH_SCOPES). */
+  /** OAuth scopes a caller needs to see and call this tool; absent means the server's default (lib/server/access.ts). */
   scopes?: string[];
   /** Client capabilities the tool cannot run without (modern wire: -32021 when undeclared). */
   requiredClientCapabilities?: Record<string, Record<string, unknown>>;
@@ -111,6 +111,8 @@ export interface ResourceDefinition {
   description?: string;
   mimeType?: string;
   icons?: Icon[];
+  /** OAuth scopes a caller needs to see and read this resource; absent means the server's default (lib/server/access.ts). */
+  scopes?: string[];
   read(ctx: RequestContext): ResourceContent[] | Promise<ResourceContent[]>;
 }
 
@@ -124,6 +126,8 @@ export interface ResourceTemplateDefinition {
   description?: string;
   mimeType?: string;
   icons?: Icon[];
+  /** OAuth scopes a caller needs to see, read and complete this template; absent means the server's default. */
+  scopes?: string[];
   complete?: Record<string, Completer>;
   read(uri: string, variables: Record<string, string>, ctx: RequestContext): ResourceContent[] | Promise<ResourceContent[]>;
 }
@@ -145,6 +149,8 @@ export interface PromptDefinition {
   description: string;
   arguments?: PromptArgument[];
   icons?: Icon[];
+  /** OAuth scopes a caller needs to see, get and complete this prompt; absent means the server's default. */
+  scopes?: string[];
   complete?: Record<string, Completer>;
   get(args: Record<string, string>, ctx: RequestContext): PromptResult | InputRequired | Promise<PromptResult | InputRequired>;
 }
@@ -277,6 +283,7 @@ function uniqueMap<D extends { origin?: string }, T>(definitions: D[], items: (d
 
 /** Compiles definitions; misuse (bad names, duplicates) throws at start-up, naming the culprit. */
 export function createRegistry(...definitions: RegistryDefinition[]): Registry {
+  definitions.forEach(checkScopes);
   const compiled = definitions.map((d) => ({ origin: d.origin, tools: d.tools?.map(compileTool) }));
   const skills = compileSkills(definitions.flatMap((d) => d.skills ?? []));
   const uriTemplate = (t: ResourceTemplateDefinition) => t.uriTemplate;
@@ -292,12 +299,26 @@ export function createRegistry(...definitions: RegistryDefinition[]): Registry {
   };
 }
 
+/** A token's scopes are space-free names (RFC 6749 §3.3): `scopes` in any other shape would never match one. */
+function checkScopes(definition: RegistryDefinition): void {
+  const entries: Array<[string, unknown]> = [
+    ...(definition.tools ?? []).map((t): [string, unknown] => [`Tool "${t.name}"`, t.scopes]),
+    ...(definition.resources ?? []).map((r): [string, unknown] => [`Resource "${r.uri}"`, r.scopes]),
+    ...(definition.resourceTemplates ?? []).map((t): [string, unknown] => [`Resource template "${t.uriTemplate}"`, t.scopes]),
+    ...(definition.prompts ?? []).map((p): [string, unknown] => [`Prompt "${p.name}"`, p.scopes]),
+    ...(definition.skills ?? []).map((k): [string, unknown] => [`Skill "${k.path}"`, k.scopes]),
+  ];
+  const isScopeList = (scopes: unknown) => Array.isArray(scopes) && scopes.every((s) => typeof s === 'string' && /^\S+$/.test(s));
+  const bad = entries.find(([, scopes]) => scopes !== undefined && !isScopeList(scopes));
+  if (bad) throw new TypeError(`${bad[0]}: scopes must be an array of scope names (no spaces), or absent for the server's default.`);
+}
+
 /** Every skill file as a resource, readable by `resources/read` whatever the client knows of skills. */
 function skillResources(catalog: SkillCatalog): ResourceDefinition[] {
   return catalog.skills.flatMap((skill) => skill.files.map((file) => {
     const { uri, mimeType, text } = file;
     const listed = fileChild(skill, file, uri.slice(skill.root.length + 1));
-    return { ...listed, read: () => [{ uri, mimeType, text }] };
+    return { ...listed, scopes: skill.scopes, read: () => [{ uri, mimeType, text }] };
   }));
 }
 

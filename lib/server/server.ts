@@ -27,8 +27,11 @@ export interface ServerOptions {
    */
   stateSecret?: string;
   pageSize?: number;
-  /** Scopes a verified principal needs for tools that name none (AUTH_SCOPES); checked only when a principal exists. */
-  defaultToolScopes?: string[];
+  /**
+   * Scopes a principal needs for every entry (tool, resource, template, prompt, skill) that names none (AUTH_SCOPES);
+   * checked only when a principal exists (lib/server/access.ts).
+   */
+  defaultScopes?: string[];
   /** Caching hints on the modern wire (server/utilities/caching). */
   listTtlMs?: number;
   readTtlMs?: number;
@@ -45,7 +48,7 @@ export interface Server {
   /** MACs the ids the server issues and later trusts: sessions, conversations, requests to the client. */
   keyring: Keyring;
   pageSize: number;
-  defaultToolScopes: string[];
+  defaultScopes: string[];
   listTtlMs: number;
   readTtlMs: number;
   tasks: TaskSettings;
@@ -83,7 +86,7 @@ export function createServer(options: ServerOptions): Server {
     signer: createStateSigner(options.stateSecret),
     keyring: createKeyring(options.stateSecret),
     pageSize: options.pageSize ?? 100,
-    defaultToolScopes: options.defaultToolScopes ?? [],
+    defaultScopes: options.defaultScopes ?? [],
     listTtlMs: options.listTtlMs ?? 60_000,
     readTtlMs: options.readTtlMs ?? 0,
     tasks: { ...DEFAULT_TASK_SETTINGS, ...options.tasks },

@@ -21,6 +21,8 @@ export interface SkillDefinition {
   instructions: string;
   /** Supporting text files by path inside the skill, e.g. `{ 'references/FORMS.md': '…' }`. */
   files?: Record<string, string>;
+  /** OAuth scopes a caller needs to see and read the skill and its files; absent means the server's default. */
+  scopes?: string[];
 }
 
 /** One file of a skill as served. */
@@ -38,6 +40,8 @@ export interface CompiledSkill {
   frontmatter: Frontmatter;
   /** SKILL.md first, then the supporting files in definition order. */
   files: SkillFile[];
+  /** As its definition names them (lib/server/access.ts). */
+  scopes?: string[];
 }
 
 /** A child as `resources/directory/read` lists it: a file's resource metadata, or a subdirectory. */
@@ -122,7 +126,8 @@ function compileSkill(definition: SkillDefinition): CompiledSkill {
   if (files.length > MAX_SKILL_FILES || bytes > MAX_SKILL_BYTES) {
     throw new TypeError(`${label} has ${files.length} files and ${bytes} bytes; a skill should stay within ${MAX_SKILL_FILES} files and ${MAX_SKILL_BYTES} bytes (SEP-2640).`);
   }
-  return { uri: files[0]!.uri, root, frontmatter: definition.frontmatter, files };
+  const scopes = definition.scopes && [...definition.scopes];
+  return { uri: files[0]!.uri, root, frontmatter: definition.frontmatter, files, ...(scopes ? { scopes } : {}) };
 }
 
 /** The directory tree above every file: each ancestor from `skill://<first segment>` down lists its children. */

@@ -8,6 +8,7 @@
 
 import { INTERNAL_ERROR, McpError } from '../protocol/errors.js';
 import { isTerminal } from '../protocol/tasks.js';
+import { requireAccess } from '../server/access.js';
 import type { RequestContext } from '../server/context.js';
 import { findInSources, type RemoteTask, type RemoteTasks } from '../server/registry.js';
 import type { Server } from '../server/server.js';
@@ -28,12 +29,14 @@ const isAnswer = (error: unknown): error is McpError => error instanceof McpErro
 
 /**
  * The remote side of a task's tool. A tool not found now (its mount is not connected) may be back on a later request,
- * so that is unavailability, not an end; a task whose tool never comes back expires after TASK_TTL_MS.
+ * so that is unavailability, not an end; a task whose tool never comes back expires after TASK_TTL_MS. Asking there
+ * uses the mount's credentials, so it needs the tool's scopes, as calling it did (lib/server/access.ts).
  */
 async function remoteOf(server: Server, ctx: RequestContext, tool: string): Promise<RemoteTasks> {
   const found = server.registry.tools.get(tool) ?? (await findInSources(server.sources, ctx, (registry) => registry.tools.get(tool)));
   const remote = found?.definition.task?.remote;
   if (!remote) throw new RemoteUnavailableError(`The server that runs this task (tool ${tool}) is not reachable now; ask again later.`);
+  requireAccess(server, found.definition, tool, ctx);
   return remote;
 }
 

@@ -79,7 +79,7 @@ export async function startToolsHarness(): Promise<ToolsHarness> {
     definitions: [agentDefinitions(env, [clerk], { connect: (principal) => app.connectInProcess(principal) }), { tools: [premium] }],
     mounts,
     auth: createBearerAuth(authConfig, env),
-    defaultToolScopes: authConfig.scopes,
+    defaultScopes: authConfig.scopes,
     stateSecret: 't'.repeat(32),
     origin: { local: true, allowedOrigins: new Set() },
   });

@@ -83,7 +83,7 @@ beforeAll(async () => {
       stateSecret: 'the deployment secret, 32 characters or more',
       origin: { local: true, allowedOrigins: new Set() },
       auth: config && createBearerAuth(config, authEnv),
-      defaultToolScopes: config?.scopes,
+      defaultScopes: config?.scopes,
     });
   };
   [open, guarded] = await Promise.all([startTestServer(createMcpHandler(appOf(false))), startTestServer(createMcpHandler(appOf(true)))]);

@@ -25,7 +25,7 @@ export function createProtectedApp(env: Record<string, string | undefined>): App
     stateSecret: 's'.repeat(32),
     origin: { local: true, allowedOrigins: new Set() },
     auth: config && createBearerAuth(config, full),
-    defaultToolScopes: config?.scopes,
+    defaultScopes: config?.scopes,
   });
 }
 

@@ -2,6 +2,7 @@
 
 import { INVALID_PARAMS, McpError } from '../../protocol/errors.js';
 import { isObject, ownValue } from '../../protocol/jsonrpc.js';
+import { requireAccess } from '../access.js';
 import type { RequestContext } from '../context.js';
 import { findInSources, type Completer, type Registry } from '../registry.js';
 import type { Server } from '../server.js';
@@ -33,15 +34,16 @@ async function findCompleter(server: Server, ref: Record<string, unknown>, argum
   if (ref.type === 'ref/prompt') {
     const prompt = await find((registry) => registry.prompts.get(String(ref.name)));
     if (!prompt) throw new McpError(INVALID_PARAMS, `Unknown prompt: ${String(ref.name)}.`);
+    requireAccess(server, prompt, prompt.name, ctx);
     return ownValue(prompt.complete, argument);
   }
   if (ref.type === 'ref/resource') {
     const uri = String(ref.uri);
-    const template = await find((registry) => registry.templates.find((t) => t.definition.uriTemplate === uri));
-    if (!template && !(await find((registry) => registry.resources.get(uri)))) {
-      throw new McpError(INVALID_PARAMS, `Unknown resource: ${uri}.`);
-    }
-    return ownValue(template?.definition.complete, argument);
+    const template = (await find((registry) => registry.templates.find((t) => t.definition.uriTemplate === uri)))?.definition;
+    const entry = template ?? (await find((registry) => registry.resources.get(uri)));
+    if (!entry) throw new McpError(INVALID_PARAMS, `Unknown resource: ${uri}.`);
+    requireAccess(server, entry, uri, ctx);
+    return ownValue(template?.complete, argument);
   }
   throw new McpError(INVALID_PARAMS, `Unknown reference type: ${String(ref.type)}.`);
 }

@@ -2,6 +2,7 @@
 
 import { INVALID_PARAMS, McpError } from '../../protocol/errors.js';
 import { isObject } from '../../protocol/jsonrpc.js';
+import { mayUse, requireAccess } from '../access.js';
 import type { RequestContext } from '../context.js';
 import { paginate } from '../pagination.js';
 import { findInSources, listTtl, mergeEntries, withRegistries } from '../registry.js';
@@ -11,7 +12,8 @@ import { cacheHints } from './lifecycle.js';
 export function listPrompts(server: Server, params: Record<string, unknown>, ctx: RequestContext) {
   return withRegistries(server.registry, server.sources, ctx, (registries) => {
     const all = mergeEntries(registries, (registry) => registry.prompts)
-      .map(({ get: _get, complete: _complete, ...listing }) => listing);
+      .filter((prompt) => mayUse(server, prompt, ctx))
+      .map(({ get: _get, complete: _complete, scopes: _scopes, ...listing }) => listing);
     const { page, nextCursor } = paginate(all, params.cursor, server.pageSize);
     return { prompts: page, ...(nextCursor ? { nextCursor } : {}), ...cacheHints(listTtl(server.listTtlMs, registries), ctx) };
   });
@@ -22,6 +24,7 @@ export async function getPrompt(server: Server, params: Record<string, unknown>,
   const prompt = typeof name !== 'string' ? undefined
     : server.registry.prompts.get(name) ?? (await findInSources(server.sources, ctx, (registry) => registry.prompts.get(name)));
   if (!prompt) throw new McpError(INVALID_PARAMS, `Unknown prompt: ${String(params.name)}.`);
+  requireAccess(server, prompt, prompt.name, ctx);
   const args = params.arguments ?? {};
   if (!isObject(args) || !Object.values(args).every((v) => typeof v === 'string')) {
     throw new McpError(INVALID_PARAMS, 'params.arguments must map names to strings.');

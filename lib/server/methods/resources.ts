@@ -4,6 +4,7 @@
  */
 
 import { INVALID_PARAMS, McpError, RESOURCE_NOT_FOUND_LEGACY } from '../../protocol/errors.js';
+import { mayUse, requireAccess, type Scoped } from '../access.js';
 import type { RequestContext } from '../context.js';
 import { paginate } from '../pagination.js';
 import {
@@ -12,14 +13,17 @@ import {
 import type { Server } from '../server.js';
 import { cacheHints } from './lifecycle.js';
 
-function listing<T extends object>(item: T & { read?: unknown; complete?: unknown }) {
-  const { read: _read, complete: _complete, ...rest } = item;
+/** An entry as listed: without its handlers or the scopes it needs. */
+function listing<T extends object>(item: T & { read?: unknown; complete?: unknown; scopes?: unknown }) {
+  const { read: _read, complete: _complete, scopes: _scopes, ...rest } = item;
   return rest;
 }
 
 export function listResources(server: Server, params: Record<string, unknown>, ctx: RequestContext) {
   return withRegistries(server.registry, server.sources, ctx, (registries) => {
-    const all = mergeEntries(registries, (registry) => registry.resources).map(listing);
+    const all = mergeEntries(registries, (registry) => registry.resources)
+      .filter((resource) => mayUse(server, resource, ctx))
+      .map(listing);
     const { page, nextCursor } = paginate(all, params.cursor, server.pageSize);
     return { resources: page, ...(nextCursor ? { nextCursor } : {}), ...cacheHints(listTtl(server.listTtlMs, registries), ctx) };
   });
@@ -30,6 +34,7 @@ export function listResourceTemplates(server: Server, params: Record<string, unk
     const seen = new Set<string>();
     const all = registries.flatMap((registry) => registry.templates)
       .filter(({ definition }) => !seen.has(definition.uriTemplate) && Boolean(seen.add(definition.uriTemplate)))
+      .filter(({ definition }) => mayUse(server, definition, ctx))
       .map((template) => listing(template.definition));
     const { page, nextCursor } = paginate(all, params.cursor, server.pageSize);
     return { resourceTemplates: page, ...(nextCursor ? { nextCursor } : {}), ...cacheHints(listTtl(server.listTtlMs, registries), ctx) };
@@ -44,17 +49,21 @@ export async function readResource(server: Server, params: Record<string, unknow
   return { contents, ...cacheHints(server.readTtlMs, ctx) };
 }
 
+/** The contents of `uri`, once the caller is known to hold the scopes of the resource or template that serves it. */
 async function findContents(server: Server, uri: string, ctx: RequestContext): Promise<ResourceContent[] | undefined> {
-  const read = findReader(server.registry, uri) ?? (await findInSources(server.sources, ctx, (r) => findReader(r, uri)));
-  return read?.(ctx);
+  const reader = findReader(server.registry, uri) ?? (await findInSources(server.sources, ctx, (r) => findReader(r, uri)));
+  if (!reader) return undefined;
+  requireAccess(server, reader.entry, uri, ctx);
+  return reader.read(ctx);
 }
 
-function findReader(registry: Registry, uri: string) {
+/** What serves `uri` in `registry`: the resource of that URI, else the first template it matches. */
+function findReader(registry: Registry, uri: string): { entry: Scoped; read(ctx: RequestContext): ResourceContent[] | Promise<ResourceContent[]> } | undefined {
   const resource = registry.resources.get(uri);
-  if (resource) return (ctx: RequestContext) => resource.read(ctx);
+  if (resource) return { entry: resource, read: (ctx) => resource.read(ctx) };
   for (const template of registry.templates) {
     const variables = matchTemplate(template, uri);
-    if (variables) return (ctx: RequestContext) => template.definition.read(uri, variables, ctx);
+    if (variables) return { entry: template.definition, read: (ctx) => template.definition.read(uri, variables, ctx) };
   }
   return undefined;
 }

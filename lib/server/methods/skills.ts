@@ -2,11 +2,14 @@
  * The skills extension's methods (SEP-2640): `skills/list` and `skills/get` over the server's own skills, and
  * `resources/directory/read` over their directories. A URI that names no skill, or no directory, is -32602
  * with `data.uri` on both wires, the code `resources/read` uses for an unknown resource.
+ * A skill is an entry like any other (lib/server/access.ts): lists and directories leave out the skills the caller
+ * may not use, and `skills/get` of one is 403 insufficient_scope.
  */
 
 import { INVALID_PARAMS, McpError } from '../../protocol/errors.js';
 import { entryOf } from '../../skills/entry.js';
-import type { SkillCatalog } from '../../skills/skill.js';
+import type { CompiledSkill, DirectoryChild, SkillCatalog } from '../../skills/skill.js';
+import { mayUse, requireAccess } from '../access.js';
 import type { RequestContext } from '../context.js';
 import { paginate } from '../pagination.js';
 import type { Server } from '../server.js';
@@ -21,7 +24,7 @@ function requireUri(params: Record<string, unknown>): string {
 
 /** Entries are atomic: a page holds whole skills, each with its complete `resources` set. */
 export async function listSkills(server: Server, params: Record<string, unknown>, ctx: RequestContext) {
-  const { skills } = server.registry.skills ?? NONE;
+  const skills = (server.registry.skills ?? NONE).skills.filter((skill) => mayUse(server, skill, ctx));
   const { page, nextCursor } = paginate(skills, params.cursor, server.pageSize);
   return { skills: await Promise.all(page.map(entryOf)), ...(nextCursor ? { nextCursor } : {}), ...cacheHints(server.listTtlMs, ctx) };
 }
@@ -31,14 +34,26 @@ export async function getSkill(server: Server, params: Record<string, unknown>, 
   const uri = requireUri(params);
   const skill = (server.registry.skills ?? NONE).byUri.get(uri);
   if (!skill) throw new McpError(INVALID_PARAMS, `Not a skill this server serves: ${uri}`, { uri });
+  requireAccess(server, skill, uri, ctx);
   return { skill: await entryOf(skill), ...cacheHints(server.readTtlMs, ctx) };
 }
 
-/** The direct children of a directory resource, paginated as resources/list is. */
+/**
+ * The direct children of a directory resource, paginated as resources/list is. A directory lists as a list does:
+ * only what lies in skills the caller may use, and one holding none of them is no directory for that caller.
+ */
 export function readDirectory(server: Server, params: Record<string, unknown>, ctx: RequestContext) {
   const uri = requireUri(params);
-  const children = (server.registry.skills ?? NONE).directories.get(uri);
-  if (!children) throw new McpError(INVALID_PARAMS, `Not a directory resource: ${uri}`, { uri });
+  const { skills, directories } = server.registry.skills ?? NONE;
+  const usable = skills.filter((skill) => mayUse(server, skill, ctx));
+  const visible = (child: DirectoryChild) => usable.some((skill) => holds(skill, child.uri));
+  const children = usable.length === skills.length ? directories.get(uri) : directories.get(uri)?.filter(visible);
+  if (!children?.length) throw new McpError(INVALID_PARAMS, `Not a directory resource: ${uri}`, { uri });
   const { page, nextCursor } = paginate(children, params.cursor, server.pageSize);
   return { resources: page, ...(nextCursor ? { nextCursor } : {}), ...cacheHints(server.listTtlMs, ctx) };
+}
+
+/** True when `uri` is in `skill` (its root, a directory or file in it) or above it (a directory holding it). */
+function holds(skill: CompiledSkill, uri: string): boolean {
+  return skill.root === uri || skill.root.startsWith(`${uri}/`) || uri.startsWith(`${skill.root}/`);
 }

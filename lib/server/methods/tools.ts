@@ -2,9 +2,10 @@
 
 import { decodeHeaderValue, H_PARAM_PREFIX } from '../../protocol/headers.js';
 import {
-  HEADER_MISMATCH, INSUFFICIENT_SCOPE, INVALID_PARAMS, METHOD_NOT_FOUND, MISSING_REQUIRED_CLIENT_CAPABILITY, McpError,
+  HEADER_MISMATCH, INVALID_PARAMS, METHOD_NOT_FOUND, MISSING_REQUIRED_CLIENT_CAPABILITY, McpError,
 } from '../../protocol/errors.js';
 import { isObject } from '../../protocol/jsonrpc.js';
+import { mayUse, requireAccess } from '../access.js';
 import type { RequestContext } from '../context.js';
 import { paginate } from '../pagination.js';
 import {
@@ -17,9 +18,8 @@ import { asksForTask, missingTasksExtension } from '../../tasks/negotiate.js';
 
 export function listTools(server: Server, params: Record<string, unknown>, ctx: RequestContext) {
   return withRegistries(server.registry, server.sources, ctx, (registries) => {
-    // tools/list MAY vary by the request's authorization (2026-07-28 server/tools): hide what the caller cannot call.
     const all = mergeEntries(registries, (registry) => registry.tools)
-      .filter((tool) => missingScopes(server, tool, ctx).length === 0)
+      .filter((tool) => mayUse(server, tool.definition, ctx))
       .map((tool) => listingFor(tool, ctx));
     const { page, nextCursor } = paginate(all, params.cursor, server.pageSize);
     return { tools: page, ...(nextCursor ? { nextCursor } : {}), ...cacheHints(listTtl(server.listTtlMs, registries), ctx) };
@@ -35,13 +35,7 @@ export async function callTool(
   const tool = typeof name !== 'string' ? undefined
     : server.registry.tools.get(name) ?? (await findInSources(server.sources, ctx, (registry) => registry.tools.get(name)));
   if (!tool) throw new McpError(INVALID_PARAMS, `Unknown tool: ${String(params.name)}.`);
-  const missing = missingScopes(server, tool, ctx);
-  if (missing.length > 0) {
-    throw new McpError(INSUFFICIENT_SCOPE, `Insufficient scope: ${tool.definition.name} needs ${missing.join(' ')}.`, {
-      requiredScopes: tool.definition.scopes ?? server.defaultToolScopes,
-      grantedScopes: ctx.principal!.scopes,
-    });
-  }
+  requireAccess(server, tool.definition, tool.definition.name, ctx);
   const args = params.arguments === undefined ? {} : params.arguments;
   if (!isObject(args)) throw new McpError(INVALID_PARAMS, 'params.arguments must be an object.');
 
@@ -78,13 +72,6 @@ function listingFor(tool: CompiledTool, ctx: RequestContext): Record<string, unk
 function invalidArguments(name: string, issues: Array<{ path: PropertyKey[]; message: string }>): ToolResult {
   const detail = issues.map((i) => `${i.path.map(String).join('.') || '(arguments)'}: ${i.message}`).join('; ');
   return { content: [{ type: 'text', text: `Invalid arguments for tool ${name}: ${detail}` }], isError: true };
-}
-
-/** Scopes the principal lacks for a tool; none without a principal (auth off and no in-process props). */
-function missingScopes(server: Server, tool: CompiledTool, ctx: RequestContext): string[] {
-  if (!ctx.principal) return [];
-  const needed = tool.definition.scopes ?? server.defaultToolScopes;
-  return needed.filter((scope) => !ctx.principal!.scopes.includes(scope));
 }
 
 function checkRequiredCapabilities(tool: CompiledTool, ctx: RequestContext): void {
