@@ -12,7 +12,8 @@ import { integerEnv, parseJsonEnv } from '../config.js';
 import { DEMO_AGENT, demoAgent } from './demo.js';
 import { namedAgents, patternProblem } from './tool-patterns.js';
 import type { Agent, AgentProfile, InProcessAgent } from './types.js';
-import { createOpenAiAgent } from './upstream/openai.js';
+import { ERROR_DETAILS, type ErrorDetail } from './upstream/error-text.js';
+import { createOpenAiAgent, DEFAULT_MAX_TOOL_CALLS_PER_REPLY } from './upstream/openai.js';
 import { createPlatformAgent } from './upstream/platform.js';
 import { DEFAULT_MAX_REPLY_BYTES } from './upstream/request.js';
 
@@ -93,13 +94,17 @@ export interface ToolLimits {
   maxSteps: number;
   /** AGENT_MAX_DEPTH: agents deep a chain may go (the called agent counts as 1). */
   maxDepth: number;
-  /** AGENT_MAX_TOOL_CALLS: calls the model may ask for in one step; the rest are answered "not run". */
+  /** AGENT_MAX_TOOL_CALLS: calls run in one step; the rest are answered "not run". */
   maxCallsPerStep: number;
+  /** AGENT_MAX_TOOL_CALLS_PER_REPLY: distinct calls one reply may ask for; past it the turn fails. */
+  maxCallsPerReply: number;
   /** AGENT_TOOL_RESULT_MAX_BYTES: the most of one tool result the model is sent. */
   maxResultBytes: number;
 }
 
-export const DEFAULT_TOOL_LIMITS: ToolLimits = { maxSteps: 8, maxDepth: 3, maxCallsPerStep: 16, maxResultBytes: 16 * 1024 };
+export const DEFAULT_TOOL_LIMITS: ToolLimits = {
+  maxSteps: 8, maxDepth: 3, maxCallsPerStep: 16, maxCallsPerReply: DEFAULT_MAX_TOOL_CALLS_PER_REPLY, maxResultBytes: 16 * 1024,
+};
 
 /** The tool limits from the environment; a TypeError names a bad variable. */
 export function readToolLimits(env: Env): ToolLimits {
@@ -107,6 +112,7 @@ export function readToolLimits(env: Env): ToolLimits {
     maxSteps: integerEnv(env, 'AGENT_MAX_TOOL_STEPS', DEFAULT_TOOL_LIMITS.maxSteps),
     maxDepth: integerEnv(env, 'AGENT_MAX_DEPTH', DEFAULT_TOOL_LIMITS.maxDepth),
     maxCallsPerStep: integerEnv(env, 'AGENT_MAX_TOOL_CALLS', DEFAULT_TOOL_LIMITS.maxCallsPerStep),
+    maxCallsPerReply: integerEnv(env, 'AGENT_MAX_TOOL_CALLS_PER_REPLY', DEFAULT_TOOL_LIMITS.maxCallsPerReply),
     maxResultBytes: integerEnv(env, 'AGENT_TOOL_RESULT_MAX_BYTES', DEFAULT_TOOL_LIMITS.maxResultBytes, 256, 'an integer of at least 256'),
   };
 }
@@ -120,6 +126,15 @@ function readDefaultTools(env: Env): string[] | undefined {
 /** AGENT_MAX_REPLY_BYTES, the most bytes of reply an upstream agent may send (default about 1 MiB). */
 export function readAgentMaxReplyBytes(env: Env): number {
   return integerEnv(env, 'AGENT_MAX_REPLY_BYTES', DEFAULT_MAX_REPLY_BYTES);
+}
+
+/** AGENT_ERROR_DETAIL: `log` (an upstream's error text goes to the log only; the default) or `pass` (callers get a short cause too). */
+export function readAgentErrorDetail(env: Env): ErrorDetail {
+  const raw = env.AGENT_ERROR_DETAIL?.trim().toLowerCase() || 'log';
+  if (!(ERROR_DETAILS as readonly string[]).includes(raw)) {
+    throw new TypeError(`AGENT_ERROR_DETAIL must be ${ERROR_DETAILS.join(' or ')}, got "${env.AGENT_ERROR_DETAIL}".`);
+  }
+  return raw as ErrorDetail;
 }
 
 /** A chat call still unanswered after this long becomes a task, for clients that support tasks (docs/tasks.md). */
@@ -175,7 +190,16 @@ function readAgentList(env: Env): UpstreamAgentConfig[] {
   return agents;
 }
 
-function toAgent(config: UpstreamAgentConfig, env: Env, timeoutMs: number, maxReplyBytes: number, paid: boolean, limits: ToolLimits): Agent {
+/** What every upstream agent shares: the settings read once from the environment. */
+interface UpstreamSettings {
+  timeoutMs: number;
+  maxReplyBytes: number;
+  errorDetail: ErrorDetail;
+  paid: boolean;
+  limits: ToolLimits;
+}
+
+function toAgent(config: UpstreamAgentConfig, env: Env, { timeoutMs, maxReplyBytes, errorDetail, paid, limits }: UpstreamSettings): Agent {
   const profile: AgentProfile = {
     id: config.id,
     name: config.name ?? config.id,
@@ -188,6 +212,7 @@ function toAgent(config: UpstreamAgentConfig, env: Env, timeoutMs: number, maxRe
     apiKey: config.apiKeyEnv ? env[config.apiKeyEnv] : undefined,
     timeoutMs: config.timeoutMs ?? timeoutMs,
     maxReplyBytes,
+    errorDetail,
   };
   if (config.format !== 'openai') return createPlatformAgent(profile, { ...target, url: config.url, upstreamAgent: config.upstreamAgent });
   const agent = createOpenAiAgent(profile, {
@@ -197,6 +222,7 @@ function toAgent(config: UpstreamAgentConfig, env: Env, timeoutMs: number, maxRe
     systemPrompt: config.systemPrompt,
     maxToolSteps: config.maxToolSteps ?? limits.maxSteps,
     maxToolCalls: limits.maxCallsPerStep,
+    maxToolCallsPerReply: limits.maxCallsPerReply,
   });
   return config.tools ? { ...agent, tools: config.tools } : agent;
 }
@@ -212,12 +238,16 @@ function inProcess(definition: InProcessAgentDefinition, paid: boolean): Agent {
 
 /** The agents of a deployment, in a stable order; throws a TypeError naming the variable on bad config. */
 export function readAgents(env: Env, extra: InProcessAgentDefinition[] = []): Agent[] {
-  const timeoutMs = readAgentTimeout(env);
-  const maxReplyBytes = readAgentMaxReplyBytes(env);
   const paid = Boolean(env.X402_PAY_TO);
-  const limits = readToolLimits(env);
+  const settings: UpstreamSettings = {
+    timeoutMs: readAgentTimeout(env),
+    maxReplyBytes: readAgentMaxReplyBytes(env),
+    errorDetail: readAgentErrorDetail(env),
+    paid,
+    limits: readToolLimits(env),
+  };
   const configured = [readDefaultAgent(env), ...readAgentList(env)].filter((a): a is UpstreamAgentConfig => a !== undefined);
-  const agents = [...configured.map((c) => toAgent(c, env, timeoutMs, maxReplyBytes, paid, limits)), ...extra.map((d) => inProcess(d, paid))];
+  const agents = [...configured.map((c) => toAgent(c, env, settings)), ...extra.map((d) => inProcess(d, paid))];
   if (agents.length === 0) agents.push(inProcess({ ...DEMO_AGENT, reply: demoAgent }, paid));
   const ids = new Set<string>();
   for (const agent of agents) {

@@ -77,7 +77,8 @@ export async function* runToolLoop(options: ToolLoopOptions): AsyncGenerator<str
       ? tools.call(names.toTool.get(call.name) ?? call.name, parseArguments(call.arguments))
       : Promise.resolve({ ok: false, text: `Not run: at most ${maxCallsPerStep} tool calls are run per step (AGENT_MAX_TOOL_CALLS).` })));
     if (signal.aborted) throw new AgentError(`Agent ${agentId}: the call was cancelled.`);
-    conversation.push(...calls.map((call, i) => ({ role: 'tool' as const, tool_call_id: call.id, content: outcomes[i]!.text })));
+    // One push per call, not push(...): a spread passes every element as an argument on the stack.
+    calls.forEach((call, i) => conversation.push({ role: 'tool', tool_call_id: call.id, content: outcomes[i]!.text }));
   }
 }
 

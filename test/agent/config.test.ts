@@ -68,6 +68,8 @@ describe('agent configuration is validated at start-up, naming the variable', ()
     [{ AGENT_MAX_TOOL_STEPS: '0' }, /AGENT_MAX_TOOL_STEPS must be a positive integer, got "0"/],
     [{ AGENT_MAX_DEPTH: 'deep' }, /AGENT_MAX_DEPTH must be a positive integer/],
     [{ AGENT_MAX_TOOL_CALLS: '-1' }, /AGENT_MAX_TOOL_CALLS must be a positive integer/],
+    [{ AGENT_MAX_TOOL_CALLS_PER_REPLY: '0' }, /AGENT_MAX_TOOL_CALLS_PER_REPLY must be a positive integer, got "0"/],
+    [{ AGENT_ERROR_DETAIL: 'verbose' }, /AGENT_ERROR_DETAIL must be log or pass, got "verbose"/],
     [{ AGENT_TOOL_RESULT_MAX_BYTES: '10' }, /AGENT_TOOL_RESULT_MAX_BYTES must be an integer of at least 256/],
   ])('%j is refused', (env, message) => {
     expect(() => readAgents(env)).toThrow(TypeError);

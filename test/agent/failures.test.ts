@@ -14,8 +14,8 @@ async function chat(agent_id: string, message: string, era: 'legacy' | 'modern' 
 
 describe('upstream failures are clear isError results, never a protocol error or a 5xx', () => {
   test.each([
-    ['an upstream HTTP 500 names the status and a short cause', 'echo', 'fault:500', /HTTP 500 \(The model is overloaded, try later\.\)/],
-    ['a platform 502 names the status', 'plat', 'fault:500', /HTTP 502 \(bad gateway upstream\)/],
+    ['an upstream HTTP 500 names the agent and the status, not the body', 'echo', 'fault:500', /^Agent echo failed: the upstream answered HTTP 500\.$/],
+    ['a platform 502 names the agent and the status, not the body', 'plat', 'fault:500', /^Agent plat failed: the upstream answered HTTP 502\.$/],
     ['a malformed stream is reported as malformed', 'echo', 'fault:garbage', /malformed reply/],
     ['a platform reply without text is reported', 'plat', 'fault:garbage', /no message\.content, content or text/],
     ['a stream cut before [DONE] is reported', 'echo', 'fault:drop', /ended before \[DONE\]|connection to the upstream failed/],

@@ -1,7 +1,7 @@
 /** Every bound has a variable and a default; a bad value stops start-up with a TypeError naming the variable. */
 
 import { afterEach, describe, expect, test, vi } from 'vitest';
-import { readAgentMaxReplyBytes } from '../../lib/agent/config.js';
+import { readAgentErrorDetail, readAgentMaxReplyBytes, readToolLimits } from '../../lib/agent/config.js';
 import { DEFAULT_MAX_REPLY_BYTES } from '../../lib/agent/upstream/request.js';
 import { createDefaultApp } from '../../lib/app.js';
 import { DEFAULT_REQUEST_BOUNDS, readRequestBounds } from '../../lib/http/bounds.js';
@@ -15,6 +15,13 @@ describe('defaults', () => {
     expect(DEFAULT_REQUEST_BOUNDS).toEqual(readRequestBounds({}));
     expect(readAgentMaxReplyBytes({})).toBe(1024 * 1024);
     expect(DEFAULT_MAX_REPLY_BYTES).toBe(1024 * 1024);
+  });
+
+  test('absent variables mean 128 tool calls a reply, and upstream error text for the log only', () => {
+    expect(readToolLimits({}).maxCallsPerReply).toBe(128);
+    expect(readAgentErrorDetail({})).toBe('log');
+    expect(readToolLimits({ AGENT_MAX_TOOL_CALLS_PER_REPLY: '300' }).maxCallsPerReply).toBe(300);
+    expect(readAgentErrorDetail({ AGENT_ERROR_DETAIL: 'pass' })).toBe('pass');
   });
 
   test('set variables are used', () => {

@@ -7,15 +7,21 @@
  *   "fault:huge <bytes>" a reply of that many bytes of text, streamed as fast as the client reads ·
  *   "fault:endless-event" one SSE event that never ends · "fault:leak" HTTP 500 whose body repeats the caller's
  *   key and an internal URL · "fault:huge-error" HTTP 500 with a 20 MB body · "fault:wait <ms> …" waits that long,
- *   then echoes.
+ *   then echoes · "fault:secrets" HTTP 500 whose body hides the caller's key split in two and base64-encoded, an
+ *   internal host, a private address and a password (secretsText in upstream.ts) · "fault:stream-secrets" the same text as an
+ *   error event inside a 200 stream.
+ * OpenAI only: "fault:tool-flood <n>" n tool-call events with distinct indexes and nothing else ·
+ *   "fault:empty-events <bytes>" that many bytes of `data: {"choices":[]}` events, then a short answer ·
+ *   "fault:huge-json <bytes>" a non-streamed JSON completion whose content is that many bytes.
  * "script {json}" makes it a scripted model that calls tools (scriptedModel below).
  * Otherwise it echoes, naming how many history messages it received. GET /__log returns what it saw:
  * each request (path, authorization, traceparent, body, the client's port) and each connection the client closed before the
- * reply ended.
+ * reply ended, with the bytes of body written to it by then (the hostile streams above count theirs).
  * Run: node --import tsx test/support/upstream-server.ts  (prints "listening on http://127.0.0.1:PORT").
  */
 
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import { secretsText } from './upstream.js';
 
 interface LogEntry {
   at: number;
@@ -27,9 +33,13 @@ interface LogEntry {
   body?: any;
   /** The client's port: requests with the same port came over one connection. */
   port?: number;
+  /** On `closed`: bytes of body handed to the socket before the client went away (streams written by writeAll). */
+  written?: number;
 }
 
 const log: LogEntry[] = [];
+/** Bytes of body each response has written through writeAll. */
+const written = new WeakMap<ServerResponse, number>();
 const platformSessions = new Map<string, number>();
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -57,22 +67,52 @@ const drained = (res: ServerResponse) => new Promise<void>((resolve) => {
   res.on('close', done);
 });
 
-/** Writes `total` bytes made of `piece(n)` strings, waiting for the client to read; stops when it goes away. */
-async function writeMany(res: ServerResponse, total: number, piece: (bytes: number) => string): Promise<void> {
-  const CHUNK = 64 * 1024;
-  for (let sent = 0; sent < total && !res.destroyed;) {
-    const size = Math.min(CHUNK, total - sent);
-    if (!res.write(piece(size))) await drained(res);
-    sent += size;
+const CHUNK = 64 * 1024;
+
+/** Writes each piece `next` gives until it gives none, waiting for the client to read; stops when it goes away. */
+async function writeAll(res: ServerResponse, next: () => string | undefined): Promise<void> {
+  for (let piece = next(); piece !== undefined && !res.destroyed; piece = next()) {
+    written.set(res, (written.get(res) ?? 0) + Buffer.byteLength(piece));
+    if (!res.write(piece)) await drained(res);
   }
 }
+
+/** Writes `total` bytes made of `piece(n)` strings (about n bytes each, in 64 KB writes). */
+function writeMany(res: ServerResponse, total: number, piece: (bytes: number) => string): Promise<void> {
+  let sent = 0;
+  return writeAll(res, () => {
+    if (sent >= total) return undefined;
+    const size = Math.min(CHUNK, total - sent);
+    sent += size;
+    return piece(size);
+  });
+}
+
+/** Writes `count` SSE events, `event(i)` each, batched into 64 KB writes. */
+function writeEvents(res: ServerResponse, count: number, event: (i: number) => unknown): Promise<void> {
+  let i = 0;
+  return writeAll(res, () => {
+    if (i >= count) return undefined;
+    let batch = '';
+    while (i < count && batch.length < CHUNK) batch += `data: ${JSON.stringify(event(i++))}\n\n`;
+    return batch;
+  });
+}
+
+/** The key the caller sent (agent-mcp's configured key for this agent). */
+const callerKey = (req: IncomingMessage) => String(req.headers.authorization ?? '').replace(/^Bearer /, '');
 
 /** The faults shared by both formats: error bodies that carry secrets or never end. */
 function errorFault(req: IncomingMessage, res: ServerResponse, message: string): boolean | Promise<void> {
   if (message.startsWith('fault:leak')) {
     res.writeHead(500, { 'content-type': 'application/json' });
-    res.end(JSON.stringify({ error: { message: `Invalid API key ${String(req.headers.authorization ?? '').replace(/^Bearer /, '')} `
+    res.end(JSON.stringify({ error: { message: `Invalid API key ${callerKey(req)} `
       + 'for deployment http://internal.example/x?sig=abc (see https://admin.internal.example:8443/keys )' } }));
+    return true;
+  }
+  if (message.startsWith('fault:secrets')) {
+    res.writeHead(500, { 'content-type': 'application/json' });
+    res.end(JSON.stringify({ error: { message: secretsText(callerKey(req)).text } }));
     return true;
   }
   if (message.startsWith('fault:huge-error')) {
@@ -82,7 +122,8 @@ function errorFault(req: IncomingMessage, res: ServerResponse, message: string):
   return false;
 }
 
-const hugeSize = (message: string) => Number(/^fault:huge (\d+)/.exec(message)?.[1] ?? 0);
+/** The number after a fault's name: "fault:huge 1000" → 1000. */
+const sizeOf = (message: string) => Number(/^fault:\S+ (\d+)/.exec(message)?.[1] ?? 0);
 
 interface ScriptCall {
   /** A function name as offered, or "*agent": the first offered function whose name starts with agent__. */
@@ -152,7 +193,32 @@ async function openai(req: IncomingMessage, res: ServerResponse, body: any) {
     // Each event carries ~1 KB of text; the whole reply is `hugeSize` bytes of SSE.
     const event = `data: ${JSON.stringify({ choices: [{ delta: { content: 'x'.repeat(1000) } }] })}\n\n`;
     const events = (n: number) => event.repeat(Math.max(1, Math.floor(n / event.length)));
-    await writeMany(res, hugeSize(message), events);
+    await writeMany(res, sizeOf(message), events);
+    return res.end('data: [DONE]\n\n');
+  }
+  if (message.startsWith('fault:tool-flood ')) {
+    // Tool-call deltas that carry nothing but a new index: no name, no arguments, no text.
+    res.writeHead(200, { 'content-type': 'text/event-stream' });
+    await writeEvents(res, sizeOf(message), (index) => ({ choices: [{ delta: { tool_calls: [{ index }] } }] }));
+    return res.end('data: [DONE]\n\n');
+  }
+  if (message.startsWith('fault:empty-events ')) {
+    res.writeHead(200, { 'content-type': 'text/event-stream' });
+    const event = 'data: {"choices":[]}\n\n';
+    await writeMany(res, sizeOf(message), (n) => event.repeat(Math.max(1, Math.floor(n / event.length))));
+    sse(res, { choices: [{ delta: { content: 'made it through' } }] });
+    return res.end('data: [DONE]\n\n');
+  }
+  if (message.startsWith('fault:huge-json ')) {
+    res.writeHead(200, { 'content-type': 'application/json' });
+    res.write('{"choices":[{"message":{"role":"assistant","content":"');
+    await writeMany(res, sizeOf(message), (n) => 'j'.repeat(n));
+    return res.end('"}}]}');
+  }
+  if (message.startsWith('fault:stream-secrets')) {
+    res.writeHead(200, { 'content-type': 'text/event-stream' });
+    sse(res, { choices: [{ delta: { content: 'Hel' } }] });
+    sse(res, { error: { message: secretsText(callerKey(req)).text } });
     return res.end('data: [DONE]\n\n');
   }
   if (message.startsWith('fault:endless-event')) {
@@ -192,7 +258,7 @@ async function platform(req: IncomingMessage, res: ServerResponse, body: any) {
   if (message.startsWith('fault:huge ')) {
     res.writeHead(200, { 'content-type': 'application/json' });
     res.write('{"message":{"role":"assistant","content":"');
-    await writeMany(res, hugeSize(message), (n) => 'z'.repeat(n));
+    await writeMany(res, sizeOf(message), (n) => 'z'.repeat(n));
     return res.end('"}}');
   }
   if (message.startsWith('fault:500')) {
@@ -218,7 +284,7 @@ const server = createServer(async (req, res) => {
   const body = JSON.parse((await readBody(req)) || '{}');
   log.push({ at: Date.now(), kind: 'request', path, authorization: req.headers.authorization, traceparent: req.headers.traceparent as string | undefined, body, port: req.socket.remotePort });
   res.on('close', () => {
-    if (!res.writableEnded) log.push({ at: Date.now(), kind: 'closed', path, body });
+    if (!res.writableEnded) log.push({ at: Date.now(), kind: 'closed', path, body, written: written.get(res) ?? 0 });
   });
   if (path === '/v1/chat/completions') return openai(req, res, body);
   if (path === '/platform/chat') return platform(req, res, body);

@@ -20,6 +20,8 @@ export interface UpstreamLogEntry {
   };
   /** The client's port: requests with the same port came over one connection. */
   port?: number;
+  /** On `closed`: bytes of body the upstream had written when the client went away (its hostile streams count). */
+  written?: number;
 }
 
 export interface Upstream {
@@ -57,4 +59,16 @@ export async function startUpstream(): Promise<Upstream> {
     },
     stop: () => child.kill(),
   };
+}
+
+/**
+ * An upstream error text holding the caller's key, and secrets no block-list finds: the key split in two,
+ * `Bearer <key>` in base64, a host without a scheme, a private address, a password. `secrets` are the strings a
+ * caller must never see.
+ */
+export function secretsText(key: string): { text: string; secrets: string[] } {
+  const half = Math.floor(key.length / 2);
+  const secrets = [key.slice(0, half), key.slice(half), Buffer.from(`Bearer ${key}`).toString('base64'), 'db.internal.corp:5432', '10.0.0.5', 'password=hunter2'];
+  const [head, tail, encoded, host, address, password] = secrets;
+  return { text: `db ${host} at ${address} refused ${password} for key ${key} (${head} ${tail}, sent as ${encoded})`, secrets };
 }

@@ -2,12 +2,16 @@
  * OpenAI-compatible `/chat/completions` with `stream: true` (OpenAI, Vercel AI Gateway, Ollama, vLLM,
  * LM Studio, OpenRouter…). The upstream is stateless: we send the session's history with each turn.
  * An agent given tools runs the function-calling loop (tool-loop.ts); the streamed `tool_calls` deltas
- * (index, id, name and argument fragments) are put together here, and count towards the reply cap.
+ * (index, id, name and argument fragments) are put together here, at most AGENT_MAX_TOOL_CALLS_PER_REPLY distinct
+ * calls a reply. Every byte of the reply counts towards the reply cap where it is read (request.ts).
  */
 
+import { createCountedWarning } from '../../warn.js';
 import { runToolLoop, type FunctionCall, type FunctionDefinition, type UpstreamMessage } from '../tool-loop.js';
 import { AgentError, type Agent, type AgentProfile, type AgentTurn } from '../types.js';
-import { postUpstream, sanitizeCause, type UpstreamResponse, type UpstreamTarget } from './request.js';
+import { streamError } from './error-text.js';
+import { postUpstream, type UpstreamTarget } from './request.js';
+import { sseData } from './sse.js';
 import { EVENT_STREAM } from '../../protocol/headers.js';
 
 export interface OpenAiOptions extends Omit<UpstreamTarget, 'url'> {
@@ -19,7 +23,15 @@ export interface OpenAiOptions extends Omit<UpstreamTarget, 'url'> {
   maxToolSteps?: number;
   /** Tool calls run per round (AGENT_MAX_TOOL_CALLS). */
   maxToolCalls?: number;
+  /** Distinct tool calls one reply may ask for; past it the turn fails (AGENT_MAX_TOOL_CALLS_PER_REPLY). */
+  maxToolCallsPerReply?: number;
 }
+
+/** The default of AGENT_MAX_TOOL_CALLS_PER_REPLY: well past what a model asks for, far below what hurts. */
+export const DEFAULT_MAX_TOOL_CALLS_PER_REPLY = 128;
+
+const callsLimit = createCountedWarning((agent, count) =>
+  `stopped ${count} agent repl${count === 1 ? 'y' : 'ies'} asking for more tool calls than AGENT_MAX_TOOL_CALLS_PER_REPLY (latest: agent ${agent})`);
 
 export function completionsUrl(baseUrl: string): string {
   const trimmed = baseUrl.replace(/\/+$/, '');
@@ -73,58 +85,73 @@ async function* completion(
   agentId: string, target: UpstreamTarget, options: OpenAiOptions, turn: AgentTurn, body: Record<string, unknown>,
 ): AsyncGenerator<string, { text: string; calls: FunctionCall[] }> {
   const upstream = await postUpstream(target, body, turn.signal, turn.traceHeaders);
+  const calls = new ToolCalls(options.maxToolCallsPerReply ?? DEFAULT_MAX_TOOL_CALLS_PER_REPLY);
+  const add = (deltas: unknown) => {
+    if (calls.addAll(deltas)) return;
+    callsLimit.note(agentId);
+    throw upstream.abandon(new AgentError(`Agent ${agentId} asked for more than ${calls.max} tool calls in one reply `
+      + `(AGENT_MAX_TOOL_CALLS_PER_REPLY is ${calls.max}); the turn was stopped.`));
+  };
   const type = upstream.response.headers.get('content-type') ?? '';
   if (!type.includes(EVENT_STREAM)) {
     // Some compatible servers ignore `stream: true` and answer one JSON completion.
     let json = '';
-    for await (const chunk of upstream.chunks({ capped: true })) json += chunk;
-    const message = parse(agentId, json, options.apiKey).choices?.[0]?.message;
-    const calls = new ToolCalls();
-    for (const delta of message?.tool_calls ?? []) calls.add(delta);
+    for await (const chunk of upstream.chunks()) json += chunk;
+    const message = parse(target, json).choices?.[0]?.message;
+    add(message?.tool_calls);
     if (typeof message?.content !== 'string' && calls.isEmpty()) throw new AgentError(`Agent ${agentId}: the upstream reply has no message content.`);
     const text = typeof message?.content === 'string' ? message.content : '';
     if (text) yield text;
     return { text, calls: calls.done() };
   }
   let sawDone = false;
-  let replyBytes = 0;
   let text = '';
-  const calls = new ToolCalls();
-  for await (const data of toEvents(upstream, options.maxReplyBytes)) {
+  for await (const data of sseData(upstream.chunks())) {
     if (data === '[DONE]') {
       sawDone = true;
       break;
     }
-    const delta = parse(agentId, data, options.apiKey).choices?.[0]?.delta;
-    // The reply's text and its calls are what the caller receives and the next request carries: the cap counts them.
-    for (const call of delta?.tool_calls ?? []) replyBytes += calls.add(call);
+    const delta = parse(target, data).choices?.[0]?.delta;
+    add(delta?.tool_calls);
     const content = delta?.content;
     if (typeof content === 'string' && content) {
-      replyBytes += utf8Length(content);
       text += content;
+      yield content;
     }
-    if (replyBytes > options.maxReplyBytes) throw upstream.cut();
-    if (typeof content === 'string' && content) yield content;
   }
   if (!sawDone) throw new AgentError(`Agent ${agentId}: the upstream stream ended before [DONE].`);
   return { text, calls: calls.done() };
 }
 
-/** Tool calls put together from their deltas, by index (parallel calls interleave). */
+/** Tool calls put together from their deltas, by index (parallel calls interleave), at most `max` of them. */
 class ToolCalls {
   readonly #byIndex = new Map<number, FunctionCall>();
+  readonly max: number;
 
-  /** Adds a fragment; returns the bytes it carried. */
-  add(delta: ToolCallDelta): number {
+  constructor(max: number) {
+    this.max = max;
+  }
+
+  /** Adds a message's `tool_calls` fragments; false when they would make more than `max` calls. */
+  addAll(deltas: unknown): boolean {
+    if (!Array.isArray(deltas)) return true;
+    for (const delta of deltas as ToolCallDelta[]) if (!this.#add(delta ?? {})) return false;
+    return true;
+  }
+
+  #add(delta: ToolCallDelta): boolean {
     const index = typeof delta.index === 'number' ? delta.index : this.#byIndex.size;
-    const call = this.#byIndex.get(index) ?? { id: '', name: '', arguments: '' };
-    this.#byIndex.set(index, call);
+    let call = this.#byIndex.get(index);
+    if (!call) {
+      if (this.#byIndex.size >= this.max) return false;
+      this.#byIndex.set(index, call = { id: '', name: '', arguments: '' });
+    }
     if (typeof delta.id === 'string') call.id = delta.id;
     const name = delta.function?.name;
     const args = delta.function?.arguments;
     if (typeof name === 'string') call.name += name;
     if (typeof args === 'string') call.arguments += args;
-    return utf8Length(typeof name === 'string' ? name : '') + utf8Length(typeof args === 'string' ? args : '');
+    return true;
   }
 
   isEmpty(): boolean {
@@ -137,43 +164,12 @@ class ToolCalls {
   }
 }
 
-/**
- * SSE `data` payloads of a streamed reply. The parser holds an event until its blank line arrives, so the text
- * fed since the last complete event is bounded by the reply cap too: one endless event cannot grow the buffer.
- */
-async function* toEvents(upstream: UpstreamResponse, maxBytes: number): AsyncIterable<string> {
-  // Loaded with the first streamed reply rather than on every cold start.
-  const { createParser } = await import('eventsource-parser');
-  const ready: string[] = [];
-  const parser = createParser({ onEvent: (event) => ready.push(event.data) });
-  let pending = 0;
-  for await (const chunk of upstream.chunks()) {
-    parser.feed(chunk);
-    pending = ready.length ? 0 : pending + chunk.length;
-    if (pending > maxBytes) throw upstream.cut();
-    while (ready.length) yield ready.shift()!;
-  }
-}
-
-/** UTF-8 bytes of a string, without encoding it. */
-function utf8Length(text: string): number {
-  let bytes = text.length;
-  for (let i = 0; i < text.length; i++) {
-    const code = text.charCodeAt(i);
-    if (code >= 0xd800 && code <= 0xdbff) i++; // a surrogate pair: 2 code units, 4 bytes
-    else if (code >= 0x800) bytes += 2;
-    else if (code >= 0x80) bytes += 1;
-  }
-  return bytes;
-}
-
-function parse(agentId: string, data: string, apiKey?: string): CompletionChunk {
+function parse(target: UpstreamTarget, data: string): CompletionChunk {
+  let value: unknown;
   try {
-    const value = JSON.parse(data) as CompletionChunk;
-    if (value.error) throw new AgentError(`Agent ${agentId} reported an error: ${sanitizeCause(String(value.error.message ?? 'unknown'), apiKey)}.`);
-    return value;
-  } catch (error) {
-    if (error instanceof AgentError) throw error;
-    throw new AgentError(`Agent ${agentId}: the upstream sent a malformed reply.`);
-  }
+    value = JSON.parse(data);
+  } catch { /* answered below */ }
+  if (typeof value !== 'object' || value === null) throw new AgentError(`Agent ${target.agentId}: the upstream sent a malformed reply.`);
+  if ((value as CompletionChunk).error) throw streamError(target, data);
+  return value as CompletionChunk;
 }

@@ -23,7 +23,7 @@ export function createPlatformAgent(profile: AgentProfile, options: PlatformOpti
         stream: false,
       }, turn.signal, turn.traceHeaders);
       let text = '';
-      for await (const chunk of upstream.chunks({ capped: true })) text += chunk;
+      for await (const chunk of upstream.chunks()) text += chunk;
       yield replyText(profile.id, text);
     },
   };

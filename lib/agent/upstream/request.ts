@@ -1,54 +1,35 @@
 /**
  * One HTTP request to an upstream agent: configured credentials only (the client's token is never
- * forwarded), a timeout, the caller's AbortSignal, a cap on the bytes read (AGENT_MAX_REPLY_BYTES), and
- * failures turned into AgentErrors that name the agent, the status and a short, sanitized cause: at most
- * ERROR_BODY_BYTES of an error body are read, and the configured key and any URL in it are redacted.
+ * forwarded), a timeout, the caller's AbortSignal, and a cap on the bytes read (AGENT_MAX_REPLY_BYTES) counted
+ * here, once, on every byte of every body, whatever the adapter makes of them. Failures become AgentErrors that
+ * name the agent and the status; an error body is read ERROR_BODY_BYTES deep and goes to the operator's log, not
+ * the caller (error-text.ts).
  */
 
 import { createCountedWarning } from '../../warn.js';
 import { AgentError } from '../types.js';
+import { ERROR_BODY_BYTES, httpError, type ErrorDetail } from './error-text.js';
 
 export interface UpstreamTarget {
   agentId: string;
   url: string;
   apiKey?: string;
   timeoutMs: number;
-  /** The most bytes of reply an agent may send (AGENT_MAX_REPLY_BYTES). */
+  /** The most bytes of body an agent may send (AGENT_MAX_REPLY_BYTES), counted as read. */
   maxReplyBytes: number;
+  /** What the caller learns of the upstream's error text (AGENT_ERROR_DETAIL); absent: `log`. */
+  errorDetail?: ErrorDetail;
 }
 
-/** About 1 MiB: a long answer is tens of KB; more is a runaway or hostile upstream. */
+/**
+ * About 1 MiB of body, framing included: a long answer is tens of KB of text, an OpenAI stream of ~4,000 tokens
+ * (about 250 bytes of SSE each). More is a runaway or hostile upstream, or an agent that needs a larger cap.
+ */
 export const DEFAULT_MAX_REPLY_BYTES = 1024 * 1024;
-/** An error body is read this far, no further: a cause fits in a few hundred bytes. */
-export const ERROR_BODY_BYTES = 4 * 1024;
-const CAUSE_CHARS = 160;
-const URL_IN_TEXT = /\b[a-z][a-z0-9+.-]*:\/\/[^\s"'<>)]*/gi;
-const BEARER_IN_TEXT = /\bBearer\s+[^\s"',]+/gi;
 
 /** The agent's error for a reply over the cap; its words are the README's. */
 export function replyTooLarge(agentId: string, maxBytes: number): AgentError {
   return new AgentError(`Agent ${agentId}: the agent's reply exceeded ${maxBytes} bytes.`);
-}
-
-/**
- * Upstream text made fit for a caller: the configured key and bearer tokens become [redacted], any URL [url]
- * (internal hosts and signed links included), whitespace flattened, cut at CAUSE_CHARS.
- */
-export function sanitizeCause(text: string, apiKey?: string): string {
-  let clean = apiKey ? text.split(apiKey).join('[redacted]') : text;
-  clean = clean.replace(URL_IN_TEXT, '[url]').replace(BEARER_IN_TEXT, 'Bearer [redacted]');
-  const flat = clean.replace(/\s+/g, ' ').trim();
-  return flat.length > CAUSE_CHARS ? `${flat.slice(0, CAUSE_CHARS)}…` : flat;
-}
-
-function shortCause(body: string, apiKey?: string): string {
-  let text = body;
-  try {
-    const json = JSON.parse(body) as { error?: { message?: unknown } | string; message?: unknown };
-    const candidate = typeof json.error === 'string' ? json.error : json.error?.message ?? json.message;
-    if (typeof candidate === 'string') text = candidate;
-  } catch { /* not JSON (or cut at ERROR_BODY_BYTES): use the text */ }
-  return sanitizeCause(text, apiKey);
 }
 
 /** At most `maxBytes` of a body, then the rest is abandoned (the connection with it). */
@@ -76,13 +57,12 @@ async function readHead(response: Response, maxBytes: number): Promise<string> {
 export interface UpstreamResponse {
   response: Response;
   /**
-   * The response body as text chunks; read failures (timeout, cancel, reset) become AgentErrors. With
-   * `capped`, the body may hold at most maxReplyBytes (a JSON reply is the reply); a streamed reply counts its
-   * text instead, through `cut`.
+   * The response body as text chunks, every byte counted: past maxReplyBytes the read is abandoned and fails
+   * with the over-the-cap error. Read failures (timeout, cancel, reset) become AgentErrors.
    */
-  chunks(options?: { capped?: boolean }): AsyncIterable<string>;
-  /** Ends the read now and fails with the over-the-cap error (a streamed reply whose text grew too long). */
-  cut(): AgentError;
+  chunks(): AsyncIterable<string>;
+  /** Ends the read now, the connection with it, and returns `error` to throw: the reply broke another bound. */
+  abandon(error: AgentError): AgentError;
 }
 
 /**
@@ -128,23 +108,26 @@ export async function postUpstream(
     throw fail(error);
   }
   if (!response.ok) {
-    const cause = shortCause(await readHead(response, ERROR_BODY_BYTES), target.apiKey);
+    const body = await readHead(response, ERROR_BODY_BYTES + (target.apiKey?.length ?? 0));
     release();
-    throw new AgentError(`Agent ${target.agentId} failed: the upstream answered HTTP ${response.status}${cause ? ` (${cause})` : ''}.`);
+    throw httpError(target, response.status, body);
   }
+  const abandon = (error: AgentError) => {
+    combined.abort(ABANDONED);
+    return error;
+  };
   const tooLarge = () => {
     overCap.note(`agent ${target.agentId}`);
-    combined.abort(TOO_LARGE);
-    return replyTooLarge(target.agentId, target.maxReplyBytes);
+    return abandon(replyTooLarge(target.agentId, target.maxReplyBytes));
   };
   return {
     response,
-    chunks: (options) => readText(response, fail, release, options?.capped ? { maxBytes: target.maxReplyBytes, tooLarge } : undefined),
-    cut: tooLarge,
+    chunks: () => readText(response, fail, release, { maxBytes: target.maxReplyBytes, tooLarge }),
+    abandon,
   };
 }
 
-const TOO_LARGE = new Error('The reply exceeded its cap.');
+const ABANDONED = new Error('The reply broke a bound; its read was abandoned.');
 const overCap = createCountedWarning((agent, count) =>
   `cut off ${count} upstream repl${count === 1 ? 'y' : 'ies'} over AGENT_MAX_REPLY_BYTES (latest: ${agent})`);
 
@@ -166,7 +149,7 @@ async function* readText(
   response: Response,
   fail: (error: unknown) => Error,
   release: () => void,
-  cap?: { maxBytes: number; tooLarge: () => AgentError },
+  cap: { maxBytes: number; tooLarge: () => AgentError },
 ): AsyncIterable<string> {
   const reader = response.body!.getReader();
   const decoder = new TextDecoder();
@@ -183,7 +166,7 @@ async function* readText(
         return;
       }
       bytes += value.byteLength;
-      if (cap && bytes > cap.maxBytes) throw cap.tooLarge();
+      if (bytes > cap.maxBytes) throw cap.tooLarge();
       yield decoder.decode(value, { stream: true });
     }
   } catch (error) {
