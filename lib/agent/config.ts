@@ -123,7 +123,7 @@ function readDefaultTools(env: Env): string[] | undefined {
   return raw ? raw.split(',').map((p) => p.trim()).filter(Boolean) : undefined;
 }
 
-/** AGENT_MAX_REPLY_BYTES, the most bytes of reply an upstream agent may send (default about 1 MiB). */
+/** AGENT_MAX_REPLY_BYTES, the most bytes of reply an upstream agent may send (default 8 MiB). */
 export function readAgentMaxReplyBytes(env: Env): number {
   return integerEnv(env, 'AGENT_MAX_REPLY_BYTES', DEFAULT_MAX_REPLY_BYTES);
 }

@@ -13,8 +13,8 @@ describe('defaults', () => {
   test('absent variables mean 4 MiB bodies, JSON 64 deep, batches of 32 and 1 MiB agent replies', () => {
     expect(readRequestBounds({})).toEqual({ maxBodyBytes: 4 * 1024 * 1024, maxJsonDepth: 64, maxBatch: 32 });
     expect(DEFAULT_REQUEST_BOUNDS).toEqual(readRequestBounds({}));
-    expect(readAgentMaxReplyBytes({})).toBe(1024 * 1024);
-    expect(DEFAULT_MAX_REPLY_BYTES).toBe(1024 * 1024);
+    expect(readAgentMaxReplyBytes({})).toBe(8 * 1024 * 1024);
+    expect(DEFAULT_MAX_REPLY_BYTES).toBe(8 * 1024 * 1024);
   });
 
   test('absent variables mean 128 tool calls a reply, and upstream error text for the log only', () => {

@@ -22,10 +22,11 @@ export interface UpstreamTarget {
 }
 
 /**
- * About 1 MiB of body, framing included: a long answer is tens of KB of text, an OpenAI stream of ~4,000 tokens
- * (about 250 bytes of SSE each). More is a runaway or hostile upstream, or an agent that needs a larger cap.
+ * 8 MiB of body, framing included. Every byte read counts, and an OpenAI stream spends about 250 bytes of SSE on a
+ * token, so this holds a streamed answer of ~32,000 tokens, the longest output of most models (the cap counted text
+ * alone before, when 1 MiB was plenty). More is a runaway or hostile upstream, or an agent that needs a larger cap.
  */
-export const DEFAULT_MAX_REPLY_BYTES = 1024 * 1024;
+export const DEFAULT_MAX_REPLY_BYTES = 8 * 1024 * 1024;
 
 /** The agent's error for a reply over the cap; its words are the README's. */
 export function replyTooLarge(agentId: string, maxBytes: number): AgentError {
