@@ -4,9 +4,10 @@
  * call and the conversation's next turn go on at once instead of waiting for the claim and the ticket to expire.
  *
  * A release is idempotent (dropping a claim, raising `done` to a ticket), so writing it again after a write that
- * did land but whose answer was lost changes nothing. Bounded: tries at growing pauses for at most the call's
- * own bound, after which the claim and the ticket have expired by themselves, and at most MAX_PENDING releases
- * per instance at once (past it, a release is left to expire, which is slower, never wrong).
+ * did land but whose answer was lost changes nothing. Bounded: tries at growing pauses until the claim and the
+ * ticket would have expired by themselves (at most the call's own bound; later, the same ticket number may
+ * belong to a new queue), and at most MAX_PENDING releases per instance at once (past it, a release is left to
+ * expire, which is slower, never wrong).
  */
 
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -25,11 +26,11 @@ const dropped = createCountedWarning((why, count) =>
   `${count} call release${count === 1 ? '' : 's'} the shared store refused could not be written again (${why}); `
   + 'their retry claims and conversation turns were left to expire, so the next turn or retry waited for that.');
 
-/** Writes `release` again until the store takes it or `boundMs` has passed. */
-export function releaseLater(store: Store, release: LeaveRequest, boundMs: number): void {
+/** Writes `release` again until the store takes it or the time `until` (epoch ms) comes. */
+export function releaseLater(store: Store, release: LeaveRequest, until: number): void {
   if (pending >= MAX_PENDING) return dropped.note(`${MAX_PENDING} were already pending`);
   pending += 1;
-  keepAlive(retry(store, release, Date.now() + boundMs).finally(() => (pending -= 1)));
+  keepAlive(retry(store, release, until).finally(() => (pending -= 1)));
 }
 
 async function retry(store: Store, release: LeaveRequest, until: number): Promise<void> {
@@ -42,5 +43,5 @@ async function retry(store: Store, release: LeaveRequest, until: number): Promis
       // Still unavailable: try again after a longer pause.
     }
   }
-  dropped.note('the store did not answer within the call\'s bound');
+  dropped.note('the store did not take them before their claims and tickets expired');
 }

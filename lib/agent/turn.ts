@@ -67,9 +67,12 @@ export async function runTurn<T>(options: TurnOptions<T>, run: (values: unknown[
   let ticket: number | undefined;
   let done = 0;
   let waitMs = 0;
+  // When this call's claim and ticket started to live (at most): their expiries count from the store's enter.
+  let enteredAt = Date.now();
   // A call with nothing to claim, queue or read (a new conversation of an unrecognised caller) skips `enter`.
   if (once || turn || read.length) {
     for (;;) {
+      enteredAt = Date.now();
       const entered = await store.enter(request);
       if (entered.result !== undefined) return (entered.result as Outcome<T>).value;
       if (entered.claimed) {
@@ -103,20 +106,22 @@ export async function runTurn<T>(options: TurnOptions<T>, run: (values: unknown[
     const keep = outcome && once?.succeeded(outcome.value);
     const set = [...(outcome?.writes ?? []), ...(keep ? [{ key: result!, value: { value: outcome!.value }, ttlMs: RESULT_TTL_MS }] : [])];
     const release: LeaveRequest = { ...(claim ? { delete: [claim] } : {}), ...(turn && ticket !== undefined ? { turn: { ...turn, ticket } } : {}) };
-    if (set.length || release.delete || release.turn) await leave(store, { set, ...release }, release, Math.max(queue?.turnMs ?? 0, once?.claimTtlMs ?? 0));
+    // A release written after its claim or ticket expired could end a later call's claim or turn: retry until then only.
+    const until = enteredAt + Math.min(once ? once.claimTtlMs : Infinity, queue ? waitMs + queue.turnMs : Infinity);
+    if (set.length || release.delete || release.turn) await leave(store, { set, ...release }, release, until);
   }
 }
 
 /**
  * The call's closing writes. When the store refuses them the call fails (its client is told nothing was saved),
- * and its release alone (the claim dropped, the turn ended, none of its writes) is written again later, for at
- * most `boundMs`: past that the claim and the ticket have expired by themselves.
+ * and its release alone (the claim dropped, the turn ended, none of its writes) is written again later, until
+ * `until`: by then the claim and the ticket have expired by themselves.
  */
-async function leave(store: Store, request: LeaveRequest, release: LeaveRequest, boundMs: number): Promise<void> {
+async function leave(store: Store, request: LeaveRequest, release: LeaveRequest, until: number): Promise<void> {
   try {
     await store.leave(request);
   } catch (error) {
-    if (error instanceof StoreUnavailableError && (release.delete || release.turn)) releaseLater(store, release, boundMs);
+    if (error instanceof StoreUnavailableError && (release.delete || release.turn)) releaseLater(store, release, until);
     throw error;
   }
 }
