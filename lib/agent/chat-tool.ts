@@ -96,7 +96,7 @@ export function chatWithAgentTool({ agents, timeoutMs, tooling, taskAfterMs = DE
           ...(isNew ? {} : {
             queue: {
               key: storeKeys.turns(session.owner, session.agentId, session.id),
-              maxWaitMs: timeoutMs + CLAIM_MARGIN_MS,
+              turnMs: timeoutMs + CLAIM_MARGIN_MS,
               onWait: (ahead: number) => progress.note(`Waiting for ${ahead} earlier message(s) in this session.`),
             },
           }),

@@ -9,14 +9,16 @@
  * and cancelled, the first attempt).
  *
  * Turn order: calls to one conversation run one at a time, in arrival order, across instances: each takes a
- * ticket and waits until every earlier ticket is done. A holder that dies is waited for at most `maxWaitMs`,
- * so a crashed instance cannot stall a conversation for good.
+ * ticket and waits until the ticket before it has ended (store/types.ts TurnKeys). A turn whose end is never
+ * written (its instance died, the store was down as it left) is waited for only until its deadline, `turnMs`
+ * past its own wait, and holds up nothing after the next turn; an end the store refused is written again in
+ * the background once the store answers (late-release.ts), so the next turn usually need not wait that long.
  */
 
-import type { Put, Store, TurnKeys } from '../store/types.js';
+import { StoreUnavailableError, type LeaveRequest, type Put, type Store, type TurnKeys } from '../store/types.js';
+import { releaseLater } from './late-release.js';
 
 export const RESULT_TTL_MS = 60_000;
-const QUEUE_TTL_MS = 30 * 60_000;
 
 export interface TurnOptions<T> {
   store: Store;
@@ -30,8 +32,11 @@ export interface TurnOptions<T> {
     /** Called on a joiner when it starts waiting for an identical call. */
     onJoin?(): void;
   };
-  /** Turn order under this key. */
-  queue?: { key: string; maxWaitMs: number; onWait?(ahead: number): void };
+  /**
+   * Turn order under this key. `turnMs`: the longest one turn may take (AGENT_TIMEOUT_MS and a margin), which is
+   * also the longest the next turn waits for it.
+   */
+  queue?: { key: string; turnMs: number; onWait?(ahead: number): void };
   /** Values the call reads before it runs (its conversation's history). */
   read?: string[];
 }
@@ -50,10 +55,10 @@ export async function runTurn<T>(options: TurnOptions<T>, run: (values: unknown[
   const { store, signal, once, queue, read = [] } = options;
   const result = once && `once-result:${once.key}`;
   const claim = once && `once-claim:${once.key}`;
-  const turn: TurnKeys | undefined = queue && { queue: `queue:${queue.key}`, done: `queue-done:${queue.key}`, ttlMs: QUEUE_TTL_MS };
+  const turn: TurnKeys | undefined = queue && { queue: `queue:${queue.key}`, done: `queue-done:${queue.key}` };
   const request = {
     ...(once ? { once: { result: result!, claim: claim!, ttlMs: once.claimTtlMs } } : {}),
-    ...(turn ? { turn } : {}),
+    ...(turn ? { turn: { ...turn, turnMs: queue!.turnMs } } : {}),
     read,
   };
 
@@ -61,13 +66,17 @@ export async function runTurn<T>(options: TurnOptions<T>, run: (values: unknown[
   let values: unknown[] = [];
   let ticket: number | undefined;
   let done = 0;
+  let waitMs = 0;
+  // When this call's claim and ticket started to live (at most): their expiries count from the store's enter.
+  let enteredAt = Date.now();
   // A call with nothing to claim, queue or read (a new conversation of an unrecognised caller) skips `enter`.
   if (once || turn || read.length) {
     for (;;) {
+      enteredAt = Date.now();
       const entered = await store.enter(request);
       if (entered.result !== undefined) return (entered.result as Outcome<T>).value;
       if (entered.claimed) {
-        ({ ticket, done = 0 } = entered);
+        ({ ticket, done = 0, waitMs = 0 } = entered);
         values = entered.values ?? [];
         break;
       }
@@ -84,10 +93,10 @@ export async function runTurn<T>(options: TurnOptions<T>, run: (values: unknown[
 
   let outcome: Ran<T> | undefined;
   try {
-    if (turn && ticket !== undefined && ticket - 1 > done) {
+    if (turn && ticket !== undefined && waitMs > 0) {
       queue!.onWait?.(ticket - 1 - done);
       const before = ticket - 1;
-      await store.watch([turn.done], ([d]) => Number(d ?? 0) >= before, { signal, timeoutMs: queue!.maxWaitMs });
+      await store.watch([turn.done], ([d]) => Number(d ?? 0) >= before, { signal, timeoutMs: waitMs });
       // The earlier turns changed what this one reads.
       if (read.length) values = await store.getMany(read);
     }
@@ -96,6 +105,23 @@ export async function runTurn<T>(options: TurnOptions<T>, run: (values: unknown[
   } finally {
     const keep = outcome && once?.succeeded(outcome.value);
     const set = [...(outcome?.writes ?? []), ...(keep ? [{ key: result!, value: { value: outcome!.value }, ttlMs: RESULT_TTL_MS }] : [])];
-    if (set.length || claim || turn) await store.leave({ set, ...(claim ? { delete: [claim] } : {}), ...(turn ? { turn } : {}) });
+    const release: LeaveRequest = { ...(claim ? { delete: [claim] } : {}), ...(turn && ticket !== undefined ? { turn: { ...turn, ticket } } : {}) };
+    // A release written after its claim or ticket expired could end a later call's claim or turn: retry until then only.
+    const until = enteredAt + Math.min(once ? once.claimTtlMs : Infinity, queue ? waitMs + queue.turnMs : Infinity);
+    if (set.length || release.delete || release.turn) await leave(store, { set, ...release }, release, until);
+  }
+}
+
+/**
+ * The call's closing writes. When the store refuses them the call fails (its client is told nothing was saved),
+ * and its release alone (the claim dropped, the turn ended, none of its writes) is written again later, until
+ * `until`: by then the claim and the ticket have expired by themselves.
+ */
+async function leave(store: Store, request: LeaveRequest, release: LeaveRequest, until: number): Promise<void> {
+  try {
+    await store.leave(request);
+  } catch (error) {
+    if (error instanceof StoreUnavailableError && (release.delete || release.turn)) releaseLater(store, release, until);
+    throw error;
   }
 }

@@ -10,7 +10,7 @@
 
 import { integerEnv } from '../config.js';
 import { createCountedWarning } from '../warn.js';
-import type { Entered, EnterRequest, LeaveRequest, Ready, Store, WaitOptions } from './types.js';
+import type { Entered, EnterRequest, LeaveRequest, Ready, Store, TurnEntry, TurnExit, WaitOptions } from './types.js';
 import { DEFAULT_WATCH_MS, Watcher } from './watch.js';
 
 interface Entry {
@@ -114,34 +114,52 @@ export class MemoryStore implements Store {
   }
 
   /** What the Upstash `enter` script does, in one synchronous step (so as atomic as the script). */
-  async enter({ once, turn, read = [] }: EnterRequest): Promise<Entered> {
+  async enter({ once, turn, count, read = [] }: EnterRequest): Promise<Entered> {
     if (once) {
       const result = this.#value(once.result);
       if (result !== undefined) return { result, claimed: false };
       if (this.#read(once.claim)) return { claimed: false };
       this.#set(once.claim, 1, once.ttlMs);
     }
-    const entered: Entered = { claimed: true, values: read.map((key) => this.#value(key)) };
-    if (turn) {
-      entered.ticket = this.#incr(turn.queue, turn.ttlMs);
-      entered.done = Number(this.#value(turn.done) ?? 0);
-    }
+    const entered: Entered = { claimed: true };
+    if (turn) Object.assign(entered, this.#takeTicket(turn));
+    if (count) entered.count = this.#incr(count.key, count.ttlMs);
+    entered.values = read.map((key) => this.#value(key));
     if (once) this.#watcher.written(once.claim);
     return entered;
   }
 
   /** What the Upstash `leave` script does, in one synchronous step. */
-  async leave({ set = [], delete: gone = [], turn }: LeaveRequest): Promise<void> {
+  async leave({ set = [], delete: gone = [], turn, count }: LeaveRequest): Promise<void> {
     for (const put of set) this.#set(put.key, put.value, put.ttlMs);
     for (const key of gone) this.#remove(key);
-    if (turn) {
-      const done = this.#incr(turn.done, turn.ttlMs);
-      if (done >= Number(this.#value(turn.queue) ?? 0)) {
-        this.#remove(turn.queue);
-        this.#remove(turn.done);
-      }
-    }
+    if (turn) this.#endTurn(turn);
+    if (count) this.#incr(count.key, count.ttlMs);
     for (const key of [...set.map((p) => p.key), ...gone, ...(turn ? [turn.done] : [])]) this.#watcher.written(key);
+  }
+
+  /** The `enter` script's ticket (scripts.ts ENTER): the queue's expiry is the deadline of its last ticket. */
+  #takeTicket({ queue, done, turnMs }: TurnEntry): Pick<Entered, 'ticket' | 'done' | 'waitMs'> {
+    const left = this.#msLeft(queue);
+    const ticket = Number(this.#value(queue) ?? 0) + 1;
+    if (ticket === 1) this.#remove(done);
+    const highest = ticket === 1 ? 0 : Number(this.#value(done) ?? 0);
+    const waitMs = highest < ticket - 1 && left > 0 ? Math.min(left, turnMs) : 0;
+    this.#set(queue, ticket, waitMs + turnMs);
+    return { ticket, done: highest, waitMs };
+  }
+
+  /** The `leave` script's end of a turn (scripts.ts LEAVE). */
+  #endTurn({ queue, done, ticket }: TurnExit): void {
+    const last = this.#value(queue) as number | undefined;
+    if (last === undefined || ticket > last) return;
+    const highest = Math.max(ticket, Number(this.#value(done) ?? 0));
+    if (highest >= last) {
+      this.#remove(queue);
+      this.#remove(done);
+    } else {
+      this.#set(done, highest, this.#msLeft(queue));
+    }
   }
 
   watch(keys: string[], ready: Ready, options: WaitOptions): Promise<unknown[] | undefined> {
@@ -162,6 +180,12 @@ export class MemoryStore implements Store {
   #set(key: string, value: unknown, ttlMs: number): void {
     const text = toText(value);
     this.#put(key, { value: text, bytes: key.length + text.length, expires: Date.now() + ttlMs });
+  }
+
+  /** How long a live key has left (Redis PTTL); 0 when it is absent. */
+  #msLeft(key: string): number {
+    const entry = this.#read(key);
+    return entry ? Math.max(1, entry.expires - Date.now()) : 0;
   }
 
   /** INCR then PEXPIRE, as the scripts do. */

@@ -5,18 +5,20 @@
 
 import { MemoryStore, readMemoryBudget } from './memory.js';
 import type { Store } from './types.js';
-import { UpstashStore } from './upstash.js';
+import { readStoreTimeout, UpstashStore } from './upstash.js';
 import type { UpstashConfig } from './upstash-config.js';
 import { readWatchInterval } from './watch.js';
 
 export function selectStore(upstash: UpstashConfig | undefined, env: Record<string, string | undefined> = {}): { store: Store; summary: string } {
   const watchMs = readWatchInterval(env);
+  const timeoutMs = readStoreTimeout(env);
   if (upstash) {
     return {
-      store: new UpstashStore(upstash, { watchMs }),
+      store: new UpstashStore(upstash, { watchMs, timeoutMs }),
       summary: `store: Upstash Redis at ${new URL(upstash.url).host} (from ${upstash.urlVariable}), shared by every instance; `
         + `running calls see a cancellation, answer or turn from another instance within STORE_WATCH_MS=${watchMs} ms `
-        + '(one batched read per instance per tick while anything waits)',
+        + `(one batched read per instance per tick while anything waits); an operation the store has not answered `
+        + `within STORE_TIMEOUT_MS=${timeoutMs} ms fails as unavailable`,
     };
   }
   const budget = readMemoryBudget(env);

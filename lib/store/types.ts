@@ -33,10 +33,31 @@ export interface Put {
   ttlMs: number;
 }
 
-/** A turn in a queue of calls: `queue` counts tickets taken, `done` counts turns finished (both integers). */
+/**
+ * A conversation's queue of turns (lib/agent/turn.ts): `queue` holds the last ticket taken, `done` the highest
+ * ticket whose turn ended (both integers). Each ticket carries a deadline: the turn's bound past its own wait,
+ * kept as the expiry of `queue` (deadlines only grow, so the key expires with the last of them). A ticket
+ * waits for the one before it to end, at most until that one's deadline; so a turn whose end is never written
+ * (its instance died, the store was down) holds up the next ticket until its deadline and nothing after that.
+ */
 export interface TurnKeys {
   queue: string;
   done: string;
+}
+
+/** Taking a ticket: `turnMs` is the longest one turn may take once it goes, and the longest it may wait. */
+export interface TurnEntry extends TurnKeys {
+  turnMs: number;
+}
+
+/** Ending a turn: the ticket `enter` gave it. */
+export interface TurnExit extends TurnKeys {
+  ticket: number;
+}
+
+/** A counter that lives `ttlMs` after its last increment. */
+export interface Counter {
+  key: string;
   ttlMs: number;
 }
 
@@ -46,8 +67,10 @@ export interface EnterRequest {
    * is set when absent, and a call that finds it taken goes no further (it is a retry of a running call).
    */
   once?: { result: string; claim: string; ttlMs: number };
-  /** Takes the next ticket of a turn queue and reads how many turns are done. */
-  turn?: TurnKeys;
+  /** Takes the next ticket of a turn queue, and reads the highest ticket done and how long to wait. */
+  turn?: TurnEntry;
+  /** Counts one more and reads the new count. */
+  count?: Counter;
   /** Values to read when the call goes ahead (a conversation's history). */
   read?: string[];
 }
@@ -59,8 +82,15 @@ export interface Entered {
   claimed: boolean;
   /** The ticket taken (1 for the first), when a turn was asked for and the call goes ahead. */
   ticket?: number;
-  /** Turns done before this one, read with the ticket. */
+  /** The highest ticket whose turn had ended, read with the ticket. */
   done?: number;
+  /**
+   * How long this turn waits for the one before it at most: until that turn's deadline, and never more than
+   * `turnMs`; 0 when it goes at once (no earlier ticket, or the one before it has ended).
+   */
+  waitMs?: number;
+  /** The count after this call's increment, when a count was asked for. */
+  count?: number;
   /** The values of `read`, in order (undefined when absent), when the call goes ahead. */
   values?: unknown[];
 }
@@ -69,10 +99,13 @@ export interface LeaveRequest {
   set?: Put[];
   delete?: string[];
   /**
-   * Ends a turn: counts it done and, when no later ticket was taken, removes both counters, so a conversation
-   * keeps no counter that nothing waits on.
+   * Ends a turn: `done` becomes its ticket when that is higher, so writing the same end twice changes nothing.
+   * When no later ticket was taken both keys go, so a conversation keeps no counter that nothing waits on.
+   * A ticket from a queue that has since expired (past its deadline) changes nothing.
    */
-  turn?: TurnKeys;
+  turn?: TurnExit;
+  /** Counts one more. */
+  count?: Counter;
 }
 
 /** Given the values of the watched keys (undefined when absent), whether the wait is over. */

@@ -10,7 +10,11 @@ import type { UpstashConfig } from './upstash-config.js';
 export interface UpstashClientOptions {
   /** Network retries per command (the client's default is 5, ≈4.3 s against a refused port; reference §B2). */
   retries: number;
-  /** Aborts each HTTP request after this long, so a hanging Redis does not pile up open requests. */
+  /**
+   * Ends each command after this long, its retries included (the client takes one signal per command, before its
+   * retries; after the deadline the next try fails at once, so a command ends within this plus one retry pause):
+   * a hanging Redis neither holds a call nor piles up open requests.
+   */
   requestTimeoutMs?: number;
 }
 
@@ -23,7 +27,7 @@ export async function loadUpstashClient(config: UpstashConfig, { retries, reques
     automaticDeserialization: false,
     enableTelemetry: false,
     retry: retries === 0 ? false : { retries, backoff: (attempt) => Math.exp(attempt) * 50 },
-    // A function is called per request (pkg/http.ts), giving each request its own deadline.
+    // A function is called once per command (pkg/http.ts `request`), giving each its own deadline.
     ...(requestTimeoutMs ? { signal: () => AbortSignal.timeout(requestTimeoutMs) } : {}),
   });
 }

@@ -10,6 +10,7 @@
  */
 
 import type { Redis } from '@upstash/redis';
+import { integerEnv } from '../config.js';
 import { StoreUnavailableError, type Entered, type EnterRequest, type LeaveRequest, type Ready, type Store, type WaitOptions } from './types.js';
 import { loadUpstashClient } from './upstash-client.js';
 import { DEFAULT_PREFIX, type UpstashConfig } from './upstash-config.js';
@@ -18,6 +19,18 @@ import { DEFAULT_WATCH_MS, Watcher } from './watch.js';
 
 /** Store operations matter more than limiter checks: a few quick retries (≈0.55 s) before failing. */
 const STORE_RETRIES = 3;
+/**
+ * The longest one store operation waits by default (STORE_TIMEOUT_MS), its retries included: a stalled store
+ * then answers StoreUnavailableError (503, or a chat call's isError) instead of holding every call.
+ */
+export const DEFAULT_STORE_TIMEOUT_MS = 2_500;
+
+type Env = Record<string, string | undefined>;
+
+/** STORE_TIMEOUT_MS: how long a shared-store operation may take; a TypeError names a bad value. */
+export function readStoreTimeout(env: Env): number {
+  return integerEnv(env, 'STORE_TIMEOUT_MS', DEFAULT_STORE_TIMEOUT_MS, 1, 'a positive integer of milliseconds');
+}
 
 type Script = ReturnType<Redis['createScript']>;
 
@@ -28,12 +41,15 @@ export interface UpstashStoreOptions {
   client?: Redis;
   /** The watch tick (STORE_WATCH_MS). */
   watchMs?: number;
+  /** How long one operation may take, retries included (STORE_TIMEOUT_MS). */
+  timeoutMs?: number;
 }
 
 export class UpstashStore implements Store {
   readonly shared = true;
   readonly #config: UpstashConfig;
   readonly #prefix: string;
+  readonly #timeoutMs: number;
   #client: Redis | undefined;
   #loading: Promise<Redis> | undefined;
   #scripts: { enter: Script; leave: Script } | undefined;
@@ -42,6 +58,7 @@ export class UpstashStore implements Store {
   constructor(config: UpstashConfig, options: UpstashStoreOptions = {}) {
     this.#config = config;
     this.#prefix = options.prefix ?? DEFAULT_PREFIX;
+    this.#timeoutMs = options.timeoutMs ?? DEFAULT_STORE_TIMEOUT_MS;
     this.#client = options.client;
     this.#watcher = new Watcher((keys) => this.getMany(keys), options.watchMs ?? DEFAULT_WATCH_MS);
   }
@@ -88,27 +105,29 @@ export class UpstashStore implements Store {
     return items.map((item) => JSON.parse(item) as T);
   }
 
-  async enter({ once, turn, read = [] }: EnterRequest): Promise<Entered> {
+  async enter({ once, turn, count, read = [] }: EnterRequest): Promise<Entered> {
     const keys = [
       ...(once ? [once.result, once.claim] : []),
       ...(turn ? [turn.queue, turn.done] : []),
+      ...(count ? [count.key] : []),
       ...read,
     ].map((key) => this.#data(key));
-    const args = [once ? String(toPx(once.ttlMs)) : '', turn ? String(toPx(turn.ttlMs)) : ''];
+    const args = [once ? String(toPx(once.ttlMs)) : '', turn ? String(toPx(turn.turnMs)) : '', count ? String(toPx(count.ttlMs)) : ''];
     const reply = await this.#run(async (redis) => (await this.#script(redis)).enter.exec(keys, args)) as unknown[];
     if (reply[0] === 'result') return { result: parse(reply[1] as string), claimed: false };
     if (reply[0] === 'taken') return { claimed: false };
     if (once) this.#watcher.written(once.claim);
     return {
       claimed: true,
-      ...(turn ? { ticket: Number(reply[1]), done: Number(reply[2] ?? 0) } : {}),
-      values: read.map((_, i) => parse(reply[3 + i] as string | null | undefined)),
+      ...(turn ? { ticket: Number(reply[1]), done: Number(reply[2] ?? 0), waitMs: Number(reply[3] ?? 0) } : {}),
+      ...(count ? { count: Number(reply[4]) } : {}),
+      values: read.map((_, i) => parse(reply[5 + i] as string | null | undefined)),
     };
   }
 
-  async leave({ set = [], delete: gone = [], turn }: LeaveRequest): Promise<void> {
-    const keys = [...set.map((p) => p.key), ...gone, ...(turn ? [turn.queue, turn.done] : [])];
-    const args = [String(set.length), String(gone.length), turn ? String(toPx(turn.ttlMs)) : '',
+  async leave({ set = [], delete: gone = [], turn, count }: LeaveRequest): Promise<void> {
+    const keys = [...set.map((p) => p.key), ...gone, ...(turn ? [turn.queue, turn.done] : []), ...(count ? [count.key] : [])];
+    const args = [String(set.length), String(gone.length), turn ? String(turn.ticket) : '', count ? String(toPx(count.ttlMs)) : '',
       ...set.flatMap((p) => [serialize(p.value), String(toPx(p.ttlMs))])];
     await this.#run(async (redis) => (await this.#script(redis)).leave.exec(keys.map((key) => this.#data(key)), args));
     for (const key of [...set.map((p) => p.key), ...gone, ...(turn ? [turn.done] : [])]) this.#watcher.written(key);
@@ -136,7 +155,7 @@ export class UpstashStore implements Store {
   }
 
   #load(): Promise<Redis> {
-    this.#loading ??= loadUpstashClient(this.#config, { retries: STORE_RETRIES }).then((client) => (this.#client = client));
+    this.#loading ??= loadUpstashClient(this.#config, { retries: STORE_RETRIES, requestTimeoutMs: this.#timeoutMs }).then((client) => (this.#client = client));
     // A failed import or construction is retried by the next operation rather than cached.
     this.#loading.catch(() => (this.#loading = undefined));
     return this.#loading;

@@ -5,8 +5,8 @@
  * never misses a task still kept (one made before the previous window is older than TASK_TTL_MS), so a caller
  * never holds more than its bound; a task stops counting between one and two TASK_TTL_MS after it was made.
  *
- * Each window has two counters, taken in one atomic store round trip (the store's turn queue, types.ts `enter`):
- * requests for a task, and requests refused. A refused request counts itself refused again, so a client that
+ * Each window has two counters: requests for a task, counted and read with the other counts in one atomic store
+ * round trip (types.ts `enter`), and requests refused (one `leave`). A refused request counts itself refused again, so a client that
  * keeps asking past the bound does not push its own window further out.
  *
  * A caller without an identity (an anonymous 2026-07-28 client) has nothing to count by: anonymous callers share
@@ -38,12 +38,13 @@ export async function takeTaskSlot(store: Store, owner: string, settings: TaskSe
   const variable = anonymous ? 'TASK_MAX_ANONYMOUS' : 'TASK_MAX_PER_CALLER';
   const window = taskWindow(settings, now);
   // Both counters of a window live until the next window is over, when nothing reads them any more.
-  const turn = { queue: storeKeys.taskCount(owner, window), done: storeKeys.taskRefused(owner, window), ttlMs: 2 * settings.ttlMs };
+  const ttlMs = 2 * settings.ttlMs;
+  const refused = storeKeys.taskRefused(owner, window);
   const previous = [storeKeys.taskCount(owner, window - 1), storeKeys.taskRefused(owner, window - 1)];
-  const { ticket = 0, done = 0, values = [] } = await store.enter({ turn, read: previous });
-  const held = ticket - done + Number(values[0] ?? 0) - Number(values[1] ?? 0);
+  const { count = 0, values = [] } = await store.enter({ count: { key: storeKeys.taskCount(owner, window), ttlMs }, read: [refused, ...previous] });
+  const held = count - Number(values[0] ?? 0) + Number(values[1] ?? 0) - Number(values[2] ?? 0);
   if (held <= max) return { granted: true, max, variable, window };
-  await store.leave({ turn });
+  await store.leave({ count: { key: refused, ttlMs } });
   refusals().note(`${variable}=${max}`);
   return { granted: false, max, variable, window };
 }

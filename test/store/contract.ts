@@ -76,7 +76,7 @@ export function storeContract(name: string, makeStore: () => Store | Promise<Sto
       const store = await makeStore();
       const [result, claim, queue, done] = [key('result'), key('claim'), key('queue'), key('done')];
       await store.set(result, { value: 'kept' }, 10_000);
-      const entered = await store.enter({ once: { result, claim, ttlMs: 10_000 }, turn: { queue, done, ttlMs: 10_000 } });
+      const entered = await store.enter({ once: { result, claim, ttlMs: 10_000 }, turn: { queue, done, turnMs: 10_000 } });
       expect(entered).toEqual({ result: { value: 'kept' }, claimed: false });
       expect(await store.getMany([claim, queue])).toEqual([undefined, undefined]);
     });
@@ -85,26 +85,91 @@ export function storeContract(name: string, makeStore: () => Store | Promise<Sto
       const store = await makeStore();
       const [result, claim, queue, done, history] = [key('result'), key('claim'), key('queue'), key('done'), key('history')];
       await store.set(history, ['hi'], 10_000);
-      const request = { once: { result, claim, ttlMs: 10_000 }, turn: { queue, done, ttlMs: 10_000 }, read: [history, key('none')] };
-      expect(await store.enter(request)).toEqual({ claimed: true, ticket: 1, done: 0, values: [['hi'], undefined] });
+      const request = { once: { result, claim, ttlMs: 10_000 }, turn: { queue, done, turnMs: 10_000 }, read: [history, key('none')] };
+      expect(await store.enter(request)).toEqual({ claimed: true, ticket: 1, done: 0, waitMs: 0, values: [['hi'], undefined] });
       expect(await store.enter(request)).toEqual({ claimed: false });
-      expect(await store.enter({ turn: { queue, done, ttlMs: 10_000 } })).toEqual({ claimed: true, ticket: 2, done: 0, values: [] });
+      const second = await store.enter({ turn: { queue, done, turnMs: 10_000 } });
+      expect(second).toMatchObject({ claimed: true, ticket: 2, done: 0, values: [] });
+      expect(second.waitMs).toBeGreaterThan(0);
+      expect(second.waitMs).toBeLessThanOrEqual(10_000);
     });
 
-    test('leave writes, deletes and ends a turn; the last turn out removes the queue counters', async () => {
+    test('leave writes, deletes and ends a turn; the last turn out removes the queue keys', async () => {
       const store = await makeStore();
       const [queue, done, claim, history] = [key('queue'), key('done'), key('claim'), key('history')];
-      const turn = { queue, done, ttlMs: 10_000 };
+      const turn = { queue, done, turnMs: 10_000 };
       await store.claim(claim, 1, 10_000);
       await store.enter({ turn });
       await store.enter({ turn });
-      await store.leave({ set: [{ key: history, value: ['one'], ttlMs: 10_000 }], delete: [claim], turn });
+      await store.leave({ set: [{ key: history, value: ['one'], ttlMs: 10_000 }], delete: [claim], turn: { queue, done, ticket: 1 } });
       expect(await store.getMany([history, claim, queue, done])).toEqual([['one'], undefined, 2, 1]);
-      expect(await store.enter({ turn, read: [history] })).toEqual({ claimed: true, ticket: 3, done: 1, values: [['one']] });
-      await store.leave({ turn });
-      await store.leave({ turn });
+      expect(await store.enter({ turn, read: [history] })).toMatchObject({ claimed: true, ticket: 3, done: 1, values: [['one']] });
+      await store.leave({ turn: { queue, done, ticket: 2 } });
+      await store.leave({ turn: { queue, done, ticket: 3 } });
       expect(await store.getMany([queue, done])).toEqual([undefined, undefined]);
-      expect(await store.enter({ turn })).toEqual({ claimed: true, ticket: 1, done: 0, values: [] });
+      expect(await store.enter({ turn })).toEqual({ claimed: true, ticket: 1, done: 0, waitMs: 0, values: [] });
+    });
+
+    test('a ticket waits for the one before it only until that one\'s deadline: a turn whose end is never written holds up the next turn, not the ones after it', async () => {
+      const store = await makeStore();
+      const [queue, done] = [key('queue'), key('done')];
+      const turn = { queue, done, turnMs: 200 };
+      // Ticket 1's holder dies: its end is never written.
+      expect(await store.enter({ turn })).toMatchObject({ ticket: 1, waitMs: 0 });
+      const second = await store.enter({ turn });
+      expect(second).toMatchObject({ ticket: 2, done: 0 });
+      expect(second.waitMs).toBeGreaterThan(0);
+      expect(second.waitMs).toBeLessThanOrEqual(200);
+      // Ticket 2 goes once ticket 1's deadline passes; ticket 3 waits for it, and only for it.
+      await new Promise((r) => setTimeout(r, 250));
+      const third = await store.enter({ turn });
+      expect(third).toMatchObject({ ticket: 3, done: 0 });
+      expect(third.waitMs).toBeGreaterThan(0);
+      await store.leave({ turn: { queue, done, ticket: 2 } });
+      expect(await store.get(done)).toBe(2);
+      // Ticket 1's end, written at last, changes nothing; ticket 3's end, the last, clears the queue.
+      await store.leave({ turn: { queue, done, ticket: 1 } });
+      expect(await store.getMany([queue, done])).toEqual([3, 2]);
+      await store.leave({ turn: { queue, done, ticket: 3 } });
+      expect(await store.getMany([queue, done])).toEqual([undefined, undefined]);
+    });
+
+    test('ending a turn twice changes nothing, and a ticket the queue never gave changes nothing', async () => {
+      const store = await makeStore();
+      const [queue, done] = [key('queue'), key('done')];
+      const turn = { queue, done, turnMs: 10_000 };
+      for (let i = 0; i < 3; i++) await store.enter({ turn });
+      await store.leave({ turn: { queue, done, ticket: 1 } });
+      await store.leave({ turn: { queue, done, ticket: 1 } });
+      await store.leave({ turn: { queue, done, ticket: 9 } });
+      expect(await store.getMany([queue, done])).toEqual([3, 1]);
+      expect(await store.enter({ turn })).toMatchObject({ ticket: 4, done: 1 });
+    });
+
+    test('a queue expires with the deadline of its last ticket, and starts again at ticket 1', async () => {
+      const store = await makeStore();
+      const [queue, done] = [key('queue'), key('done')];
+      const turn = { queue, done, turnMs: 100 };
+      await store.enter({ turn });
+      await store.enter({ turn });
+      await store.leave({ turn: { queue, done, ticket: 1 } });
+      // Ticket 2 may wait up to 100 ms and then hold its turn up to 100 ms.
+      await new Promise((r) => setTimeout(r, 250));
+      expect(await store.getMany([queue, done])).toEqual([undefined, undefined]);
+      await store.leave({ turn: { queue, done, ticket: 2 } });
+      expect(await store.getMany([queue, done])).toEqual([undefined, undefined]);
+      expect(await store.enter({ turn })).toEqual({ claimed: true, ticket: 1, done: 0, waitMs: 0, values: [] });
+    });
+
+    test('a count goes up by one at each enter and leave that names it, read with the enter, and expires', async () => {
+      const store = await makeStore();
+      const [count, other] = [key('count'), key('other')];
+      await store.set(other, 5, 10_000);
+      expect(await store.enter({ count: { key: count, ttlMs: 10_000 }, read: [other] })).toEqual({ claimed: true, count: 1, values: [5] });
+      await store.leave({ count: { key: count, ttlMs: 10_000 } });
+      expect(await store.enter({ count: { key: count, ttlMs: 100 } })).toEqual({ claimed: true, count: 3, values: [] });
+      await new Promise((r) => setTimeout(r, 150));
+      expect(await store.get(count)).toBeUndefined();
     });
 
     test('a watcher wakes when its key is written here, with the values it waited for', async () => {

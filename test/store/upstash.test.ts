@@ -1,14 +1,23 @@
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { UpstashStore } from '../../lib/store/upstash.js';
+import { createDefaultApp } from '../../lib/app.js';
+import { selectStore } from '../../lib/store/select.js';
+import { StoreUnavailableError } from '../../lib/store/types.js';
+import { DEFAULT_STORE_TIMEOUT_MS, readStoreTimeout, UpstashStore } from '../../lib/store/upstash.js';
 import { readUpstashConfig } from '../../lib/store/upstash-config.js';
 import { startSharedRedis, type SharedRedis } from '../support/shared-redis.js';
+import { startSwitchProxy, type SwitchProxy } from '../support/switch-proxy.js';
 import { storeContract } from './contract.js';
 
 let redis: SharedRedis;
+let proxy: SwitchProxy;
 beforeAll(async () => {
   redis = await startSharedRedis();
+  proxy = await startSwitchProxy(redis.bridge.url);
 });
-afterAll(() => redis.stop());
+afterAll(async () => {
+  await proxy?.close();
+  await redis?.stop();
+});
 
 const newStore = (prefix = `t${crypto.randomUUID().slice(0, 8)}:`, watchMs = 50) => new UpstashStore(redis.config, { prefix, watchMs });
 
@@ -46,6 +55,29 @@ describe('upstash store across instances', () => {
   test('a wait with no write from anywhere ends at its timeout', async () => {
     const store = newStore();
     expect(await store.watch(['quiet'], ([v]) => v !== undefined, { timeoutMs: 300 })).toBeUndefined();
+  });
+});
+
+describe('a stalled store (it accepts requests and never answers)', () => {
+  test('every operation fails as unavailable after STORE_TIMEOUT_MS, and a waiter whose tick read stalled sees a write once the store answers again', async () => {
+    const prefix = `s${crypto.randomUUID().slice(0, 8)}:`;
+    const store = new UpstashStore({ ...redis.config, url: proxy.url }, { prefix, watchMs: 100, timeoutMs: 300 });
+    await store.get('warm-up');
+    const waiting = store.watch(['k'], ([v]) => v !== undefined, { timeoutMs: 15_000 });
+    proxy.setStalled(true);
+    try {
+      const turn = { queue: 'q', done: 'd' };
+      const operations = [
+        () => store.get('k'), () => store.getMany(['k', 'l']), () => store.set('k', 1, 10_000), () => store.claim('c', 1, 10_000),
+        () => store.delete('k'), () => store.append('l', [1], 10_000), () => store.range('l', 0),
+        () => store.enter({ turn: { ...turn, turnMs: 10_000 } }), () => store.leave({ turn: { ...turn, ticket: 1 } }),
+      ];
+      for (const operation of operations) await expect(operation()).rejects.toBeInstanceOf(StoreUnavailableError);
+    } finally {
+      proxy.setStalled(false);
+    }
+    await new UpstashStore(redis.config, { prefix }).set('k', 'from elsewhere', 10_000);
+    expect(await waiting).toEqual(['from elsewhere']);
   });
 });
 
@@ -88,15 +120,27 @@ describe('upstash store keys and values', () => {
     expect(await count(() => store.getMany(['k', 'l']))).toBe(1);
     expect(await count(() => store.claim('c', 1, 10_000))).toBe(1);
     await store.enter({ read: ['k'] });
-    expect(await count(() => store.enter({ once: { result: 'r', claim: 'c2', ttlMs: 10_000 }, turn: { queue: 'q', done: 'd', ttlMs: 10_000 }, read: ['k'] }))).toBe(1);
+    expect(await count(() => store.enter({ once: { result: 'r', claim: 'c2', ttlMs: 10_000 }, turn: { queue: 'q', done: 'd', turnMs: 10_000 }, read: ['k'] }))).toBe(1);
     await store.leave({});
-    expect(await count(() => store.leave({ set: [{ key: 'r', value: 1, ttlMs: 10_000 }], delete: ['c2'], turn: { queue: 'q', done: 'd', ttlMs: 10_000 } }))).toBe(1);
+    expect(await count(() => store.leave({ set: [{ key: 'r', value: 1, ttlMs: 10_000 }], delete: ['c2'], turn: { queue: 'q', done: 'd', ticket: 1 } }))).toBe(1);
     expect(await count(() => store.range('l', 0))).toBe(1);
     expect(await count(() => store.delete('k'))).toBe(1);
   });
 });
 
 describe('upstash configuration', () => {
+  test('STORE_TIMEOUT_MS: absent, a store operation may take 2500 ms; set, that many; the start-up line says so', () => {
+    expect(readStoreTimeout({})).toBe(2_500);
+    expect(DEFAULT_STORE_TIMEOUT_MS).toBe(2_500);
+    expect(readStoreTimeout({ STORE_TIMEOUT_MS: '800' })).toBe(800);
+    const { summary } = selectStore({ url: 'https://example.upstash.io', token: 't', urlVariable: 'UPSTASH_REDIS_REST_URL' }, { STORE_TIMEOUT_MS: '800' });
+    expect(summary).toContain('within STORE_TIMEOUT_MS=800 ms fails as unavailable');
+  });
+
+  test.each(['soon', '0', '1.5'])('STORE_TIMEOUT_MS=%s stops start-up with a TypeError naming it', (value) => {
+    expect(() => createDefaultApp({ STORE_TIMEOUT_MS: value })).toThrow(new TypeError(`STORE_TIMEOUT_MS must be a positive integer of milliseconds, got "${value}".`));
+  });
+
   test('UPSTASH_REDIS_REST_* wins over KV_REST_API_*', () => {
     expect(readUpstashConfig({
       UPSTASH_REDIS_REST_URL: 'https://a.upstash.io', UPSTASH_REDIS_REST_TOKEN: 't1',
