@@ -4,7 +4,7 @@ import type { Principal } from '../server/context.js';
 import type { InProcessTransport } from '../server/in-process.js';
 import type { RegistryDefinition } from '../server/registry.js';
 import { chatWithAgentTool } from './chat-tool.js';
-import { readAgentTaskAfter, readAgentTimeout, readAgents, readToolLimits, type InProcessAgentDefinition } from './config.js';
+import { readAgentTaskAfter, readAgentTimeout, readAgents, readBudgetLimits, readToolLimits, type InProcessAgentDefinition } from './config.js';
 import { createDemoAgent, demoAgent, type ListTools } from './demo.js';
 import { agentResources } from './resources.js';
 import { agentSkills } from './skills.js';
@@ -41,7 +41,7 @@ export function agentDefinitions(
   }
   const tooling = connect && { connect, limits: readToolLimits(env), timeoutMs };
   return {
-    tools: [chatWithAgentTool({ agents, timeoutMs, tooling, taskAfterMs: readAgentTaskAfter(env) })],
+    tools: [chatWithAgentTool({ agents, timeoutMs, budget: readBudgetLimits(env), tooling, taskAfterMs: readAgentTaskAfter(env) })],
     resources: agentResources(agents),
     skills: agentSkills(agents),
   };

@@ -20,6 +20,8 @@ export interface UpstreamLogEntry {
   };
   /** The client's port: requests with the same port came over one connection. */
   port?: number;
+  /** Requests in progress at the upstream when this one arrived, itself included. */
+  inFlight?: number;
 }
 
 export interface Upstream {

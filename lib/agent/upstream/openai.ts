@@ -5,6 +5,7 @@
  * (index, id, name and argument fragments) are put together here, and count towards the reply cap.
  */
 
+import { metered } from '../budget.js';
 import { runToolLoop, type FunctionCall, type FunctionDefinition, type UpstreamMessage } from '../tool-loop.js';
 import { AgentError, type Agent, type AgentProfile, type AgentTurn } from '../types.js';
 import { postUpstream, sanitizeCause, type UpstreamResponse, type UpstreamTarget } from './request.js';
@@ -48,9 +49,10 @@ export function createOpenAiAgent(profile: AgentProfile, options: OpenAiOptions)
         ...turn.history,
         { role: 'user', content: turn.message },
       ];
-      const complete = (conversation: UpstreamMessage[], functions?: FunctionDefinition[]) =>
+      // Each request spends one of the request's model calls (budget.ts).
+      const complete = (conversation: UpstreamMessage[], functions?: FunctionDefinition[]) => metered(turn.modelCalls, profile.id, () =>
         completion(profile.id, target, options, turn, functions ? { model: options.model, messages: conversation, stream: true, tools: functions }
-          : { model: options.model, messages: conversation, stream: true });
+          : { model: options.model, messages: conversation, stream: true }));
       if (!turn.tools) {
         yield* complete(messages);
         return;
