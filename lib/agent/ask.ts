@@ -1,14 +1,17 @@
 /**
  * One agent turn, with the tools its configuration names (toolbox.ts): the toolbox is opened for the turn as the
  * caller and closed after it. An `agent:<id>` tool runs here too, one level deeper in the same call: same caller,
- * same cancellation, a fresh conversation, its calls recorded in the same list with their chain.
+ * same budget (budget.ts) and cancellation, a fresh conversation, its calls recorded in the same list with their
+ * chain. Each nested turn is charged to the caller's rate limits like a request of its own.
  */
 
 import type { RequestContext } from '../server/context.js';
 import type { ToolLimits } from './config.js';
+import { BudgetSpent, type RequestBudget } from './budget.js';
 import { createToolbox, type ToolCallRecord, type ToolboxOptions } from './toolbox.js';
 import { InputNeeded } from './ask-client.js';
 import { AgentError, type Agent, type Ask, type ChatMessage, type ToolOutcome } from './types.js';
+import { createCountedWarning } from '../warn.js';
 
 export interface Tooling {
   connect: ToolboxOptions['connect'];
@@ -22,6 +25,8 @@ export interface AskOptions {
   /** Absent when the app gives agents no in-process client (then no agent may name tools; index.ts checks). */
   tooling?: Tooling;
   ctx: RequestContext;
+  /** What the whole call may still spend; its signal is the turn's (the caller's cancellation and the turn's clock). */
+  budget: RequestBudget;
   /** The caller's questions channel (ask-client.ts), shared by every agent of the turn. */
   ask: Ask;
   note(message: string): void;
@@ -40,7 +45,7 @@ export interface Turn {
  * streams. Throws AgentError for failures a caller should see.
  */
 export async function ask(agent: Agent, turn: Turn, chain: readonly string[], options: AskOptions, onText?: (chunk: string) => void): Promise<string> {
-  const { ctx, tooling } = options;
+  const { ctx, tooling, budget } = options;
   const profiles = new Map([...options.agents].map(([id, a]) => [id, a.profile]));
   const toolbox = agent.tools && tooling ? createToolbox({
     patterns: agent.tools,
@@ -51,13 +56,16 @@ export async function ask(agent: Agent, turn: Turn, chain: readonly string[], op
     chain,
     limits: tooling.limits,
     timeoutMs: tooling.timeoutMs,
-    signal: ctx.signal,
+    budget,
+    signal: budget.signal,
     note: options.note,
     record: (call) => void options.calls.push(call),
   }) : undefined;
   let reply = '';
   try {
-    const full = { ...turn, signal: ctx.signal, traceHeaders: ctx.observation?.traceHeaders, ask: options.ask, ...(toolbox ? { tools: toolbox } : {}) };
+    const full = {
+      ...turn, signal: budget.signal, traceHeaders: ctx.observation?.traceHeaders, ask: options.ask, modelCalls: budget, ...(toolbox ? { tools: toolbox } : {}),
+    };
     for await (const chunk of agent.reply(full)) {
       reply += chunk;
       onText?.(chunk);
@@ -68,15 +76,26 @@ export async function ask(agent: Agent, turn: Turn, chain: readonly string[], op
   return reply;
 }
 
+const overLimit = createCountedWarning((detail, count) => `refused ${count} nested agent turn(s) over the caller's rate limit (latest: ${detail})`);
+
 /** `agent:<id>` as a tool: the agent's reply, or why there is none, for the model that asked. */
 async function askAgent(id: string, message: string, chain: readonly string[], options: AskOptions): Promise<ToolOutcome> {
   const agent = options.agents.get(id)!;
+  const { signal } = options.budget;
+  // Nothing new starts once the turn is over; the turn's own end reports why.
+  if (signal.aborted) throw signal.reason;
+  const refused = await options.ctx.chargeCaller?.();
+  if (refused) {
+    overLimit.note(`${refused.variable}, chain ${chain.join(' → ')}`);
+    return { ok: false, text: `Agent ${id} was not asked: ${refused.reason}`, limit: refused.variable };
+  }
   try {
     const reply = await ask(agent, { message, sessionId: crypto.randomUUID(), history: [] }, chain, options);
     return reply.trim() ? { ok: true, text: reply } : { ok: false, text: `Agent ${id} returned an empty reply.` };
   } catch (error) {
     // A question for the caller ends the whole turn (MRTR), not just this agent's answer.
-    if (options.ctx.signal.aborted || error instanceof InputNeeded) throw error;
+    if (signal.aborted || error instanceof InputNeeded) throw error;
+    if (error instanceof BudgetSpent) return { ok: false, text: error.message, limit: error.variable };
     if (error instanceof AgentError) return { ok: false, text: error.message };
     console.error(`[agent-mcp] agent ${id} failed:`, error);
     return { ok: false, text: `Agent ${id} failed unexpectedly.` };

@@ -45,6 +45,7 @@ export const OUTPUT_JSON_SCHEMA = {
           name: { type: 'string', description: 'The tool called, e.g. "docs.search" or "agent:writer".' },
           arguments: { type: 'string', description: 'Its arguments as JSON, shortened.' },
           ok: { type: 'boolean', description: 'False when the tool failed or was refused; the agent read why.' },
+          limit: { type: 'string', description: 'The variable of the bound that refused the call, when one did (e.g. AGENT_MAX_TOOL_CALLS_TOTAL, RATE_LIMIT_PRINCIPAL).' },
         },
         required: ['chain', 'name', 'arguments', 'ok'],
         additionalProperties: false,

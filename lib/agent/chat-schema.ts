@@ -20,5 +20,6 @@ export const output = z.object({
     name: z.string().describe('The tool called, e.g. "docs.search" or "agent:writer".'),
     arguments: z.string().describe('Its arguments as JSON, shortened.'),
     ok: z.boolean().describe('False when the tool failed or was refused; the agent read why.'),
+    limit: z.string().optional().describe('The variable of the bound that refused the call, when one did (e.g. AGENT_MAX_TOOL_CALLS_TOTAL, RATE_LIMIT_PRINCIPAL).'),
   })).optional().describe('The tool calls made for this reply, in order (agents that use tools only).'),
 });

@@ -15,11 +15,12 @@ import { historyKey, historyOf, turnWrite, type Conversation } from './conversat
 import { createAsk, InputNeeded, readAskState, type AskState } from './ask-client.js';
 import { createProgressReporter } from './progress.js';
 import { ask, type Tooling } from './ask.js';
+import { RequestBudget, type BudgetLimits } from './budget.js';
 import type { ToolCallRecord } from './toolbox.js';
 import { runTurn, type Ran } from './turn.js';
 import { AgentError, type Agent, type ChatMessage } from './types.js';
 import { INPUT_JSON_SCHEMA, OUTPUT_JSON_SCHEMA } from './chat-json-schema.js';
-import { DEFAULT_TASK_AFTER_MS } from './config.js';
+import { DEFAULT_TASK_AFTER_MS, defaultBudget } from './config.js';
 import type { input } from './chat-schema.js';
 
 /** zod, the largest part of a cold start, loads with the first call rather than with tools/list. */
@@ -36,8 +37,13 @@ function toolError(text: string): ToolResult {
 
 export interface ChatToolOptions {
   agents: Agent[];
-  /** Longest an agent may take (AGENT_TIMEOUT_MS); bounds how long retries and queued turns wait. */
+  /** Longest one upstream request may take (AGENT_TIMEOUT_MS). */
   timeoutMs: number;
+  /**
+   * What one call may cost in all, nested agents included (budget.ts); defaultBudget(timeoutMs) when absent. Its
+   * turn time also bounds how long retries and queued turns wait for a call.
+   */
+  budget?: BudgetLimits;
   /** How agents reach the team's tools; required when any agent names tools. */
   tooling?: Tooling;
   /**
@@ -47,7 +53,9 @@ export interface ChatToolOptions {
   taskAfterMs?: number;
 }
 
-export function chatWithAgentTool({ agents, timeoutMs, tooling, taskAfterMs = DEFAULT_TASK_AFTER_MS }: ChatToolOptions): ToolDefinition<typeof input> {
+export function chatWithAgentTool({ agents, timeoutMs, budget = defaultBudget(timeoutMs), tooling, taskAfterMs = DEFAULT_TASK_AFTER_MS }: ChatToolOptions): ToolDefinition<typeof input> {
+  // A call holds its claim and its conversation's turn for as long as it may run.
+  const holdMs = budget.turnTimeoutMs + CLAIM_MARGIN_MS;
   const byId = new Map(agents.map((a) => [a.profile.id, a]));
   const list = agents.map((a) => `${a.profile.id} (${a.profile.name}: ${a.profile.description})`).join('; ');
   return {
@@ -88,7 +96,7 @@ export function chatWithAgentTool({ agents, timeoutMs, tooling, taskAfterMs = DE
           ...(ctx.caller === undefined ? {} : {
             once: {
               key: storeKeys.retry(ctx.caller, ctx.requestId, await sha256Hex(canonicalJson(args))),
-              claimTtlMs: timeoutMs + CLAIM_MARGIN_MS,
+              claimTtlMs: holdMs,
               succeeded: (result: ToolResult | InputRequired) => !('inputRequired' in result) && !result.isError,
               onJoin: () => progress.note('This request is already running; waiting for its reply.'),
             },
@@ -96,12 +104,12 @@ export function chatWithAgentTool({ agents, timeoutMs, tooling, taskAfterMs = DE
           ...(isNew ? {} : {
             queue: {
               key: storeKeys.turns(session.owner, session.agentId, session.id),
-              turnMs: timeoutMs + CLAIM_MARGIN_MS,
+              turnMs: holdMs,
               onWait: (ahead: number) => progress.note(`Waiting for ${ahead} earlier message(s) in this session.`),
             },
           }),
           read: reads ? [historyKey(session)] : [],
-        }, ([history]) => converse({ agent, agents: byId, tooling }, session, historyOf(history), args.message, ctx, progress, asked));
+        }, ([history]) => converse({ agent, agents: byId, tooling, budget }, session, historyOf(history), args.message, ctx, progress, asked));
       } catch (error) {
         if (error instanceof StoreUnavailableError) {
           console.error(`[agent-mcp] chat_with_agent: ${error.message}`, error.cause);
@@ -133,7 +141,7 @@ async function openConversation(ctx: RequestContext, agentId: string, given: str
  * scopes of that moment and go stale, so the model calls the tool again rather than trusting an old result.
  */
 async function converse(
-  team: { agent: Agent; agents: ReadonlyMap<string, Agent>; tooling?: Tooling },
+  team: { agent: Agent; agents: ReadonlyMap<string, Agent>; tooling?: Tooling; budget: BudgetLimits },
   session: Conversation,
   history: ChatMessage[],
   message: string,
@@ -143,19 +151,22 @@ async function converse(
 ): Promise<Ran<ToolResult | InputRequired>> {
   const { agent } = team;
   const calls: ToolCallRecord[] = [];
+  // One budget for everything this call sets off, nested agents included; its signal is the caller's and the clock's.
+  const budget = new RequestBudget(team.budget, agent.profile.id, ctx.signal);
   const failed = (text: string) => ({ value: toolError(calls.length ? `${text} ${describeCalls(calls)}` : text) });
+  const stopped = () => failed(budget.timedOut ? budget.timeoutMessage : `Agent ${agent.profile.id}: the call was cancelled.`);
   try {
     progress.note(`Asking ${agent.profile.name}…`);
     let reply = '';
     const asked = performance.now();
     try {
       const questions = createAsk(ctx, { ...answers, conversation: session.id });
-      const options = { agents: team.agents, tooling: team.tooling, ctx, note: progress.note, calls, ask: questions };
-      reply = await ask(agent, { message, sessionId: session.upstreamId, history }, [agent.profile.id], options, progress.text);
+      const options = { agents: team.agents, tooling: team.tooling, ctx, budget, note: progress.note, calls, ask: questions };
+      reply = await budget.within(ask(agent, { message, sessionId: session.upstreamId, history }, [agent.profile.id], options, progress.text));
     } finally {
       ctx.observation?.noteUpstream(performance.now() - asked);
     }
-    if (ctx.signal.aborted) return failed(`Agent ${agent.profile.id}: the call was cancelled.`);
+    if (budget.signal.aborted) return stopped();
     if (!reply.trim()) return failed(`Agent ${agent.profile.id} returned an empty reply.`);
     progress.flush();
     const structured = { agent_id: agent.profile.id, session_id: session.id, reply, ...(agent.tools ? { tool_calls: calls } : {}) };
@@ -166,10 +177,12 @@ async function converse(
   } catch (error) {
     // Nothing is saved: the retry with the answer runs the turn again.
     if (error instanceof InputNeeded) return { value: inputRequired({ [error.key]: { method: error.method, params: error.params } }, error.state) };
+    if (budget.signal.aborted) return stopped();
     if (error instanceof AgentError) return failed(error.message);
-    if (ctx.signal.aborted) return failed(`Agent ${agent.profile.id}: the call was cancelled.`);
     console.error(`[agent-mcp] agent ${agent.profile.id} failed:`, error);
     return failed(`Agent ${agent.profile.id} failed unexpectedly.`);
+  } finally {
+    budget.close();
   }
 }
 

@@ -10,6 +10,7 @@
 import { type Check, ENV_NAME, findProblem, isHttpUrl, isRecord, isNonEmptyString, isPositiveInteger, matches, oneOf, optional, required } from '../checks.js';
 import { integerEnv, parseJsonEnv } from '../config.js';
 import { DEMO_AGENT, demoAgent } from './demo.js';
+import type { BudgetLimits } from './budget.js';
 import { namedAgents, patternProblem } from './tool-patterns.js';
 import type { Agent, AgentProfile, InProcessAgent } from './types.js';
 import { ERROR_DETAILS, type ErrorDetail } from './upstream/error-text.js';
@@ -114,6 +115,27 @@ export function readToolLimits(env: Env): ToolLimits {
     maxCallsPerStep: integerEnv(env, 'AGENT_MAX_TOOL_CALLS', DEFAULT_TOOL_LIMITS.maxCallsPerStep),
     maxCallsPerReply: integerEnv(env, 'AGENT_MAX_TOOL_CALLS_PER_REPLY', DEFAULT_TOOL_LIMITS.maxCallsPerReply),
     maxResultBytes: integerEnv(env, 'AGENT_TOOL_RESULT_MAX_BYTES', DEFAULT_TOOL_LIMITS.maxResultBytes, 256, 'an integer of at least 256'),
+  };
+}
+
+/**
+ * What one chat call may cost in all, nested agents included (budget.ts), by default. The counts bring the worst
+ * case of the per-turn limits (16 calls × 8 steps × 3 agents deep: 17,545 model requests, 185 at once) down to a
+ * few dozen, 8 at once; a whole turn gets five upstream timeouts, 10 minutes at the default AGENT_TIMEOUT_MS (on
+ * Vercel the function's maxDuration, 300 s in vercel.json, comes first).
+ */
+export function defaultBudget(timeoutMs: number): BudgetLimits {
+  return { maxUpstreamCalls: 64, maxToolCalls: 128, maxParallel: 8, turnTimeoutMs: 5 * timeoutMs };
+}
+
+/** The request budget from the environment; a TypeError names a bad variable. */
+export function readBudgetLimits(env: Env): BudgetLimits {
+  const defaults = defaultBudget(readAgentTimeout(env));
+  return {
+    maxUpstreamCalls: integerEnv(env, 'AGENT_MAX_UPSTREAM_CALLS', defaults.maxUpstreamCalls),
+    maxToolCalls: integerEnv(env, 'AGENT_MAX_TOOL_CALLS_TOTAL', defaults.maxToolCalls),
+    maxParallel: integerEnv(env, 'AGENT_MAX_PARALLEL_CALLS', defaults.maxParallel),
+    turnTimeoutMs: integerEnv(env, 'AGENT_TURN_TIMEOUT_MS', defaults.turnTimeoutMs, 1, 'a positive integer of milliseconds'),
   };
 }
 

@@ -1,9 +1,12 @@
 /**
- * Streams an agent's partial reply as `notifications/progress` (both eras; a no-op without a progress token).
- * Text is coalesced to at most one notification per FLUSH_MS, each carrying the text received since the
- * previous one; progress counts notifications, so it always increases. A silence longer than HEARTBEAT_MS
- * sends a "still working" notification, which resets clients' request timeouts (keep-alive comments on the
- * SSE stream keep proxies open but do not reset SDK timeouts).
+ * Streams an agent's partial reply and its steps as `notifications/progress` (both eras; a no-op without a
+ * progress token). At most one notification goes out per FLUSH_MS for each run of text or of notes: text carries
+ * what was received since the previous one, and the status notes of an interval become one, the latest with a
+ * count of the others ("research → writer: calling notes.add… (and 15 more)"), so a chain of agents making many
+ * calls at once costs the client, and the 2025-11-25 stream log, a few notifications, not one per call. Progress
+ * counts notifications, so it always increases. A silence longer than HEARTBEAT_MS sends a "still working"
+ * notification, which resets clients' request timeouts (keep-alive comments on the SSE stream keep proxies
+ * open but do not reset SDK timeouts).
  */
 
 import type { RequestContext } from '../server/context.js';
@@ -11,9 +14,12 @@ import type { RequestContext } from '../server/context.js';
 export const FLUSH_MS = 100;
 export const HEARTBEAT_MS = 10_000;
 
+/** What waits for the next flush, in order: runs of text joined, runs of notes counted. */
+type Held = { kind: 'text'; text: string } | { kind: 'notes'; latest: string; count: number };
+
 export function createProgressReporter(ctx: Pick<RequestContext, 'progress'>, now: () => number = Date.now) {
   let count = 0;
-  let pending = '';
+  let held: Held[] = [];
   let lastSent = now();
   let flushTimer: ReturnType<typeof setTimeout> | undefined;
 
@@ -24,8 +30,18 @@ export function createProgressReporter(ctx: Pick<RequestContext, 'progress'>, no
   const flush = () => {
     clearTimeout(flushTimer);
     flushTimer = undefined;
-    if (pending) send(pending);
-    pending = '';
+    const out = held;
+    held = [];
+    for (const run of out) send(run.kind === 'text' ? run.text : run.count > 1 ? `${run.latest} (and ${run.count - 1} more)` : run.latest);
+  };
+  /** Sends now when nothing went out for FLUSH_MS (or ever), else at the end of the interval. */
+  const hold = (run: Held) => {
+    const last = held.at(-1);
+    if (last?.kind === 'text' && run.kind === 'text') last.text += run.text;
+    else if (last?.kind === 'notes' && run.kind === 'notes') held[held.length - 1] = { kind: 'notes', latest: run.latest, count: last.count + 1 };
+    else held.push(run);
+    if (count === 0 || now() - lastSent >= FLUSH_MS) flush();
+    else flushTimer ??= setTimeout(flush, FLUSH_MS);
   };
   const heartbeat = setInterval(() => {
     if (now() - lastSent >= HEARTBEAT_MS) send('Still working…');
@@ -34,14 +50,11 @@ export function createProgressReporter(ctx: Pick<RequestContext, 'progress'>, no
   return {
     /** A status line (not reply text). */
     note(message: string) {
-      flush();
-      send(message);
+      hold({ kind: 'notes', latest: message, count: 1 });
     },
     /** Part of the reply. */
     text(chunk: string) {
-      pending += chunk;
-      if (now() - lastSent >= FLUSH_MS) flush();
-      else flushTimer ??= setTimeout(flush, FLUSH_MS);
+      if (chunk) hold({ kind: 'text', text: chunk });
     },
     flush,
     stop() {

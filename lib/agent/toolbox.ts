@@ -5,7 +5,10 @@
  * - only what the agent's patterns name (tool-patterns.ts), and never a paid tool: agent-mcp does not pay on the
  *   caller's behalf, so paid tools are not offered and a call to one is refused;
  * - another agent is a tool (`agent:<id>`), one level deeper; the depth is ours (the chain this turn runs in),
- *   never an argument, so a model cannot reset it; at the depth limit agents are no longer offered;
+ *   never an argument, so a model cannot reset it; at the depth limit agents are no longer offered, and an agent
+ *   is never offered itself or an agent already in its chain (`agent:*` means every other agent);
+ * - every call spends from the request's budget (budget.ts): past AGENT_MAX_TOOL_CALLS_TOTAL a call is answered
+ *   "not run", and a tool of the team runs only in one of the request's AGENT_MAX_PARALLEL_CALLS places;
  * - every failure (an isError result, a JSON-RPC error, bad arguments) is an outcome the model reads, every call
  *   is recorded for the caller, and only the caller's cancellation ends a call early.
  */
@@ -15,6 +18,7 @@ import { PRICE_META_KEY } from '../pay/with-payment.js';
 import type { Principal } from '../server/context.js';
 import type { InProcessTransport } from '../server/in-process.js';
 import { createCountedWarning } from '../warn.js';
+import type { RequestBudget } from './budget.js';
 import type { ToolLimits } from './config.js';
 import { AGENT_TOOL_PREFIX, compilePatterns } from './tool-patterns.js';
 import type { AgentProfile, AgentTools, OfferedTool, ToolOutcome } from './types.js';
@@ -27,6 +31,8 @@ export interface ToolCallRecord {
   /** The arguments as JSON, cut to ARGUMENTS_CHARS. */
   arguments: string;
   ok: boolean;
+  /** The variable of the request's bound that refused the call, when one did. */
+  limit?: string;
 }
 
 export interface ToolboxOptions {
@@ -43,6 +49,8 @@ export interface ToolboxOptions {
   limits: ToolLimits;
   /** How long one tool call may go without progress. */
   timeoutMs: number;
+  /** The request's budget, which every call spends from. */
+  budget: Pick<RequestBudget, 'spendToolCall' | 'place'>;
   signal: AbortSignal;
   note(message: string): void;
   record(call: ToolCallRecord): void;
@@ -97,7 +105,7 @@ export function createToolbox(options: ToolboxOptions): Toolbox {
     }
     for (const [id, profile] of options.agents) {
       const name = `${AGENT_TOOL_PREFIX}${id}`;
-      if (!matches(name)) continue;
+      if (!matches(name) || chain.includes(id)) continue;
       if (atDepthLimit) depthLimit.note(who);
       else found.set(name, { name, description: `Ask ${profile.name}: ${profile.description}`, inputSchema: AGENT_INPUT });
     }
@@ -122,17 +130,13 @@ export function createToolbox(options: ToolboxOptions): Toolbox {
     }
     const tools = await (offered ??= listAll());
     if (paid.has(name)) return { ok: false, text: `Tool ${name} was refused: it is a paid tool, and agent-mcp never pays on the caller's behalf.` };
-    if (!tools.has(name)) {
-      const agentAtLimit = name.startsWith(AGENT_TOOL_PREFIX) && atDepthLimit && matches(name);
-      return { ok: false, text: agentAtLimit
-        ? `Tool ${name} was refused: agents may call agents at most ${limits.maxDepth} deep (AGENT_MAX_DEPTH), and this chain is ${who}.`
-        : `Tool ${name} is not one of the tools you may use.` };
-    }
+    if (!tools.has(name)) return { ok: false, text: notOffered(name) };
     if (name.startsWith(AGENT_TOOL_PREFIX)) {
       const { message } = args as { message?: unknown };
       if (typeof message !== 'string' || !message) return { ok: false, text: `Tool ${name} was not called: it needs a non-empty "message" string.` };
       return options.askAgent(name.slice(AGENT_TOOL_PREFIX.length), message);
     }
+    const release = await options.budget.place();
     try {
       const result = await (await open()).callTool({ name, arguments: args as Record<string, unknown> },
         { signal, timeout: options.timeoutMs, resetTimeoutOnProgress: true });
@@ -140,18 +144,37 @@ export function createToolbox(options: ToolboxOptions): Toolbox {
     } catch (error) {
       if (signal.aborted) throw error;
       return { ok: false, text: `Tool ${name} failed: ${(error as Error).message}` };
+    } finally {
+      release();
     }
+  }
+
+  /** Why a name the model asked for is not on offer: an agent in the chain or past the depth limit, or not one of its tools. */
+  function notOffered(name: string): string {
+    if (name.startsWith(AGENT_TOOL_PREFIX) && matches(name)) {
+      const id = name.slice(AGENT_TOOL_PREFIX.length);
+      if (chain.includes(id)) return `Tool ${name} was refused: agent ${id} is already in this chain (${who}), and an agent never asks itself or an agent that asked it.`;
+      if (atDepthLimit) return `Tool ${name} was refused: agents may call agents at most ${limits.maxDepth} deep (AGENT_MAX_DEPTH), and this chain is ${who}.`;
+    }
+    return `Tool ${name} is not one of the tools you may use.`;
   }
 
   return {
     list: async () => [...(await (offered ??= listAll())).values()],
     async call(name, args) {
-      options.note(`${who}: calling ${name}…`);
+      if (signal.aborted) throw signal.reason;
       // Recorded when asked for, so the caller's list keeps the model's order though calls run in parallel.
       const record: ToolCallRecord = { chain: who, name, arguments: summarize(args), ok: false };
       options.record(record);
+      const spent = options.budget.spendToolCall(name);
+      if (spent) {
+        record.limit = spent.limit;
+        return spent;
+      }
+      options.note(`${who}: calling ${name}…`);
       const outcome = await run(name, args);
       record.ok = outcome.ok;
+      if (outcome.limit) record.limit = outcome.limit;
       return { ...outcome, text: cut(outcome.text, limits.maxResultBytes, name) };
     },
     note: options.note,

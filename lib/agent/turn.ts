@@ -33,7 +33,7 @@ export interface TurnOptions<T> {
     onJoin?(): void;
   };
   /**
-   * Turn order under this key. `turnMs`: the longest one turn may take (AGENT_TIMEOUT_MS and a margin), which is
+   * Turn order under this key. `turnMs`: the longest one turn may take (AGENT_TURN_TIMEOUT_MS and a margin), which is
    * also the longest the next turn waits for it.
    */
   queue?: { key: string; turnMs: number; onWait?(ahead: number): void };

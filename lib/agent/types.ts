@@ -36,6 +36,20 @@ export interface AgentTurn {
   ask: Ask;
   /** The tools this agent may use, as the caller (toolbox.ts); absent when its configuration names none. */
   tools?: AgentTools;
+  /**
+   * The request's budget of model calls (budget.ts): an upstream adapter starts each model request through it.
+   * Absent outside a chat call.
+   */
+  modelCalls?: ModelCalls;
+}
+
+/** How an upstream adapter asks the request's budget for one model request. */
+export interface ModelCalls {
+  /**
+   * Counts one model request of `agentId` and waits until it may run; throws an AgentError once the request's
+   * are spent. The function it returns is called when the reply has been read.
+   */
+  start(agentId: string): Promise<() => void>;
 }
 
 /** A tool as an agent is offered it: its MCP name (`docs.search`, `agent:research`) and published schema. */
@@ -49,6 +63,8 @@ export interface OfferedTool {
 export interface ToolOutcome {
   text: string;
   ok: boolean;
+  /** The variable of the request's bound that refused the call (a budget, a rate limit), when one did. */
+  limit?: string;
 }
 
 /**

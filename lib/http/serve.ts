@@ -14,6 +14,7 @@ import { Cancellation } from '../server/cancellation.js';
 import { callerKey } from '../server/caller.js';
 import type { CallContext, Principal } from '../server/context.js';
 import type { Dispatch } from '../server/dispatch.js';
+import type { RequestLimits } from '../limits/index.js';
 import type { Observation } from '../observe/observation.js';
 import type { Store } from '../store/types.js';
 import { frameCall } from './frame.js';
@@ -25,6 +26,8 @@ export interface ServeDeps {
   dispatch: Dispatch;
   store: Store;
   sessions: Sessions;
+  /** The rate limits, which a chat call's nested agent turns are charged to as well. */
+  limits?: RequestLimits;
   /** Headers for an error reply of this request, e.g. the insufficient_scope challenge of a 403. */
   errorHeaders?(request: Request, error: { code: number; data?: unknown }): Record<string, string> | undefined;
 }
@@ -52,6 +55,7 @@ export async function serveLegacy(
     store: deps.store,
     cancelByNotification: true,
     observation,
+    chargeCaller: deps.limits?.chargeFor(request, principal),
   };
   if (classified.batch) {
     const unpayable = refuseBatchPayment(request.headers, classified.messages);
@@ -104,6 +108,7 @@ export async function serveModern(request: Request, classified: Ok<'modern'>, de
     store: deps.store,
     paramHeaders: paramHeaders(request.headers),
     observation,
+    chargeCaller: deps.limits?.chargeFor(request, principal),
   };
   return withProtocolVersion(await frameCall({
     run: (outbound) => observation.runCall(() => deps.dispatch(message, { ...call, outbound })),

@@ -2,14 +2,15 @@
  * The endpoint's rate limits from the environment (README "Rate limits"): `RATE_LIMIT_IP` is checked before
  * auth, `RATE_LIMIT_PRINCIPAL` right after it, `RATE_LIMIT_ON_ERROR` (`open` | `closed`) decides what a
  * Redis fault does, `RATE_LIMIT_TIMEOUT_MS` how long a check waits for Redis. Each request message counts:
- * a legacy batch is charged for its further requests once it is parsed. With Upstash configured every instance shares one budget; without it each instance
+ * a legacy batch is charged for its further requests once it is parsed, and a chat call for each nested agent turn it
+ * runs (`chargeFor`). With Upstash configured every instance shares one budget; without it each instance
  * counts in memory. All of it is resolved once at start-up; a limit that is off adds no step at all.
  */
 
 import { integerEnv } from '../config.js';
-import type { Principal } from '../server/context.js';
+import type { ChargeCaller, Principal } from '../server/context.js';
 import { DEFAULT_PREFIX, type UpstashConfig } from '../store/upstash-config.js';
-import { clientIp, createLimitCheck, type FailurePolicy } from './check.js';
+import { clientIp, createLimitCharge, createLimitCheck, createLimitCount, type FailurePolicy } from './check.js';
 import { createMemoryLimiter } from './memory.js';
 import { parseRate, type Rate } from './rate.js';
 import type { LimitScope } from './reply.js';
@@ -22,6 +23,11 @@ export interface RequestLimits {
   byIp?: (request: Request, cost?: number) => Promise<Response | undefined>;
   /** The per-principal step (after auth), `cost` requests (default 1); absent when RATE_LIMIT_PRINCIPAL is off. */
   byPrincipal?: (principal: Principal, cost?: number) => Promise<Response | undefined>;
+  /**
+   * Charges the caller of `request` (its IP, then its principal, as the steps do) for work the request sets off
+   * beyond itself: each nested agent turn of a chat call counts as one more request.
+   */
+  chargeFor(request: Request, principal?: Principal): ChargeCaller;
   /** One line for the start-up log. */
   summary: string;
 }
@@ -49,16 +55,29 @@ export function createLimitsFromEnv(env: Env, upstash: UpstashConfig | undefined
   const timeoutMs = readTimeout(env);
   if (!ip && !principal) return undefined;
   const prefix = options.prefix ?? DEFAULT_PREFIX;
-  const check = (scope: LimitScope, rate: Rate) => createLimitCheck(scope, rate, upstash
+  const counter = (scope: LimitScope, rate: Rate) => createLimitCount(scope, upstash
     ? createUpstashLimiter(rate, upstash, { prefix: `${prefix}rl:${scope}`, timeoutMs })
     : createMemoryLimiter(rate), policy);
   const trustForwarded = Boolean(env.VERCEL);
-  const byIp = ip && check('ip', ip);
-  const byPrincipal = principal && check('principal', principal);
+  const ipCount = ip && counter('ip', ip);
+  const principalCount = principal && counter('principal', principal);
+  const byIp = ipCount && createLimitCheck('ip', ip, ipCount);
+  const byPrincipal = principalCount && createLimitCheck('principal', principal, principalCount);
+  const chargeIp = ipCount && createLimitCharge('ip', ip, ipCount);
+  const chargePrincipal = principalCount && createLimitCharge('principal', principal, principalCount);
   const where = upstash ? 'shared on Upstash' : 'counted per instance in memory';
   return {
     ...(byIp ? { byIp: (request: Request, cost?: number) => byIp(clientIp(request, trustForwarded), cost) } : {}),
     ...(byPrincipal ? { byPrincipal: (p: Principal, cost?: number) => byPrincipal(p.subject, cost) } : {}),
+    chargeFor(request, p) {
+      // The address is read now: the work may outlive the request (a task).
+      const address = chargeIp && clientIp(request, trustForwarded);
+      return async (cost) => {
+        const overIp = chargeIp && (await chargeIp(address!, cost));
+        if (overIp) return overIp;
+        return p && chargePrincipal ? chargePrincipal(p.subject, cost) : undefined;
+      };
+    },
     summary: `rate limits: ip ${ip?.text ?? 'off'}, principal ${principal?.text ?? 'off'} (${where}; on a Redis fault: fail ${policy})`,
   };
 }

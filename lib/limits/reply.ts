@@ -8,20 +8,29 @@
 import { H_RATELIMIT, H_RATELIMIT_POLICY, H_RETRY_AFTER } from '../protocol/headers.js';
 import { RATE_LIMITED, RATE_LIMITED_MESSAGE } from '../protocol/errors.js';
 import { errorReply, refuse } from '../http/replies.js';
+import type { ChargeRefusal } from '../server/context.js';
 import type { Rate } from './rate.js';
 
 export type LimitScope = 'ip' | 'principal';
 
 const SCOPE_WORDS: Record<LimitScope, string> = { ip: 'per IP address', principal: 'per caller' };
+/** The variable that sets each limit, named when work a request sets off is refused. */
+const SCOPE_VARIABLE: Record<LimitScope, string> = { ip: 'RATE_LIMIT_IP', principal: 'RATE_LIMIT_PRINCIPAL' };
+const UNAVAILABLE = 'the rate limiter cannot be reached';
 
 /** Seconds until `reset`, at least 1 (a 0 would invite an immediate retry that fails again). */
 function secondsUntil(reset: number, now: number): number {
   return Math.max(1, Math.ceil((reset - now) / 1000));
 }
 
+/** "at most 60 requests per caller every minute. Retry after 12 s." */
+function limitSentence(scope: LimitScope, rate: Rate, retryAfter: number): string {
+  return `at most ${rate.limit} request${rate.limit === 1 ? '' : 's'} ${SCOPE_WORDS[scope]} every ${describeWindow(rate.windowMs)}. Retry after ${retryAfter} s.`;
+}
+
 export function tooManyRequests(scope: LimitScope, rate: Rate, reset: number, now = Date.now()): Response {
   const retryAfter = secondsUntil(reset, now);
-  const message = `${RATE_LIMITED_MESSAGE}: at most ${rate.limit} request${rate.limit === 1 ? '' : 's'} ${SCOPE_WORDS[scope]} every ${describeWindow(rate.windowMs)}. Retry after ${retryAfter} s.`;
+  const message = `${RATE_LIMITED_MESSAGE}: ${limitSentence(scope, rate, retryAfter)}`;
   return errorReply(429, {
     code: RATE_LIMITED,
     message,
@@ -36,7 +45,17 @@ export function tooManyRequests(scope: LimitScope, rate: Rate, reset: number, no
 
 /** The fail-closed answer when the limiter cannot decide (RATE_LIMIT_ON_ERROR=closed). */
 export function limitUnavailable(): Response {
-  return refuse(503, 'Service unavailable: the rate limiter cannot be reached; try again shortly.', { [H_RETRY_AFTER]: '1' });
+  return refuse(503, `Service unavailable: ${UNAVAILABLE}; try again shortly.`, { [H_RETRY_AFTER]: '1' });
+}
+
+/** The same refusals for work a request sets off (a nested agent turn): the variable, and a clause a model reads. */
+export function overLimit(scope: LimitScope, rate: Rate, reset: number, now = Date.now()): ChargeRefusal {
+  const variable = SCOPE_VARIABLE[scope];
+  return { variable, reason: `the caller is over its rate limit (${variable}): ${limitSentence(scope, rate, secondsUntil(reset, now))}` };
+}
+
+export function overLimitUnavailable(): ChargeRefusal {
+  return { variable: 'RATE_LIMIT_ON_ERROR', reason: `${UNAVAILABLE} (RATE_LIMIT_ON_ERROR=closed).` };
 }
 
 function describeWindow(ms: number): string {

@@ -33,6 +33,15 @@ export interface CallObservation {
   readonly traceHeaders?: Record<string, string>;
 }
 
+/** Why a bound of the caller's refused work a request sets off (a nested agent turn): its variable and a clause a model reads. */
+export interface ChargeRefusal {
+  variable: string;
+  reason: string;
+}
+
+/** Charges the caller's rate limits `cost` requests (default 1) for work beyond the request itself. */
+export type ChargeCaller = (cost?: number) => Promise<ChargeRefusal | undefined>;
+
 /** What a transport knows about one call; the dispatcher adds the rest. */
 export interface CallContext {
   era: Era;
@@ -55,6 +64,11 @@ export interface CallContext {
   /** `Mcp-Param-*` headers by lower-cased parameter name (modern wire, for x-mcp-header checks). */
   paramHeaders?: Record<string, string>;
   observation?: CallObservation;
+  /**
+   * Charges the request's caller (the HTTP request's IP and principal) for each nested agent turn a chat call runs;
+   * absent when no rate limit is on, or the call did not come over HTTP (in process).
+   */
+  chargeCaller?: ChargeCaller;
 }
 
 export interface RequestContext extends CallContext {
@@ -100,6 +114,7 @@ class Context implements RequestContext {
   readonly cancelByNotification?: boolean;
   readonly paramHeaders?: Record<string, string>;
   readonly observation?: CallObservation;
+  readonly chargeCaller?: ChargeCaller;
   readonly inputResponses: Record<string, unknown>;
   readonly requestState?: unknown;
   readonly meta: Record<string, unknown>;
@@ -126,6 +141,7 @@ class Context implements RequestContext {
     this.cancelByNotification = call.cancelByNotification;
     this.paramHeaders = call.paramHeaders;
     this.observation = call.observation;
+    this.chargeCaller = call.chargeCaller;
     this.inputResponses = extra.inputResponses ?? {};
     this.requestState = extra.requestState;
     this.meta = isObject(params._meta) ? params._meta : {};

@@ -1,5 +1,6 @@
 import { describe, expect, test } from 'vitest';
-import { readAgents } from '../../lib/agent/config.js';
+import { readAgents, readBudgetLimits } from '../../lib/agent/config.js';
+import { agentDefinitions } from '../../lib/agent/index.js';
 
 describe('agent configuration is validated at start-up, naming the variable', () => {
   test('with no configuration the demo agent serves, labelled as a demo', () => {
@@ -74,5 +75,28 @@ describe('agent configuration is validated at start-up, naming the variable', ()
   ])('%j is refused', (env, message) => {
     expect(() => readAgents(env)).toThrow(TypeError);
     expect(() => readAgents(env)).toThrow(message);
+  });
+});
+
+describe('what one request may cost, from the environment', () => {
+  test('absent variables mean 64 model calls, 128 tool calls, 8 at once and five upstream timeouts per turn', () => {
+    expect(readBudgetLimits({})).toEqual({ maxUpstreamCalls: 64, maxToolCalls: 128, maxParallel: 8, turnTimeoutMs: 600_000 });
+    expect(readBudgetLimits({ AGENT_TIMEOUT_MS: '30000' }).turnTimeoutMs).toBe(150_000);
+  });
+
+  test('set variables are used', () => {
+    expect(readBudgetLimits({ AGENT_MAX_UPSTREAM_CALLS: '10', AGENT_MAX_TOOL_CALLS_TOTAL: '20', AGENT_MAX_PARALLEL_CALLS: '2', AGENT_TURN_TIMEOUT_MS: '5000' }))
+      .toEqual({ maxUpstreamCalls: 10, maxToolCalls: 20, maxParallel: 2, turnTimeoutMs: 5000 });
+  });
+
+  test.each([
+    ['AGENT_MAX_UPSTREAM_CALLS', '0', 'a positive integer'],
+    ['AGENT_MAX_TOOL_CALLS_TOTAL', 'many', 'a positive integer'],
+    ['AGENT_MAX_PARALLEL_CALLS', '1.5', 'a positive integer'],
+    ['AGENT_TURN_TIMEOUT_MS', '10m', 'a positive integer of milliseconds'],
+  ])('%s=%s stops start-up naming the variable', (name, value, shape) => {
+    const message = `${name} must be ${shape}, got "${value}".`;
+    expect(() => readBudgetLimits({ [name]: value })).toThrow(new TypeError(message));
+    expect(() => agentDefinitions({ [name]: value })).toThrow(new TypeError(message));
   });
 });

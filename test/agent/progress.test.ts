@@ -28,9 +28,27 @@ describe('streaming text as progress', () => {
     progress.text('a');
     vi.advanceTimersByTime(FLUSH_MS);
     progress.note('done');
+    vi.advanceTimersByTime(FLUSH_MS);
     progress.stop();
     const values = sent.map((s) => s.progress);
     expect(values).toEqual([1, 2, 3]);
+  });
+
+  test('many status notes within the flush interval become one notification, in order with the text around them', () => {
+    const { sent, progress } = reporter();
+    progress.note('Asking Research…');
+    for (let i = 1; i <= 16; i++) progress.note(`research: calling agent:writer #${i}…`);
+    progress.text('Working on it');
+    vi.advanceTimersByTime(FLUSH_MS);
+    for (let i = 1; i <= 3; i++) progress.note(`research → writer: calling notes.add #${i}…`);
+    vi.advanceTimersByTime(FLUSH_MS);
+    progress.stop();
+    expect(sent.map((s) => s.message)).toEqual([
+      'Asking Research…',
+      'research: calling agent:writer #16… (and 15 more)',
+      'Working on it',
+      'research → writer: calling notes.add #3… (and 2 more)',
+    ]);
   });
 
   test('a long silence sends a still-working notification; stop ends them', () => {

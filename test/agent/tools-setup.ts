@@ -9,6 +9,7 @@ import { createMcpHandler } from '../../api/mcp.js';
 import { agentDefinitions, type InProcessAgentDefinition } from '../../lib/agent/index.js';
 import { createApp, type App } from '../../lib/app.js';
 import { createBearerAuth, readAuthConfig } from '../../lib/auth/index.js';
+import { createLimitsFromEnv } from '../../lib/limits/index.js';
 import { createMounts, type Mounts } from '../../lib/mounts/index.js';
 import { readPayConfig } from '../../lib/pay/config.js';
 import { createPaymentEngine } from '../../lib/pay/engine.js';
@@ -37,14 +38,23 @@ export interface ToolsHarness {
   close(): Promise<void>;
 }
 
-export async function startToolsHarness(): Promise<ToolsHarness> {
+export interface ToolsHarnessOptions {
+  /** The agents on the scripted model instead of the usual ones, by id: their settings besides id, format, url and model. */
+  agents?: Record<string, Record<string, unknown>>;
+  /** More variables (limits, budgets), read as the deployment reads them. */
+  env?: Record<string, string>;
+  /** More in-process agents besides the clerk. */
+  inProcess?: InProcessAgentDefinition[];
+}
+
+export async function startToolsHarness(options: ToolsHarnessOptions = {}): Promise<ToolsHarness> {
   const [upstream, docs, issuer] = await Promise.all([startUpstream(), startDownstream('docs'), startIssuer()]);
   const model = (id: string, extra: Record<string, unknown> = {}) => ({ id, format: 'openai', url: `${upstream.url}/v1`, model: `${id}-model`, ...extra });
   const env = {
     AUTH_ISSUER: issuer.issuer,
     AUTH_SCOPES: CHAT_SCOPE,
     AGENT_TIMEOUT_MS: '10000',
-    AGENTS: JSON.stringify([
+    AGENTS: JSON.stringify(options.agents ? Object.entries(options.agents).map(([id, extra]) => model(id, extra)) : [
       model('research', { name: 'Research', tools: ['docs.*', 'premium', 'agent:writer'] }),
       model('writer', { name: 'Writer', description: 'Writes things down.', tools: ['docs.echo'] }),
       model('stepper', { tools: ['docs.echo'], maxToolSteps: 2 }),
@@ -52,6 +62,7 @@ export async function startToolsHarness(): Promise<ToolsHarness> {
       model('pong', { tools: ['agent:ping'] }),
       model('plain'),
     ]),
+    ...options.env,
   };
   // An in-process agent using its tools through `turn.tools`: what it may use, then one call.
   const clerk: InProcessAgentDefinition = {
@@ -76,8 +87,9 @@ export async function startToolsHarness(): Promise<ToolsHarness> {
   const authConfig = readAuthConfig(env)!;
   let app: App;
   app = createApp({
-    definitions: [agentDefinitions(env, [clerk], { connect: (principal) => app.connectInProcess(principal) }), { tools: [premium] }],
+    definitions: [agentDefinitions(env, [clerk, ...(options.inProcess ?? [])], { connect: (principal) => app.connectInProcess(principal) }), { tools: [premium] }],
     mounts,
+    limits: createLimitsFromEnv(env, undefined),
     auth: createBearerAuth(authConfig, env),
     defaultScopes: authConfig.scopes,
     stateSecret: 't'.repeat(32),

@@ -76,6 +76,21 @@ describe('the per-principal limit', () => {
   });
 });
 
+describe('work a request sets off beyond itself (a nested agent turn)', () => {
+  test('is charged to the request\'s IP and principal; over either, the refusal names the variable and reads like the 429', async () => {
+    const limits = createLimitsFromEnv({ RATE_LIMIT_IP: '3/1m', RATE_LIMIT_PRINCIPAL: '2/1h' }, undefined)!;
+    const request = Object.assign(new Request('http://localhost/mcp', { method: 'POST' }), { ip: '192.0.2.7' });
+    const alice = { subject: 'alice', scopes: [] };
+    const charge = limits.chargeFor(request, alice);
+    expect(await charge()).toBeUndefined();
+    expect(await charge()).toBeUndefined();
+    expect(await charge()).toEqual({ variable: 'RATE_LIMIT_PRINCIPAL', reason: expect.stringMatching(/^the caller is over its rate limit \(RATE_LIMIT_PRINCIPAL\): at most 2 requests per caller every hour\. Retry after \d+ s\.$/) });
+    // The IP's three are spent too: the request path refuses the next request from it.
+    expect(await limits.chargeFor(request)()).toEqual({ variable: 'RATE_LIMIT_IP', reason: expect.stringMatching(/^the caller is over its rate limit \(RATE_LIMIT_IP\): at most 3 requests per IP address every minute\./) });
+    expect((await limits.byIp!(request))!.status).toBe(429);
+  });
+});
+
 describe('start-up', () => {
   test('a bad RATE_LIMIT_IP stops the deployment\'s app from starting, naming the variable', () => {
     vi.spyOn(console, 'info').mockImplementation(() => undefined);

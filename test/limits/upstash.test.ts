@@ -7,7 +7,7 @@
 import { createServer } from 'node:net';
 import type { Redis } from '@upstash/redis';
 import { afterAll, afterEach, beforeAll, describe, expect, test, vi } from 'vitest';
-import { createLimitCheck } from '../../lib/limits/check.js';
+import { createLimitCheck, createLimitCount } from '../../lib/limits/check.js';
 import { createLimitsFromEnv } from '../../lib/limits/index.js';
 import { createUpstashLimiter, LIMIT_TIMEOUT_MS } from '../../lib/limits/upstash.js';
 import { loadUpstashClient } from '../../lib/store/upstash-client.js';
@@ -131,7 +131,7 @@ describe('failure policy (Redis unreachable or slow)', () => {
     expect((await limiter.limit('warm')).kind).toBe('allowed');
     redis.bridge.setDelay(5_000);
     try {
-      const check = createLimitCheck('ip', rate, limiter, 'open');
+      const check = createLimitCheck('ip', rate, createLimitCount('ip', limiter, 'open'));
       expect(await limiter.limit('slow')).toMatchObject({ kind: 'unavailable' });
       expect(await check('slow')).toBeUndefined();
     } finally {

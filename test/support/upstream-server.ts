@@ -35,11 +35,14 @@ interface LogEntry {
   port?: number;
   /** On `closed`: bytes of body handed to the socket before the client went away (streams written by writeAll). */
   written?: number;
+  /** Requests in progress when this one arrived, itself included: the most at once is the largest. */
+  inFlight?: number;
 }
 
 const log: LogEntry[] = [];
 /** Bytes of body each response has written through writeAll. */
 const written = new WeakMap<ServerResponse, number>();
+let inFlight = 0;
 const platformSessions = new Map<string, number>();
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -139,6 +142,8 @@ interface Script {
   forever?: ScriptCall[];
   /** The answer once the steps are done; the tool results it received are appended in brackets. */
   final?: string;
+  /** How long each reply waits before it starts (a slow model). */
+  delayMs?: number;
 }
 
 const sse = (res: ServerResponse, value: unknown) => res.write(`data: ${JSON.stringify(value)}\n\n`);
@@ -156,6 +161,7 @@ async function scriptedModel(res: ServerResponse, body: any, message: string) {
   const step = since.filter((m) => m.role === 'assistant' && m.tool_calls).length;
   const offered: string[] = (body.tools ?? []).map((t: any) => t.function.name);
   const planned = script.forever ?? script.steps?.[step] ?? [];
+  if (script.delayMs) await sleep(script.delayMs);
   const calls = planned
     .map((c) => ({ ...c, name: c.name === '*agent' ? offered.find((n) => n.startsWith('agent__')) : c.name }))
     .filter((c): c is ScriptCall => c.name !== undefined)
@@ -281,9 +287,11 @@ const server = createServer(async (req, res) => {
     res.writeHead(200, { 'content-type': 'application/json' });
     return res.end(JSON.stringify(log));
   }
+  inFlight += 1;
   const body = JSON.parse((await readBody(req)) || '{}');
-  log.push({ at: Date.now(), kind: 'request', path, authorization: req.headers.authorization, traceparent: req.headers.traceparent as string | undefined, body, port: req.socket.remotePort });
+  log.push({ at: Date.now(), kind: 'request', path, authorization: req.headers.authorization, traceparent: req.headers.traceparent as string | undefined, body, port: req.socket.remotePort, inFlight });
   res.on('close', () => {
+    inFlight -= 1;
     if (!res.writableEnded) log.push({ at: Date.now(), kind: 'closed', path, body, written: written.get(res) ?? 0 });
   });
   if (path === '/v1/chat/completions') return openai(req, res, body);

@@ -22,6 +22,8 @@ export interface UpstreamLogEntry {
   port?: number;
   /** On `closed`: bytes of body the upstream had written when the client went away (its hostile streams count). */
   written?: number;
+  /** Requests in progress at the upstream when this one arrived, itself included. */
+  inFlight?: number;
 }
 
 export interface Upstream {

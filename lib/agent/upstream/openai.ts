@@ -7,6 +7,7 @@
  */
 
 import { createCountedWarning } from '../../warn.js';
+import { metered } from '../budget.js';
 import { runToolLoop, type FunctionCall, type FunctionDefinition, type UpstreamMessage } from '../tool-loop.js';
 import { AgentError, type Agent, type AgentProfile, type AgentTurn } from '../types.js';
 import { streamError } from './error-text.js';
@@ -60,9 +61,10 @@ export function createOpenAiAgent(profile: AgentProfile, options: OpenAiOptions)
         ...turn.history,
         { role: 'user', content: turn.message },
       ];
-      const complete = (conversation: UpstreamMessage[], functions?: FunctionDefinition[]) =>
+      // Each request spends one of the request's model calls (budget.ts).
+      const complete = (conversation: UpstreamMessage[], functions?: FunctionDefinition[]) => metered(turn.modelCalls, profile.id, () =>
         completion(profile.id, target, options, turn, functions ? { model: options.model, messages: conversation, stream: true, tools: functions }
-          : { model: options.model, messages: conversation, stream: true });
+          : { model: options.model, messages: conversation, stream: true }));
       if (!turn.tools) {
         yield* complete(messages);
         return;

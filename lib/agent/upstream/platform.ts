@@ -3,6 +3,7 @@
  * `message.content | content | text`. The upstream keeps the conversation, so we send only the new turn.
  */
 
+import { metered } from '../budget.js';
 import { AgentError, type Agent, type AgentProfile, type AgentTurn } from '../types.js';
 import { postUpstream, type UpstreamTarget } from './request.js';
 
@@ -15,18 +16,21 @@ export function createPlatformAgent(profile: AgentProfile, options: PlatformOpti
   return {
     profile,
     keepsHistory: false,
-    async *reply(turn: AgentTurn) {
-      const upstream = await postUpstream(options, {
-        agent: options.upstreamAgent ?? profile.id,
-        messages: [{ role: 'user', content: turn.message }],
-        session_id: turn.sessionId,
-        stream: false,
-      }, turn.signal, turn.traceHeaders);
-      let text = '';
-      for await (const chunk of upstream.chunks()) text += chunk;
-      yield replyText(profile.id, text);
-    },
+    // The request spends one of the request's model calls (budget.ts).
+    reply: (turn: AgentTurn) => metered(turn.modelCalls, profile.id, () => platformReply(profile, options, turn)),
   };
+}
+
+async function* platformReply(profile: AgentProfile, options: PlatformOptions, turn: AgentTurn): AsyncGenerator<string, void> {
+  const upstream = await postUpstream(options, {
+    agent: options.upstreamAgent ?? profile.id,
+    messages: [{ role: 'user', content: turn.message }],
+    session_id: turn.sessionId,
+    stream: false,
+  }, turn.signal, turn.traceHeaders);
+  let text = '';
+  for await (const chunk of upstream.chunks()) text += chunk;
+  yield replyText(profile.id, text);
 }
 
 function replyText(agentId: string, body: string): string {

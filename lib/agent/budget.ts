@@ -1,0 +1,166 @@
+/**
+ * What one request may cost (docs/security.md "What one request can cost"). The outermost chat call makes one
+ * budget, and every agent turn and tool call that call sets off, nested agents' included, spends from it; it
+ * travels with the turn (ask.ts), never in anything a client or a model sends, so no one can ask for a fresh one.
+ * - Model calls (AGENT_MAX_UPSTREAM_CALLS): each upstream model request is counted before it is sent; once they
+ *   are spent the next is refused with an AgentError, so the turn ends with an isError naming the variable.
+ * - Tool calls (AGENT_MAX_TOOL_CALLS_TOTAL): each call a model asks for, `agent:<id>` included; once they are spent
+ *   a call is answered "not run", which the model reads.
+ * - At once (AGENT_MAX_PARALLEL_CALLS): model requests and tool calls run at most this many together; the rest
+ *   wait their turn. Only leaves hold a place (a model request, a tool of the team), never an agent: a nested
+ *   agent holding one while it waits for its own leaves could leave none for them.
+ * - Time (AGENT_TURN_TIMEOUT_MS): the whole turn, tool loop and nested agents included. `signal` aborts when the
+ *   time is up or the caller cancels, and everything of the turn runs on it.
+ */
+
+import { createCountedWarning } from '../warn.js';
+import { AgentError, type ModelCalls, type ToolOutcome } from './types.js';
+
+export interface BudgetLimits {
+  /** AGENT_MAX_UPSTREAM_CALLS: upstream model requests one request may make, across its whole agent chain. */
+  maxUpstreamCalls: number;
+  /** AGENT_MAX_TOOL_CALLS_TOTAL: tool calls (agents included) one request may make, across its whole chain. */
+  maxToolCalls: number;
+  /** AGENT_MAX_PARALLEL_CALLS: model requests and tool calls of one request running at once. */
+  maxParallel: number;
+  /** AGENT_TURN_TIMEOUT_MS: how long one chat call's agent work may take in all. */
+  turnTimeoutMs: number;
+}
+
+/** A refusal by a bound of the request; `variable` names it in the caller's record of the call. */
+export class BudgetSpent extends AgentError {
+  constructor(message: string, readonly variable: string) {
+    super(message);
+    this.name = 'BudgetSpent';
+  }
+}
+
+const modelsSpent = createCountedWarning((agent, count) => `refused ${count} model call(s) over AGENT_MAX_UPSTREAM_CALLS (latest: agent ${agent})`);
+const toolsSpent = createCountedWarning((tool, count) => `refused ${count} tool call(s) over AGENT_MAX_TOOL_CALLS_TOTAL (latest: ${tool})`);
+const outOfTime = createCountedWarning((agent, count) => `stopped ${count} agent turn(s) at AGENT_TURN_TIMEOUT_MS (latest: agent ${agent})`);
+
+export class RequestBudget implements ModelCalls {
+  readonly #limits: BudgetLimits;
+  readonly #agentId: string;
+  readonly #controller = new AbortController();
+  readonly #outer: AbortSignal;
+  readonly #timer: ReturnType<typeof setTimeout>;
+  #models = 0;
+  #tools = 0;
+  #running = 0;
+  /** Who waits for a place, in arrival order; all are refused at once when the turn ends. */
+  readonly #waiting: Array<{ go(): void; stop(reason: unknown): void }> = [];
+  #timedOut = false;
+
+  /** `agentId` is the outermost agent; `outer` the caller's cancellation. */
+  constructor(limits: BudgetLimits, agentId: string, outer: AbortSignal) {
+    this.#limits = limits;
+    this.#agentId = agentId;
+    this.#outer = outer;
+    if (outer.aborted) this.#controller.abort(outer.reason);
+    else outer.addEventListener('abort', this.#cancel, { once: true });
+    this.#timer = setTimeout(() => {
+      this.#timedOut = true;
+      outOfTime.note(agentId);
+      this.#controller.abort(new AgentError(this.timeoutMessage));
+    }, limits.turnTimeoutMs);
+    // One listener for every waiter: a fan-out of calls would otherwise add one each to the signal.
+    this.signal.addEventListener('abort', () => {
+      for (const waiter of this.#waiting.splice(0)) waiter.stop(this.signal.reason);
+    }, { once: true });
+  }
+
+  /** Aborts when the caller cancels or the turn's time is up. */
+  get signal(): AbortSignal {
+    return this.#controller.signal;
+  }
+
+  /** True once the turn ran out of time (not when the caller cancelled). */
+  get timedOut(): boolean {
+    return this.#timedOut;
+  }
+
+  get timeoutMessage(): string {
+    return `Agent ${this.#agentId}: the turn ran longer than AGENT_TURN_TIMEOUT_MS (${this.#limits.turnTimeoutMs} ms) and was stopped.`;
+  }
+
+  /** Counts one model request of `agentId` and waits for a place; throws BudgetSpent once the request's are spent. */
+  async start(agentId: string): Promise<() => void> {
+    this.#throwIfAborted(agentId);
+    const max = this.#limits.maxUpstreamCalls;
+    if (this.#models >= max) {
+      modelsSpent.note(agentId);
+      throw new BudgetSpent(`Agent ${agentId}: this request spent its budget of ${max} model calls (AGENT_MAX_UPSTREAM_CALLS); the turn was stopped.`, 'AGENT_MAX_UPSTREAM_CALLS');
+    }
+    this.#models += 1;
+    return this.place();
+  }
+
+  /** Counts one tool call; a refusal for the model to read once the request's are spent. */
+  spendToolCall(name: string): ToolOutcome | undefined {
+    const max = this.#limits.maxToolCalls;
+    if (this.#tools < max) {
+      this.#tools += 1;
+      return undefined;
+    }
+    toolsSpent.note(name);
+    return { ok: false, text: `Tool ${name} was not run: this request spent its budget of ${max} tool calls (AGENT_MAX_TOOL_CALLS_TOTAL).`, limit: 'AGENT_MAX_TOOL_CALLS_TOTAL' };
+  }
+
+  /** One of the AGENT_MAX_PARALLEL_CALLS places, in arrival order; the function returned gives it back. */
+  async place(): Promise<() => void> {
+    if (this.signal.aborted) throw this.signal.reason;
+    if (this.#running < this.#limits.maxParallel) this.#running += 1;
+    else await this.#queue();
+    let given = false;
+    return () => {
+      if (given) return;
+      given = true;
+      // Handed straight to the next in line, so no newcomer slips in between.
+      const next = this.#waiting.shift();
+      if (next) next.go();
+      else this.#running -= 1;
+    };
+  }
+
+  /** Waits until a place is handed over, or the turn ends. */
+  #queue(): Promise<void> {
+    return new Promise<void>((resolve, reject) => void this.#waiting.push({ go: resolve, stop: reject }));
+  }
+
+  /**
+   * `work`, or the turn's end, whichever comes first: the bound holds even for an in-process agent that does not
+   * watch its signal (its work is left behind, its result unread).
+   */
+  within<T>(work: Promise<T>): Promise<T> {
+    const signal = this.signal;
+    return new Promise<T>((resolve, reject) => {
+      const stop = () => reject(signal.reason);
+      if (signal.aborted) stop();
+      else signal.addEventListener('abort', stop, { once: true });
+      work.then(resolve, reject).finally(() => signal.removeEventListener('abort', stop));
+    });
+  }
+
+  /** Ends the turn's clock; call once the turn is over. */
+  close(): void {
+    clearTimeout(this.#timer);
+    this.#outer.removeEventListener('abort', this.#cancel);
+  }
+
+  readonly #cancel = () => this.#controller.abort(this.#outer.reason);
+
+  #throwIfAborted(agentId: string): void {
+    if (this.signal.aborted) throw this.#timedOut ? new AgentError(this.timeoutMessage) : new AgentError(`Agent ${agentId}: the call was cancelled.`);
+  }
+}
+
+/** An upstream model request as a budget sees it: counted and given a place before `run` starts, the place given back after. */
+export async function* metered<T>(calls: ModelCalls | undefined, agentId: string, run: () => AsyncGenerator<string, T>): AsyncGenerator<string, T> {
+  const release = await calls?.start(agentId);
+  try {
+    return yield* run();
+  } finally {
+    release?.();
+  }
+}
