@@ -12,7 +12,7 @@ import type { Tool } from '@modelcontextprotocol/client';
 import type { RequestContext } from '../server/context.js';
 import { CAPABILITY_BY_CLIENT_METHOD, allowsClientRequest } from '../protocol/client-capabilities.js';
 import { META_CLIENT_CAPABILITIES } from '../protocol/meta.js';
-import { inputRequired, isInputRequired, type InputRequired, type PromptResult, type ResourceContent, type ToolResult } from '../server/registry.js';
+import { inputRequired, type InputRequired, type PromptResult, type ResourceContent, type ToolResult } from '../server/registry.js';
 import type { CallSession, MountSession } from './connect.js';
 import { CallLifetime } from './lifetime.js';
 import { createRelay, refusalText, type Relay } from './relay.js';
@@ -58,7 +58,7 @@ export async function forwardToolCall(link: MountLink, tool: Tool, args: Record<
   const relay = createRelay(link, ctx, lifetime.signal);
   let own: CallSession | undefined;
   try {
-    if (link.session.era === 'modern') return withRefusal(await forwardModern(link, tool, args, ctx, relay, lifetime), relay);
+    if (link.session.era === 'modern') return await forwardModern(link, tool, args, ctx, relay, lifetime);
     if (Object.keys(relay.capabilities).length > 0) own = await link.session.openForCall(relay.capabilities, relay.answer);
     const result = await (own ?? link.session).client.callTool(
       { name: tool.name, arguments: args, ...traceMeta(ctx) }, toolOptions(link, tool, ctx, lifetime.signal));
@@ -101,7 +101,13 @@ async function forwardModern(
     if (rounds >= link.inputRounds) {
       return refusedResult(`Mount ${link.name} still asked for input after ${link.inputRounds} rounds (its inputRounds setting).`);
     }
-    const answers = await Promise.all(requests.map(async ([key, r]) => [key, await relay.answer(r.method, r.params, lifetime.signal)] as const));
+    const answers = await Promise.all(requests.map(async ([key, r]) => [key, await relay.answer(r.method, r.params, lifetime.signal)] as const))
+      .catch((error: unknown) => {
+        if (relay.overBound === undefined) throw error;
+        return undefined;
+      });
+    // Past maxQuestions the mount cannot be retried with some of its questions unanswered: the call ends here.
+    if (answers === undefined) return refusedResult(relay.overBound!);
     round = { inputResponses: Object.fromEntries(answers), ...(result.requestState === undefined ? {} : { requestState: result.requestState }) };
   }
 }
@@ -141,10 +147,7 @@ function refusedResult(text: string): ToolResult {
  * one after any refusal, any one after the questions bound cut the call's questions short (the caller would not
  * otherwise know that some went unasked).
  */
-function withRefusal(result: ToolResult | InputRequired, relay: Relay): ToolResult | InputRequired;
-function withRefusal(result: ToolResult, relay: Relay): ToolResult;
-function withRefusal(result: ToolResult | InputRequired, relay: Relay): ToolResult | InputRequired {
-  if (isInputRequired(result)) return result;
+function withRefusal(result: ToolResult, relay: Relay): ToolResult {
   const reason = relay.overBound ?? (result.isError ? relay.refusal : undefined);
   return reason === undefined ? result : { ...result, content: [{ type: 'text', text: reason }, ...result.content] };
 }

@@ -42,7 +42,7 @@ export function statelessText(mount: string, method: string): string {
 
 /** The text of the refusal of a question past the bound. */
 export function overBoundText(mount: string, maxQuestions: number): string {
-  return `Mount ${mount} asked more than ${maxQuestions} questions in one call (its maxQuestions setting); ` +
+  return `Mount ${mount} asked more than ${maxQuestions} question${maxQuestions === 1 ? '' : 's'} in one call (its maxQuestions setting); ` +
     `agent-mcp relayed the first ${maxQuestions} to the caller and refused the rest.`;
 }
 

@@ -11,8 +11,9 @@ import { createApp } from '../../lib/app.js';
 import { createMounts, type Mounts } from '../../lib/mounts/index.js';
 import { MemoryStore } from '../../lib/store/memory.js';
 import type { Ready, WaitOptions } from '../../lib/store/types.js';
+import { startAskingModernMount, type AskingMount } from '../support/asking-mounts.js';
 import { startLingeringMount, type LingeringMount } from '../support/hostile-mounts.js';
-import { connectHttp, createV2Client, firstText } from '../support/sdk.js';
+import { answerElicitation, connectHttp, createV2Client, firstText } from '../support/sdk.js';
 import { startTestServer, type TestServer } from '../support/server.js';
 
 /** The memory store, counting the waits under way (a question waiting for the client's answer is one). */
@@ -32,13 +33,18 @@ const MAX_QUESTIONS = 3;
 /** The attack sent 5,000; the SDK mount and client alone take ~25 s for those here, so the test asks 1,000. */
 const QUESTIONS = 1_000;
 let mount: LingeringMount;
+let modern: AskingMount;
 let mounts: Mounts;
 let store: CountingStore;
 let server: TestServer;
 
 beforeAll(async () => {
-  mount = await startLingeringMount();
-  mounts = createMounts({ mounts: [{ name: 'nosy', url: mount.url, maxQuestions: MAX_QUESTIONS }], waitMs: 10_000 });
+  [mount, modern] = await Promise.all([startLingeringMount(), startAskingModernMount()]);
+  mounts = createMounts({ mounts: [
+    { name: 'nosy', url: mount.url, maxQuestions: MAX_QUESTIONS },
+    // ask_twice asks one question in each of two rounds (MRTR).
+    { name: 'rounds', url: modern.url, era: 'auto', maxQuestions: 1 },
+  ], waitMs: 10_000 });
   store = new CountingStore();
   const app = createApp({ definitions: [], mounts, store, stateSecret: 'q'.repeat(32), origin: { local: true, allowedOrigins: new Set() } });
   server = await startTestServer(createMcpHandler(app));
@@ -48,7 +54,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await server.close();
   await mounts.close();
-  await mount.close();
+  await Promise.all([mount.close(), modern.close()]);
 });
 
 describe('questions a mount relays in one call', () => {
@@ -76,6 +82,20 @@ describe('questions a mount relays in one call', () => {
     await vi.waitFor(() => expect(store.waiting).toBe(0), { timeout: 5_000 });
     await vi.waitFor(() => expect(withdrawn).toHaveLength(MAX_QUESTIONS), { timeout: 5_000 });
     expect(warn).toHaveBeenCalledWith("[agent-mcp] refused the questions of 1 forwarded call(s) past their mount's maxQuestions (latest: mount nosy)");
+    warn.mockRestore();
+    await client.close();
+  });
+
+  test('a 2026-07-28 mount whose rounds of questions pass maxQuestions is not retried with some unanswered: the call ends saying why', async () => {
+    const warn = vi.spyOn(console, 'warn').mockImplementation(() => undefined);
+    const client = createV2Client('legacy', { elicitation: {} });
+    const asked = answerElicitation(client, () => ({ name: 'ada' }));
+    await connectHttp(client, server.mcpUrl);
+    const result = await client.callTool({ name: 'rounds.ask_twice', arguments: {} });
+    expect(result).toMatchObject({ isError: true });
+    expect(firstText(result)).toBe('Mount rounds asked more than 1 question in one call (its maxQuestions setting); ' +
+      'agent-mcp relayed the first 1 to the caller and refused the rest.');
+    expect(asked).toHaveLength(1);
     warn.mockRestore();
     await client.close();
   });
