@@ -152,7 +152,6 @@ function withRefusal(result: ToolResult, relay: Relay): ToolResult {
   return reason === undefined ? result : { ...result, content: [{ type: 'text', text: reason }, ...result.content] };
 }
 
-/** The contents of `uri`; none when the mounted server has no such resource (the caller answers not-found). */
 /** One request on the mount's shared connection, within a lifetime of its own (maxCallMs): its result or its failure. */
 async function within<T>(link: MountLink, ctx: RequestContext, send: (signal: AbortSignal) => Promise<T>): Promise<{ value: T } | { failure: Failure }> {
   const lifetime = new CallLifetime(link.name, link.maxCallMs, ctx.signal);
@@ -165,6 +164,7 @@ async function within<T>(link: MountLink, ctx: RequestContext, send: (signal: Ab
   }
 }
 
+/** The contents of `uri`; none when the mounted server has no such resource (the caller answers not-found). */
 export async function forwardRead(link: MountLink, uri: string, ctx: RequestContext): Promise<ResourceContent[]> {
   const read = await within(link, ctx, (signal) =>
     link.session.client.readResource({ uri, ...traceMeta(ctx) }, { ...requestOptions(link, ctx, signal), cacheMode: 'bypass' as const }));
