@@ -16,6 +16,7 @@ import { errorReply, methodNotAllowed } from '../lib/http/replies.js';
 import { protocolVersionHeader } from '../lib/http/protocol-version.js';
 import { resumeStream } from '../lib/http/resume.js';
 import { serveLegacy, serveModern, type ServeDeps } from '../lib/http/serve.js';
+import { createCallSlots } from '../lib/limits/concurrency.js';
 import { createLazyHealthHandler, DEFAULT_HEALTH_TIMEOUT_MS, isHealthProbe } from '../lib/observe/health-route.js';
 import { Observation } from '../lib/observe/observation.js';
 import { createReport } from '../lib/observe/request-log.js';
@@ -33,7 +34,15 @@ export type FetchHandler = (request: Request) => Promise<Response>;
 
 export function createMcpHandler(app: App, bounds: RequestBounds = app.bounds ?? DEFAULT_REQUEST_BOUNDS): FetchHandler {
   // A 403 for a missing tool scope carries the step-up challenge (MCP authorization §Scope Challenge Handling).
-  const deps: ServeDeps = { dispatch: app.dispatch, store: app.store, sessions: app.sessions, limits: app.limits, errorHeaders: app.auth?.errorHeaders };
+  const deps: ServeDeps = {
+    dispatch: app.dispatch,
+    store: app.store,
+    sessions: app.sessions,
+    limits: app.limits,
+    errorHeaders: app.auth?.errorHeaders,
+    calls: app.calls ?? createCallSlots(),
+    maxStreamLogBytes: bounds.maxStreamLogBytes,
+  };
   const { checkOrigin, isAllowedOrigin } = createOriginCheck(app.origin);
   const { byIp: limitByIp, byPrincipal: limitByPrincipal } = app.limits ?? {};
   const checkBatch = createBatchCheck(bounds.maxBatch, app.limits);

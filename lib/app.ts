@@ -21,6 +21,7 @@ import { createServer, type ServerInfo, type ServerOptions } from './server/serv
 import { MemoryStore } from './store/memory.js';
 import type { Store } from './store/types.js';
 import { createLimitsFromEnv, type RequestLimits } from './limits/index.js';
+import { createCallSlots, readMaxConcurrentCalls, type CallSlots } from './limits/concurrency.js';
 import { createBearerAuth, readAuthConfig, type BearerAuth } from './auth/index.js';
 import { readPayConfig } from './pay/config.js';
 import { createPaymentEngine } from './pay/engine.js';
@@ -55,6 +56,8 @@ export interface App {
   requestLog?: boolean;
   /** The longest each health probe waits (MCP_HEALTH_TIMEOUT_MS); the default when absent. */
   healthTimeoutMs?: number;
+  /** Each caller's share of concurrent calls (MCP_MAX_CONCURRENT_CALLS); the default share when absent. */
+  calls?: CallSlots;
 }
 
 export interface AppOptions extends Omit<ServerOptions, 'registry' | 'info'> {
@@ -69,6 +72,7 @@ export interface AppOptions extends Omit<ServerOptions, 'registry' | 'info'> {
   bounds?: RequestBounds;
   requestLog?: boolean;
   healthTimeoutMs?: number;
+  calls?: CallSlots;
 }
 
 export function createApp(options: AppOptions): App {
@@ -94,6 +98,7 @@ export function createApp(options: AppOptions): App {
     bounds: options.bounds,
     requestLog: options.requestLog,
     healthTimeoutMs: options.healthTimeoutMs,
+    calls: options.calls,
   };
 }
 
@@ -127,6 +132,8 @@ export function createDefaultApp(env: Record<string, string | undefined> = proce
   const healthTimeoutMs = readHealthTimeout(env);
   const tasks = readTaskSettings(env);
   const limits = createLimitsFromEnv(env, upstash);
+  // On Vercel the edge sets the client's address in headers; elsewhere only the socket's can be trusted.
+  const calls = createCallSlots(readMaxConcurrentCalls(env), { trustForwarded: Boolean(env.VERCEL) });
   const authConfig = readAuthConfig(env);
   const auth = authConfig ? createBearerAuth(authConfig, env) : undefined;
   const pay = readPayConfig(env);
@@ -147,6 +154,7 @@ export function createDefaultApp(env: Record<string, string | undefined> = proce
   if (limits) console.info(`[agent-mcp] ${limits.summary}`);
   console.info(`[agent-mcp] ${describeRequestBounds(bounds)}`);
   console.info(`[agent-mcp] ${describeTaskSettings(tasks)}`);
+  console.info(`[agent-mcp] concurrent calls: at most ${calls.max} per caller on each instance (MCP_MAX_CONCURRENT_CALLS)`);
   if (pay) console.info(`[agent-mcp] paid calls: chat_with_agent costs ${pay.price} on ${pay.network}, paid to ${pay.payTo} (facilitator ${pay.facilitatorUrl})`);
   return app = createApp({
     definitions,
@@ -157,6 +165,7 @@ export function createDefaultApp(env: Record<string, string | undefined> = proce
     bounds,
     requestLog,
     healthTimeoutMs,
+    calls,
     tasks,
     defaultScopes: authConfig?.scopes,
     instructions: INSTRUCTIONS,

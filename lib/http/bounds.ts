@@ -1,6 +1,7 @@
 /**
  * Bounds on what one POST may hold (README "Security model"): body bytes, JSON nesting depth and legacy batch
- * size. Read once at start-up; a bad value is a TypeError naming the variable.
+ * size; and on what its reply may leave behind: the bytes of a resumable stream's event log. Read once at
+ * start-up; a bad value is a TypeError naming the variable.
  */
 
 import { integerEnv } from '../config.js';
@@ -14,12 +15,15 @@ export interface RequestBounds {
   maxJsonDepth: number;
   /** MCP_MAX_BATCH: messages in one legacy (2025-03-26) batch; the seed tutorial's clients send at most 32. */
   maxBatch: number;
+  /** MCP_MAX_STREAM_LOG_BYTES: events kept for a 2025-11-25 client to resume a stream (lib/http/sse.ts). */
+  maxStreamLogBytes: number;
 }
 
 export const DEFAULT_REQUEST_BOUNDS: Readonly<RequestBounds> = Object.freeze({
   maxBodyBytes: 4 * 1024 * 1024,
   maxJsonDepth: 64,
   maxBatch: 32,
+  maxStreamLogBytes: 1024 * 1024,
 });
 
 
@@ -28,11 +32,13 @@ export function readRequestBounds(env: Env): RequestBounds {
     maxBodyBytes: integerEnv(env, 'MCP_MAX_BODY_BYTES', DEFAULT_REQUEST_BOUNDS.maxBodyBytes),
     maxJsonDepth: integerEnv(env, 'MCP_MAX_JSON_DEPTH', DEFAULT_REQUEST_BOUNDS.maxJsonDepth),
     maxBatch: integerEnv(env, 'MCP_MAX_BATCH', DEFAULT_REQUEST_BOUNDS.maxBatch),
+    maxStreamLogBytes: integerEnv(env, 'MCP_MAX_STREAM_LOG_BYTES', DEFAULT_REQUEST_BOUNDS.maxStreamLogBytes),
   };
 }
 
 /** One line for the start-up log. */
 export function describeRequestBounds(bounds: RequestBounds): string {
   return `request bounds: body ${bounds.maxBodyBytes} bytes (MCP_MAX_BODY_BYTES), JSON depth ${bounds.maxJsonDepth} `
-    + `(MCP_MAX_JSON_DEPTH), batch ${bounds.maxBatch} messages (MCP_MAX_BATCH)`;
+    + `(MCP_MAX_JSON_DEPTH), batch ${bounds.maxBatch} messages (MCP_MAX_BATCH), stream log ${bounds.maxStreamLogBytes} bytes `
+    + '(MCP_MAX_STREAM_LOG_BYTES)';
 }

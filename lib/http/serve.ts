@@ -1,13 +1,15 @@
 /**
  * Runs a classified POST through the dispatcher and frames the reply. Legacy: a single message gets a single
- * reply (never a one-element array), a batch gets an array, messages without replies get 202.
- * Modern: one request, cancelled when the client closes its response stream.
+ * reply (never a one-element array), a batch gets an array, messages without replies get 202; a caller with no
+ * identity is cancelled when its connection goes. Modern: one request, cancelled when the client closes its
+ * response stream.
  */
 
 import type { Classified } from '../protocol/classify.js';
 import { INVALID_PARAMS, INVALID_REQUEST, httpStatusFor } from '../protocol/errors.js';
 import { H_PARAM_PREFIX, H_SESSION_ID } from '../protocol/headers.js';
-import { isRequest, type JsonRpcResponse, type RequestId } from '../protocol/jsonrpc.js';
+import { errorMessage, isRequest, readId, type JsonRpcResponse, type RequestId } from '../protocol/jsonrpc.js';
+import { tooManyCalls, tooManyCallsReply, type CallSlots } from '../limits/concurrency.js';
 import { applyHeaderPayment, refuseBatchPayment } from '../pay/header.js';
 import { allowsSsePolling } from '../protocol/revisions.js';
 import { Cancellation } from '../server/cancellation.js';
@@ -30,6 +32,10 @@ export interface ServeDeps {
   limits?: RequestLimits;
   /** Headers for an error reply of this request, e.g. the insufficient_scope challenge of a 403. */
   errorHeaders?(request: Request, error: { code: number; data?: unknown }): Record<string, string> | undefined;
+  /** Each caller's share of concurrent calls (MCP_MAX_CONCURRENT_CALLS): a call takes a slot while it runs. */
+  calls: CallSlots;
+  /** Most bytes of a resumable stream's event log (MCP_MAX_STREAM_LOG_BYTES). */
+  maxStreamLogBytes: number;
 }
 
 function headersFor(deps: ServeDeps, request: Request) {
@@ -46,6 +52,10 @@ export async function serveLegacy(
   observation.noteCaller(principal, session);
   const starting = observation.begin();
   if (starting) await starting;
+  // A caller the server recognises may come back for its call: resume the stream (SEP-1699) or cancel it by a
+  // later POST, so a dropped connection is not a cancellation (2025-11-25 transports). A caller with no identity
+  // can do neither, and nobody is left to deliver to: its calls end with its connection, as on the modern wire.
+  const gone = caller === undefined ? new Cancellation(() => request.signal) : undefined;
   const base = {
     era: 'legacy' as const,
     protocolVersion: classified.version,
@@ -56,13 +66,18 @@ export async function serveLegacy(
     cancelByNotification: true,
     observation,
     chargeCaller: deps.limits?.chargeFor(request, principal),
+    ...(gone ? { signal: () => gone.signal } : {}),
   };
+  const slotKey = deps.calls.keyOf(request, principal);
   if (classified.batch) {
     const unpayable = refuseBatchPayment(request.headers, classified.messages);
     if (unpayable) return withProtocolVersion(errorReply(400, { code: INVALID_REQUEST, message: unpayable }), classified.version);
-    const replies = await observation.within(() => Promise.all(
-      classified.messages.map((m) => deps.dispatch(m, base).then(observation.noteReply)),
-    ));
+    // Each call of a batch takes its own slot; those past the caller's share are refused in the batch's reply.
+    const replies = await observation.within(() => Promise.all(classified.messages.map((m) => {
+      const release = deps.calls.take(slotKey, m);
+      const reply = release ? deps.dispatch(m, base).finally(release) : Promise.resolve(errorMessage(readId(m), tooManyCalls(deps.calls.max)));
+      return reply.then(observation.noteReply);
+    })));
     const answered = replies.filter((r): r is JsonRpcResponse => r !== undefined);
     return withProtocolVersion(answered.length ? jsonReply(answered) : accepted(), classified.version);
   }
@@ -72,16 +87,17 @@ export async function serveLegacy(
   // Only a caller the server recognises may resume a stream, so only its streams are logged (SEP-1699).
   const polling = allowsSsePolling(classified.version) && caller !== undefined;
   const issued = startsSession(message) ? await deps.sessions.issue(principal, message.params?.capabilities) : undefined;
+  const release = deps.calls.take(slotKey, message);
+  if (!release) return withProtocolVersion(tooManyCallsReply(deps.calls.max, readId(message)), legacyReplyVersion(message, classified.version));
   const errorHeaders = headersFor(deps, request);
-  // Legacy clients cancel explicitly (notifications/cancelled, watched by the dispatcher); a dropped connection
-  // is not a cancellation (2025-11-25 transports), so a legacy call has no signal of its own.
+  // Recognised legacy clients cancel explicitly (notifications/cancelled, watched by the dispatcher).
   const framed = await frameCall({
-    run: (outbound) => observation.runCall(() => deps.dispatch(message, { ...base, outbound })),
+    run: (outbound) => observation.runCall(() => deps.dispatch(message, { ...base, outbound })).finally(release),
     statusOf: (reply) => ('error' in reply ? httpStatusFor('legacy', reply.error.code) : 200),
     headersOf: (reply) => ('error' in reply ? errorHeaders(reply) : issued ? { [H_SESSION_ID]: issued } : undefined),
-    log: polling ? { store: deps.store, streamId: crypto.randomUUID(), owner: caller } : undefined,
+    log: polling ? { store: deps.store, streamId: crypto.randomUUID(), owner: caller, maxBytes: deps.maxStreamLogBytes } : undefined,
     isRequest: isRequest(message),
-    onClientGone: () => undefined,
+    onClientGone: () => gone?.cancel(CLIENT_GONE),
   });
   return withProtocolVersion(framed, legacyReplyVersion(message, classified.version));
 }
@@ -95,6 +111,8 @@ export async function serveModern(request: Request, classified: Ok<'modern'>, de
   const message = paid.message as typeof classified.message;
   const starting = observation.begin();
   if (starting) await starting;
+  const release = deps.calls.take(deps.calls.keyOf(request, principal), message);
+  if (!release) return withProtocolVersion(tooManyCallsReply(deps.calls.max, message.id), version);
   // The client cancels by closing its response stream or dropping the request; the signal is made if read.
   const gone = new Cancellation(() => request.signal);
   const call: Omit<CallContext, 'outbound'> = {
@@ -111,13 +129,15 @@ export async function serveModern(request: Request, classified: Ok<'modern'>, de
     chargeCaller: deps.limits?.chargeFor(request, principal),
   };
   return withProtocolVersion(await frameCall({
-    run: (outbound) => observation.runCall(() => deps.dispatch(message, { ...call, outbound })),
+    run: (outbound) => observation.runCall(() => deps.dispatch(message, { ...call, outbound })).finally(release),
     statusOf: (reply) => ('error' in reply ? httpStatusFor('modern', reply.error.code) : 200),
     headersOf: headersFor(deps, request),
     isRequest: true,
-    onClientGone: () => gone.cancel(new Error('The client closed the response stream.')),
+    onClientGone: () => gone.cancel(CLIENT_GONE),
   }), version);
 }
+
+const CLIENT_GONE = new Error('The client closed the response stream.');
 
 /** A tools/call whose payment header cannot be used: invalid params, answered before anything runs. */
 function refusePayment(era: 'legacy' | 'modern', message: unknown, reason: string, version: string): Response {

@@ -8,11 +8,16 @@
  * instance's memory, for the call's lifetime only; a stream that delivers the whole call writes nothing. From
  * then on events are coalesced: whatever arrives while a write is under way goes in the next one, one RPUSH of
  * every event plus its PEXPIRE, so the log costs at most two commands per event and usually fewer.
+ *
+ * The log keeps at most `maxBytes` of events (MCP_MAX_STREAM_LOG_BYTES), in memory and in the store alike: past
+ * it a notification or request goes out live only, without an id, so a client that resumes misses it (progress
+ * and logs are advisory); the call's reply is always kept, so a client that resumes still gets its answer.
  */
 
-import type { JsonRpcMessage } from '../protocol/jsonrpc.js';
+import { isResponse, type JsonRpcMessage } from '../protocol/jsonrpc.js';
 import type { Store } from '../store/types.js';
 import { EVENT_STREAM } from '../protocol/headers.js';
+import { createCountedWarning } from '../warn.js';
 
 export const SSE_HEADERS: Readonly<Record<string, string>> = {
   'content-type': EVENT_STREAM,
@@ -33,7 +38,12 @@ export interface EventLog {
   streamId: string;
   /** Who may resume the stream: the caller's identity (lib/server/caller.ts). */
   owner: string;
+  /** Most bytes of events kept (MCP_MAX_STREAM_LOG_BYTES); the reply is kept past it. */
+  maxBytes: number;
 }
+
+const overLog = createCountedWarning((bound, count) =>
+  `stopped logging ${count} stream(s) at MCP_MAX_STREAM_LOG_BYTES=${bound}; their later notifications were sent live only`);
 
 export const eventLogKey = (streamId: string) => `sse:${streamId}`;
 export const eventId = (streamId: string, seq: number) => `${streamId}_${seq}`;
@@ -58,6 +68,9 @@ export class SseStream {
   #pending: LoggedEvent[] = [];
   /** True once a client may come back for the rest: from then on every event goes to the store. */
   #needed = false;
+  /** Bytes of events logged so far, and whether the bound has been passed. */
+  #loggedBytes = 0;
+  #full = false;
   #flushing: Promise<void> | undefined;
   readonly #log?: EventLog;
 
@@ -86,10 +99,25 @@ export class SseStream {
 
   send(message: JsonRpcMessage): void {
     const data = JSON.stringify(message);
-    if (!this.#log) return this.#write(`event: message\ndata: ${data}\n\n`);
+    if (!this.#log || !this.#keeps(message, data)) return this.#write(`event: message\ndata: ${data}\n\n`);
     const seq = ++this.#seq;
     this.#append({ message });
     this.#write(`event: message\nid: ${eventId(this.#log.streamId, seq)}\ndata: ${data}\n\n`);
+  }
+
+  /** Whether the log keeps this event: the reply always, anything else while the log is under its bound. */
+  #keeps(message: JsonRpcMessage, data: string): boolean {
+    if (isResponse(message)) return true;
+    if (this.#full) return false;
+    // Counted as UTF-8, what the store keeps; the encoding is only done while the log has room.
+    const bytes = encoder.encode(data).byteLength;
+    if (this.#loggedBytes + bytes <= this.#log!.maxBytes) {
+      this.#loggedBytes += bytes;
+      return true;
+    }
+    this.#full = true;
+    overLog.note(String(this.#log!.maxBytes));
+    return false;
   }
 
   /**

@@ -1,8 +1,8 @@
 /**
  * Which MCP servers this deployment mounts, from the environment, validated at start-up
  * (README "Mount MCP servers and call agent-mcp in-process"):
- * - MCP_MOUNTS, a JSON array of `{ name, url, tokenEnv?, headersEnv?, era?, connectTimeoutMs?, callTimeoutMs?, inputRounds?,
- *   maxReplyBytes?, maxListItems?, maxListPages?, scopes? }`;
+ * - MCP_MOUNTS, a JSON array of `{ name, url, tokenEnv?, headersEnv?, era?, connectTimeoutMs?, callTimeoutMs?, maxCallMs?,
+ *   inputRounds?, maxQuestions?, maxReplyBytes?, maxListItems?, maxListPages?, scopes? }`;
  *   credentials are named by environment variable (`tokenEnv`, `headersEnv`), never inlined and never taken
  *   from a client;
  * - MCP_MOUNTS_WAIT_MS, how long a list waits for mounts still connecting.
@@ -37,8 +37,12 @@ export interface MountInput {
   connectTimeoutMs?: number;
   /** Longest forwarded call without progress, in ms (default 120 s). */
   callTimeoutMs?: number;
+  /** Longest forwarded call in all, progress or not, questions included, in ms (default 10 min). */
+  maxCallMs?: number;
   /** Most rounds of questions (MRTR `input_required`) one forwarded call may put to a 2025-wire caller (default 10). */
   inputRounds?: number;
+  /** Most questions (elicitation, sampling, roots) one forwarded call may relay to its caller (default 20). */
+  maxQuestions?: number;
   /** Most bytes of one reply (a JSON body, or one SSE event of a stream), and of one list across its pages (default 4 MiB). */
   maxReplyBytes?: number;
   /** Most tools, resources, templates or prompts listed from the mount, each (default 1000). */
@@ -58,10 +62,17 @@ export interface MountInput {
  */
 export const MOUNT_BOUNDS = { maxReplyBytes: 4 * 1024 * 1024, maxListItems: 1_000, maxListPages: 10 } as const;
 
+/**
+ * How long and how much one forwarded call may ask of us, by default. Progress resets `callTimeoutMs`, so without
+ * a total a tool that only reports progress would run forever; a few questions a call is what a tool asks a
+ * person, thousands are a server flooding the caller.
+ */
+export const CALL_BOUNDS = { maxCallMs: 10 * 60_000, maxQuestions: 20 } as const;
+
 /** A mount, resolved: what the connection needs and nothing a client supplied. */
 export type MountConfig = Required<Omit<MountInput, 'scopes'>> & Pick<MountInput, 'scopes'>;
 
-const COMMON_KEYS = ['name', 'url', 'era', 'connectTimeoutMs', 'callTimeoutMs', 'inputRounds', ...Object.keys(MOUNT_BOUNDS), 'scopes'];
+const COMMON_KEYS = ['name', 'url', 'era', 'connectTimeoutMs', 'callTimeoutMs', 'inputRounds', ...Object.keys(CALL_BOUNDS), ...Object.keys(MOUNT_BOUNDS), 'scopes'];
 const ENV_KEYS = new Set([...COMMON_KEYS, 'tokenEnv', 'headersEnv']);
 const CODE_KEYS = new Set([...COMMON_KEYS, 'headers']);
 const WHAT = 'a mount setting';
@@ -74,15 +85,20 @@ const recordOf = (key: string, valid: (value: unknown) => boolean, what: string)
   return bad ? `${key}.${bad[0]}: must map a header name to ${what}` : undefined;
 };
 
-const MILLISECONDS = 'must be a positive integer of milliseconds';
+/** Timers take at most 2^31 - 1 ms (about 24 days); a longer one fires at once. */
+const MAX_TIMER_MS = 2 ** 31 - 1;
+const MILLISECONDS = `must be a positive integer of milliseconds, at most ${MAX_TIMER_MS}`;
+const isTimerMs = (value: unknown): boolean => isPositiveInteger(value) && (value as number) <= MAX_TIMER_MS;
 
 const COMMON: Check[] = [
   required('name', matches(MOUNT_NAME), 'names are 1-32 characters of A-Z a-z 0-9 _ -'),
   required('url', isHttpUrl, 'must be an absolute http(s) URL'),
   optional('era', oneOf(ERAS), `must be one of ${ERAS.join(', ')}`),
-  optional('connectTimeoutMs', isPositiveInteger, MILLISECONDS),
-  optional('callTimeoutMs', isPositiveInteger, MILLISECONDS),
+  optional('connectTimeoutMs', isTimerMs, MILLISECONDS),
+  optional('callTimeoutMs', isTimerMs, MILLISECONDS),
+  optional('maxCallMs', isTimerMs, MILLISECONDS),
   optional('inputRounds', isPositiveInteger, 'must be a positive integer'),
+  optional('maxQuestions', isPositiveInteger, 'must be a positive integer'),
   optional('maxReplyBytes', isPositiveInteger, 'must be a positive integer of bytes'),
   optional('maxListItems', isPositiveInteger, 'must be a positive integer'),
   optional('maxListPages', isPositiveInteger, 'must be a positive integer'),
@@ -105,7 +121,9 @@ function withDefaults(entry: Record<string, unknown>, headers: Record<string, st
     era: (entry.era as MountConfig['era'] | undefined) ?? 'legacy',
     connectTimeoutMs: (entry.connectTimeoutMs as number | undefined) ?? 10_000,
     callTimeoutMs: (entry.callTimeoutMs as number | undefined) ?? 120_000,
+    maxCallMs: (entry.maxCallMs as number | undefined) ?? CALL_BOUNDS.maxCallMs,
     inputRounds: (entry.inputRounds as number | undefined) ?? 10,
+    maxQuestions: (entry.maxQuestions as number | undefined) ?? CALL_BOUNDS.maxQuestions,
     maxReplyBytes: (entry.maxReplyBytes as number | undefined) ?? MOUNT_BOUNDS.maxReplyBytes,
     maxListItems: (entry.maxListItems as number | undefined) ?? MOUNT_BOUNDS.maxListItems,
     maxListPages: (entry.maxListPages as number | undefined) ?? MOUNT_BOUNDS.maxListPages,

@@ -1,8 +1,9 @@
 /**
  * Requests forwarded to a mounted server. Progress flows back to the caller; the caller's cancellation
- * aborts the downstream request (the client sends `notifications/cancelled`); the downstream answer comes
- * back as it was: a tool result (error or not, with its structured content) unchanged, and a JSON-RPC error
- * with its code, message and data. Failures of the connection itself are tool errors a model can read.
+ * aborts the downstream request (the client sends `notifications/cancelled`), and so does the mount's
+ * `maxCallMs` (lib/mounts/lifetime.ts); the downstream answer comes back as it was: a tool result (error or
+ * not, with its structured content) unchanged, and a JSON-RPC error with its code, message and data. Failures
+ * of the connection itself are tool errors a model can read.
  */
 
 import { INTERNAL_ERROR, INVALID_PARAMS, McpError, RESOURCE_NOT_FOUND_LEGACY, httpStatusFor } from '../protocol/errors.js';
@@ -13,6 +14,7 @@ import { CAPABILITY_BY_CLIENT_METHOD, allowsClientRequest } from '../protocol/cl
 import { META_CLIENT_CAPABILITIES } from '../protocol/meta.js';
 import { inputRequired, type InputRequired, type PromptResult, type ResourceContent, type ToolResult } from '../server/registry.js';
 import type { CallSession, MountSession } from './connect.js';
+import { CallLifetime } from './lifetime.js';
 import { createRelay, refusalText, type Relay } from './relay.js';
 
 /** A ready mount as its forwarded requests see it. */
@@ -20,8 +22,12 @@ export interface MountLink {
   name: string;
   session: MountSession;
   callTimeoutMs: number;
+  /** Longest a forwarded call may run in all (the mount's `maxCallMs`). */
+  maxCallMs: number;
   /** Most MRTR rounds one call may ask a 2025-wire caller (the mount's `inputRounds`). */
   inputRounds: number;
+  /** Most questions one call may relay to its caller (the mount's `maxQuestions`). */
+  maxQuestions: number;
   /** OAuth scopes a caller needs for everything the mount serves (the server's default when absent). */
   scopes?: string[];
   /** The connection failed under a request: drop it so the next request reconnects. */
@@ -48,18 +54,22 @@ function traceMeta(ctx: RequestContext): { _meta?: Record<string, string> } {
  */
 export async function forwardToolCall(link: MountLink, tool: Tool, args: Record<string, unknown>, ctx: RequestContext): Promise<ToolResult | InputRequired> {
   const asked = performance.now();
-  const relay = createRelay(link.name, ctx);
+  const lifetime = new CallLifetime(link.name, link.maxCallMs, ctx.signal);
+  const relay = createRelay(link, ctx, lifetime.signal);
   let own: CallSession | undefined;
   try {
-    if (link.session.era === 'modern') return await forwardModern(link, tool, args, ctx, relay);
+    if (link.session.era === 'modern') return await forwardModern(link, tool, args, ctx, relay, lifetime);
     if (Object.keys(relay.capabilities).length > 0) own = await link.session.openForCall(relay.capabilities, relay.answer);
-    const result = await (own ?? link.session).client.callTool({ name: tool.name, arguments: args, ...traceMeta(ctx) }, toolOptions(link, tool, ctx));
-    return withRefusal(link, toToolResult(result), relay);
+    const result = await (own ?? link.session).client.callTool(
+      { name: tool.name, arguments: args, ...traceMeta(ctx) }, toolOptions(link, tool, ctx, lifetime.signal));
+    return withRefusal(toToolResult(result), relay);
   } catch (error) {
-    const failure = classify(link, error, ctx, own ?? link.session);
+    const failure = classify(link, error, ctx, own ?? link.session, lifetime);
     if (failure.kind === 'protocol') throw toMcpError(link, failure);
     return { content: [{ type: 'text', text: `Mount ${link.name}: ${failure.reason}` }], isError: true };
   } finally {
+    // Questions still waiting for the caller end with the call (lib/server/client-requests.ts).
+    lifetime.end();
     if (own) void own.close().catch(() => undefined);
     ctx.observation?.noteUpstream(performance.now() - asked);
   }
@@ -71,12 +81,14 @@ export async function forwardToolCall(link: MountLink, tool: Tool, args: Record<
  * mount with the caller's answers and the mount's state. A 2025 caller is asked each question on its stream
  * here, and the mount retried, for at most the mount's `inputRounds`.
  */
-async function forwardModern(link: MountLink, tool: Tool, args: Record<string, unknown>, ctx: RequestContext, relay: Relay): Promise<ToolResult | InputRequired> {
+async function forwardModern(
+  link: MountLink, tool: Tool, args: Record<string, unknown>, ctx: RequestContext, relay: Relay, lifetime: CallLifetime,
+): Promise<ToolResult | InputRequired> {
   const trace = traceMeta(ctx)._meta;
   let round: Record<string, unknown> = ctx.era === 'modern' ? retryOf(link, ctx) : {};
   for (let rounds = 0; ; rounds++) {
     const params = { name: tool.name, arguments: args, ...round, _meta: { ...trace, [META_CLIENT_CAPABILITIES]: relay.capabilities } };
-    const result: unknown = await link.session.client.callTool(params, { ...toolOptions(link, tool, ctx), allowInputRequired: true });
+    const result: unknown = await link.session.client.callTool(params, { ...toolOptions(link, tool, ctx, lifetime.signal), allowInputRequired: true });
     if (!isMountInputRequired(result)) return toToolResult(result as Record<string, unknown>);
     const requests = Object.entries(result.inputRequests ?? {});
     const unasked = requests.find(([, r]) => !allowsClientRequest(relay.capabilities, r.method, r.params));
@@ -89,7 +101,13 @@ async function forwardModern(link: MountLink, tool: Tool, args: Record<string, u
     if (rounds >= link.inputRounds) {
       return refusedResult(`Mount ${link.name} still asked for input after ${link.inputRounds} rounds (its inputRounds setting).`);
     }
-    const answers = await Promise.all(requests.map(async ([key, r]) => [key, await relay.answer(r.method, r.params, ctx.signal)] as const));
+    const answers = await Promise.all(requests.map(async ([key, r]) => [key, await relay.answer(r.method, r.params, lifetime.signal)] as const))
+      .catch((error: unknown) => {
+        if (relay.overBound === undefined) throw error;
+        return undefined;
+      });
+    // Past maxQuestions the mount cannot be retried with some of its questions unanswered: the call ends here.
+    if (answers === undefined) return refusedResult(relay.overBound!);
     round = { inputResponses: Object.fromEntries(answers), ...(result.requestState === undefined ? {} : { requestState: result.requestState }) };
   }
 }
@@ -124,31 +142,43 @@ function refusedResult(text: string): ToolResult {
   return { content: [{ type: 'text', text }], isError: true };
 }
 
-/** A failed result after a refused question leads with the reason, which the mount's own text may not carry. */
-function withRefusal(link: MountLink, result: ToolResult, relay: Relay): ToolResult {
-  if (!result.isError || relay.refusal === undefined) return result;
-  return { ...result, content: [{ type: 'text', text: relay.refusal }, ...result.content] };
+/**
+ * A result after a refused question leads with the reason, which the mount's own text may not carry: a failed
+ * one after any refusal, any one after the questions bound cut the call's questions short (the caller would not
+ * otherwise know that some went unasked).
+ */
+function withRefusal(result: ToolResult, relay: Relay): ToolResult {
+  const reason = relay.overBound ?? (result.isError ? relay.refusal : undefined);
+  return reason === undefined ? result : { ...result, content: [{ type: 'text', text: reason }, ...result.content] };
+}
+
+/** One request on the mount's shared connection, within a lifetime of its own (maxCallMs): its result or its failure. */
+async function within<T>(link: MountLink, ctx: RequestContext, send: (signal: AbortSignal) => Promise<T>): Promise<{ value: T } | { failure: Failure }> {
+  const lifetime = new CallLifetime(link.name, link.maxCallMs, ctx.signal);
+  try {
+    return { value: await send(lifetime.signal) };
+  } catch (error) {
+    return { failure: classify(link, error, ctx, link.session, lifetime) };
+  } finally {
+    lifetime.end();
+  }
 }
 
 /** The contents of `uri`; none when the mounted server has no such resource (the caller answers not-found). */
 export async function forwardRead(link: MountLink, uri: string, ctx: RequestContext): Promise<ResourceContent[]> {
-  try {
-    const result = await link.session.client.readResource({ uri, ...traceMeta(ctx) }, { ...requestOptions(link, ctx), cacheMode: 'bypass' as const });
-    return result.contents as ResourceContent[];
-  } catch (error) {
-    const failure = classify(link, error, ctx);
-    if (failure.kind === 'protocol' && isNotFound(failure)) return [];
-    throw toMcpError(link, failure);
-  }
+  const read = await within(link, ctx, (signal) =>
+    link.session.client.readResource({ uri, ...traceMeta(ctx) }, { ...requestOptions(link, ctx, signal), cacheMode: 'bypass' as const }));
+  if ('value' in read) return read.value.contents as ResourceContent[];
+  if (read.failure.kind === 'protocol' && isNotFound(read.failure)) return [];
+  throw toMcpError(link, read.failure);
 }
 
 export async function forwardPrompt(link: MountLink, prompt: string, args: Record<string, string>, ctx: RequestContext): Promise<PromptResult> {
-  try {
-    const result = await link.session.client.getPrompt({ name: prompt, arguments: args, ...traceMeta(ctx) }, requestOptions(link, ctx));
-    return { ...(result.description ? { description: result.description } : {}), messages: result.messages as PromptResult['messages'] };
-  } catch (error) {
-    throw toMcpError(link, classify(link, error, ctx));
-  }
+  const got = await within(link, ctx, (signal) =>
+    link.session.client.getPrompt({ name: prompt, arguments: args, ...traceMeta(ctx) }, requestOptions(link, ctx, signal)));
+  if ('failure' in got) throw toMcpError(link, got.failure);
+  const { description, messages } = got.value;
+  return { ...(description ? { description } : {}), messages: messages as PromptResult['messages'] };
 }
 
 type CompletionRef = { type: 'ref/prompt'; name: string } | { type: 'ref/resource'; uri: string };
@@ -163,16 +193,13 @@ export async function forwardComplete(
   ctx: RequestContext,
 ): Promise<string[]> {
   if (!link.session.client.getServerCapabilities()?.completions) return [];
-  try {
-    const result = await link.session.client.complete({
-      ref,
-      argument: { name: argument, value },
-      ...(Object.keys(context).length > 0 ? { context: { arguments: context } } : {}),
-    }, requestOptions(link, ctx));
-    return result.completion.values;
-  } catch (error) {
-    throw toMcpError(link, classify(link, error, ctx));
-  }
+  const completed = await within(link, ctx, (signal) => link.session.client.complete({
+    ref,
+    argument: { name: argument, value },
+    ...(Object.keys(context).length > 0 ? { context: { arguments: context } } : {}),
+  }, requestOptions(link, ctx, signal)));
+  if ('failure' in completed) throw toMcpError(link, completed.failure);
+  return completed.value.completion.values;
 }
 
 /**
@@ -180,23 +207,27 @@ export async function forwardComplete(
  * output schema from it, where it would otherwise look the tool up in a full `tools/list` of its own, which the
  * bounded listing (lib/mounts/listing.ts) does not leave behind.
  */
-function toolOptions(link: MountLink, tool: Tool, ctx: RequestContext) {
-  return { ...requestOptions(link, ctx), toolDefinition: tool };
+function toolOptions(link: MountLink, tool: Tool, ctx: RequestContext, signal: AbortSignal) {
+  return { ...requestOptions(link, ctx, signal), toolDefinition: tool };
 }
 
-export function requestOptions(link: MountLink, ctx: RequestContext) {
+/** `signal`: what ends the request, the call's lifetime (lib/mounts/lifetime.ts) where it has one. */
+export function requestOptions(link: MountLink, ctx: RequestContext, signal: AbortSignal = ctx.signal) {
   return {
-    signal: ctx.signal,
+    signal,
     timeout: link.callTimeoutMs,
-    // A long tool that reports progress is alive; the caller's own timeout still bounds it.
+    // A long tool that reports progress is alive; the call's lifetime (maxCallMs) still bounds it.
     resetTimeoutOnProgress: true,
     onprogress: ({ progress, total, message }: { progress: number; total?: number; message?: string }) =>
       ctx.progress(progress, total, message),
   };
 }
 
-export function classify(link: MountLink, error: unknown, ctx: RequestContext, session: Pick<CallSession, 'breach'> = link.session): Failure {
+export function classify(
+  link: MountLink, error: unknown, ctx: RequestContext, session: Pick<CallSession, 'breach'> = link.session, lifetime?: Pick<CallLifetime, 'expired'>,
+): Failure {
   if (ctx.signal.aborted) return { kind: 'cancelled', reason: 'the call was cancelled.' };
+  if (lifetime?.expired) return { kind: 'timeout', reason: `the call ran past its total bound of ${link.maxCallMs} ms (maxCallMs); it was cancelled at the mount.` };
   // A reply past a bound closed the connection, so the request failed as closed: the bound is the reason.
   if (session.breach !== undefined) {
     link.broken(session.breach);

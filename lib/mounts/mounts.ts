@@ -99,7 +99,9 @@ export function createMounts(options: MountsOptions): Mounts {
           name: entry.config.name,
           session,
           callTimeoutMs: entry.config.callTimeoutMs,
+          maxCallMs: entry.config.maxCallMs,
           inputRounds: entry.config.inputRounds,
+          maxQuestions: entry.config.maxQuestions,
           scopes: entry.config.scopes,
           // A connection that broke under a request is reopened by the next request, without a rest.
           broken,

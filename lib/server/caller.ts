@@ -29,6 +29,15 @@ export function stateOwnerOf(principal: Subject, caller: string | undefined): st
   return principal === undefined ? caller : JSON.stringify([principal.subject]);
 }
 
+/**
+ * Whose share of concurrent calls a call takes (lib/limits/concurrency.ts): the verified principal's, else the
+ * address the request came from. Not the session: an `Mcp-Session-Id` costs one unauthenticated POST to mint, so
+ * a share per session would cap nothing; callers behind one address without a token share theirs.
+ */
+export function concurrencyKeyOf(principal: Subject, ip: string): string {
+  return principal === undefined ? JSON.stringify(['ip', ip]) : JSON.stringify(['principal', principal.subject]);
+}
+
 /** The owner of long-lived state (conversations): the principal's subject, '' when anonymous. */
 export const ownerOf = (principal: Subject): string => principal?.subject ?? '';
 

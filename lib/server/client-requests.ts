@@ -7,7 +7,7 @@
  */
 
 import { McpError, INTERNAL_ERROR, INVALID_PARAMS, INVALID_REQUEST, rpcError, type RpcError } from '../protocol/errors.js';
-import { isObject, type JsonRpcMessage, type JsonRpcResponse } from '../protocol/jsonrpc.js';
+import { isObject, notificationMessage, type JsonRpcMessage, type JsonRpcResponse } from '../protocol/jsonrpc.js';
 import { takeValue, type Store } from '../store/types.js';
 import { storeKeys } from './caller.js';
 import type { Keyring } from './keyring.js';
@@ -41,6 +41,9 @@ export async function requestClient(
   channel.write({ jsonrpc: '2.0', id, method, params });
   const reply = await takeValue<JsonRpcResponse>(channel.store, storeKeys.clientAnswer(caller, id), { signal, timeoutMs });
   if (reply === undefined) {
+    // We no longer wait, so the client need not ask its user or model any more (basic/utilities/cancellation:
+    // either side may cancel a request it sent); on a stream already closed this is a no-op.
+    channel.write(notificationMessage('notifications/cancelled', { requestId: id, reason: signal.aborted ? 'The call that asked is over.' : 'No answer in time.' }));
     throw new McpError(INTERNAL_ERROR, signal.aborted
       ? `The request was cancelled while waiting for the client's ${method} answer.`
       : `The client did not answer ${method} in time.`);

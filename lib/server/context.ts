@@ -82,8 +82,11 @@ export interface RequestContext extends CallContext {
   log(level: LogLevel, data: unknown, logger?: string): void;
   /** True when the client declared the capability (modern `_meta`, or assumed on the legacy wire). */
   supports(capability: string): boolean;
-  /** Legacy wire: asks the client (sampling, elicitation, roots) and waits for its answer. */
-  requestClient(method: string, params: Record<string, unknown>, timeoutMs?: number): Promise<Record<string, unknown>>;
+  /**
+   * Legacy wire: asks the client (sampling, elicitation, roots) and waits for its answer, at most `timeoutMs`
+   * (5 min by default) and no longer than the call or `signal` lasts.
+   */
+  requestClient(method: string, params: Record<string, unknown>, options?: ClientRequestOptions): Promise<Record<string, unknown>>;
   /** Modern wire (MRTR): the client's answers to our earlier `inputRequests`, by key. */
   inputResponses: Record<string, unknown>;
   /** Modern wire (MRTR): the verified application state we asked the client to carry. */
@@ -92,6 +95,12 @@ export interface RequestContext extends CallContext {
   keyring: Keyring;
   /** The request's `params._meta` as the client sent it (e.g. an x402 payment under `x402/payment`). */
   meta: Record<string, unknown>;
+}
+
+export interface ClientRequestOptions {
+  timeoutMs?: number;
+  /** Ends the wait before the call does (e.g. the mounted server that asked withdrew its question). */
+  signal?: AbortSignal;
 }
 
 /** Legacy clients get logs at `info` and above unless a level is known; see README "Logging". */
@@ -181,12 +190,13 @@ class Context implements RequestContext {
 
   readonly supports = (capability: string): boolean => this.era === 'legacy' || isObject(this.clientCapabilities[capability]);
 
-  readonly requestClient = (clientMethod: string, clientParams: Record<string, unknown>, timeoutMs?: number): Promise<Record<string, unknown>> => {
+  readonly requestClient = (clientMethod: string, clientParams: Record<string, unknown>, options: ClientRequestOptions = {}): Promise<Record<string, unknown>> => {
     if (this.era !== 'legacy' || !this.outbound) {
       throw new McpError(INVALID_PARAMS, `${clientMethod} cannot be sent on this transport.`);
     }
     const channel = { keyring: this.keyring, store: this.store, caller: this.caller, write: this.outbound.write };
-    return requestClient(channel, this.signal, clientMethod, clientParams, timeoutMs);
+    const signal = options.signal ? AbortSignal.any([this.signal, options.signal]) : this.signal;
+    return requestClient(channel, signal, clientMethod, clientParams, options.timeoutMs);
   };
 }
 

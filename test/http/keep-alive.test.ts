@@ -1,4 +1,5 @@
 import { afterEach, describe, expect, test, vi } from 'vitest';
+import { DEFAULT_REQUEST_BOUNDS } from '../../lib/http/bounds.js';
 import { frameCall } from '../../lib/http/frame.js';
 import { notificationMessage, resultMessage } from '../../lib/protocol/jsonrpc.js';
 import { MemoryStore } from '../../lib/store/memory.js';
@@ -26,7 +27,7 @@ function streamedCall() {
     },
     statusOf: () => 200,
     // A logged stream: only a stream the client can resume may be closed early.
-    log: { store: new MemoryStore(), streamId: 'keep-alive-test-stream', owner: 'caller' },
+    log: { store: new MemoryStore(), streamId: 'keep-alive-test-stream', owner: 'caller', maxBytes: DEFAULT_REQUEST_BOUNDS.maxStreamLogBytes },
     isRequest: true,
     onClientGone: () => undefined,
   });

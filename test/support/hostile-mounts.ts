@@ -3,15 +3,20 @@
  * SDK (1.x low-level `Server` over StreamableHTTPServerTransport, stateless) with tools that answer big or chatty,
  * and a tools/list that pages as the test says, forever included. `startEndlessEventMount` is a small raw HTTP
  * server, hostile on purpose: it answers the handshake and tools/list like any server, then answers every
- * tools/call with one SSE event that never ends, which no SDK server can be made to send.
+ * tools/call with one SSE event that never ends, which no SDK server can be made to send. `startLingeringMount`
+ * is the official SDK (1.x McpServer, stateful sessions, so a `notifications/cancelled` reaches the running call)
+ * with tools that outlive their welcome: one reports progress until it is cancelled, one asks its client thousands
+ * of questions at once.
  */
 
 import { createServer, type Server as HttpServer, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
-import { CallToolRequestSchema, ListToolsRequestSchema, type Tool } from '@modelcontextprotocol/sdk/types.js';
-import { readBody } from './downstream.js';
+import { CallToolRequestSchema, ElicitResultSchema, ListToolsRequestSchema, type Tool } from '@modelcontextprotocol/sdk/types.js';
+import * as z from 'zod';
+import { listenOnLoopback, openSdkSession, readBody } from './downstream.js';
 
 export interface HostileMount {
   url: string;
@@ -129,4 +134,88 @@ export async function startEndlessEventMount(): Promise<HostileMount> {
     writeEndlessEvent(response, cutOff);
   });
   return { url: await listen(http), listRequests: () => lists, cut, close: () => closeServer(http) };
+}
+
+export interface LingeringMount {
+  url: string;
+  /** `progress_forever` calls running now: started and not yet cancelled. */
+  alive(): number;
+  /** `progress_forever` calls started, and those that saw their cancellation (`notifications/cancelled`). */
+  started(): number;
+  cancelled(): number;
+  /** Answers `ask_many` got: accepted by the client, refused with a JSON-RPC error, and refusals' messages. */
+  asked: { answered: number; refused: number; messages: Set<string> };
+  close(): Promise<void>;
+}
+
+const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+
+/**
+ * - `progress_forever({ everyMs })` reports progress every `everyMs` until it is cancelled, then answers.
+ * - `ask_many({ count })` sends its client `count` elicitation requests at once on the call's stream and answers
+ *   as soon as one of them is refused (or all are answered), leaving the rest unanswered: a server that asks more
+ *   than anyone will read, and stops listening.
+ */
+function buildLingering(state: { alive: number; started: number; cancelled: number; asked: LingeringMount['asked'] }): McpServer {
+  const server = new McpServer({ name: 'lingering', version: '1.0.0' });
+  server.registerTool('progress_forever', { description: 'Reports progress until cancelled.', inputSchema: { everyMs: z.number().int() } },
+    async ({ everyMs }, extra) => {
+      state.started++;
+      state.alive++;
+      const progressToken = extra._meta?.progressToken ?? 'none';
+      try {
+        for (let i = 1; !extra.signal.aborted; i++) {
+          await extra.sendNotification({ method: 'notifications/progress', params: { progressToken, progress: i } }).catch(() => undefined);
+          await sleep(everyMs);
+        }
+        state.cancelled++;
+        return { content: [{ type: 'text', text: 'cancelled' }] };
+      } finally {
+        state.alive--;
+      }
+    });
+  server.registerTool('ask_many', { description: 'Asks many questions at once.', inputSchema: { count: z.number().int() } },
+    async ({ count }, extra) => {
+      let settled = 0;
+      const firstRefusal = new Promise<void>((resolve) => {
+        for (let i = 0; i < count; i++) {
+          extra.sendRequest({ method: 'elicitation/create', params: { message: `Question ${i}?`, requestedSchema: { type: 'object', properties: {} } } }, ElicitResultSchema)
+            .then(() => void state.asked.answered++, (error: Error) => {
+              state.asked.refused++;
+              state.asked.messages.add(error.message);
+              resolve();
+            })
+            .finally(() => ++settled === count && resolve());
+        }
+      });
+      await firstRefusal;
+      return { content: [{ type: 'text', text: `asked ${count}: ${state.asked.answered} answered, ${state.asked.refused} refused so far` }] };
+    });
+  return server;
+}
+
+export async function startLingeringMount(): Promise<LingeringMount> {
+  const sessions = new Map<string, StreamableHTTPServerTransport>();
+  const state = { alive: 0, started: 0, cancelled: 0, asked: { answered: 0, refused: 0, messages: new Set<string>() } };
+  const { http, port } = await listenOnLoopback(async (request, response) => {
+    const body = request.method === 'POST' ? await readBody(request) : undefined;
+    const sessionId = request.headers['mcp-session-id'];
+    let transport = typeof sessionId === 'string' ? sessions.get(sessionId) : undefined;
+    if (!transport) {
+      if ((body as { method?: string } | undefined)?.method !== 'initialize') return void response.writeHead(404).end();
+      transport = await openSdkSession(sessions, buildLingering(state));
+    }
+    await transport.handleRequest(request, response, body);
+  });
+  return {
+    url: `http://127.0.0.1:${port}/mcp`,
+    alive: () => state.alive,
+    started: () => state.started,
+    cancelled: () => state.cancelled,
+    asked: state.asked,
+    async close() {
+      await Promise.all([...sessions.values()].map((t) => t.close().catch(() => undefined)));
+      await closeServer(http);
+    },
+  };
 }

@@ -6,6 +6,7 @@
 import type { Client } from '@modelcontextprotocol/client';
 import { createMcpHandler } from '../../api/mcp.js';
 import { createApp, type App } from '../../lib/app.js';
+import type { CallSlots } from '../../lib/limits/concurrency.js';
 import { createMounts, type MountInput, type Mounts } from '../../lib/mounts/index.js';
 import type { Principal } from '../../lib/server/context.js';
 import type { ToolDefinition } from '../../lib/server/registry.js';
@@ -32,13 +33,14 @@ export interface MountedApp {
   close(): Promise<void>;
 }
 
-export function startMountedApp(inputs: MountInput[], options: { waitMs: number; tools?: ToolDefinition[] }): MountedApp {
+export function startMountedApp(inputs: MountInput[], options: { waitMs: number; tools?: ToolDefinition[]; calls?: CallSlots }): MountedApp {
   const mounts = createMounts({ mounts: inputs, waitMs: options.waitMs });
   const app = createApp({
     definitions: [{ tools: options.tools ?? [whoami] }],
     mounts,
     stateSecret: 'm'.repeat(32),
     origin: { local: true, allowedOrigins: new Set() },
+    calls: options.calls,
   });
   const clients: Client[] = [];
   let server: Promise<TestServer> | undefined;

@@ -1,0 +1,102 @@
+/**
+ * A mounted server cannot relay unbounded questions: one forwarded call relays at most the mount's `maxQuestions`
+ * to the caller, the rest are refused with a JSON-RPC error the mount sees, and the caller's result says so.
+ * Questions still waiting when the call ends stop waiting, and the caller is told they were withdrawn. Real HTTP,
+ * the official v2 client as a 2025-11-25 caller, an SDK 1.x server as the mount.
+ */
+
+import { afterAll, beforeAll, describe, expect, test, vi } from 'vitest';
+import { createMcpHandler } from '../../api/mcp.js';
+import { createApp } from '../../lib/app.js';
+import { createMounts, type Mounts } from '../../lib/mounts/index.js';
+import { MemoryStore } from '../../lib/store/memory.js';
+import type { Ready, WaitOptions } from '../../lib/store/types.js';
+import { startAskingModernMount, type AskingMount } from '../support/asking-mounts.js';
+import { startLingeringMount, type LingeringMount } from '../support/hostile-mounts.js';
+import { answerElicitation, connectHttp, createV2Client, firstText } from '../support/sdk.js';
+import { startTestServer, type TestServer } from '../support/server.js';
+
+/** The memory store, counting the waits under way (a question waiting for the client's answer is one). */
+class CountingStore extends MemoryStore {
+  waiting = 0;
+  override async watch(keys: string[], ready: Ready, options: WaitOptions): Promise<unknown[] | undefined> {
+    this.waiting++;
+    try {
+      return await super.watch(keys, ready, options);
+    } finally {
+      this.waiting--;
+    }
+  }
+}
+
+const MAX_QUESTIONS = 3;
+/** The attack sent 5,000; the SDK mount and client alone take ~25 s for those here, so the test asks 1,000. */
+const QUESTIONS = 1_000;
+let mount: LingeringMount;
+let modern: AskingMount;
+let mounts: Mounts;
+let store: CountingStore;
+let server: TestServer;
+
+beforeAll(async () => {
+  [mount, modern] = await Promise.all([startLingeringMount(), startAskingModernMount()]);
+  mounts = createMounts({ mounts: [
+    { name: 'nosy', url: mount.url, maxQuestions: MAX_QUESTIONS },
+    // ask_twice asks one question in each of two rounds (MRTR).
+    { name: 'rounds', url: modern.url, era: 'auto', maxQuestions: 1 },
+  ], waitMs: 10_000 });
+  store = new CountingStore();
+  const app = createApp({ definitions: [], mounts, store, stateSecret: 'q'.repeat(32), origin: { local: true, allowedOrigins: new Set() } });
+  server = await startTestServer(createMcpHandler(app));
+  await mounts.waitForConnections();
+});
+
+afterAll(async () => {
+  await server.close();
+  await mounts.close();
+  await Promise.all([mount.close(), modern.close()]);
+});
+
+describe('questions a mount relays in one call', () => {
+  test(`a mount asking ${QUESTIONS} questions at once: the caller is asked at most maxQuestions, the rest are refused, and no wait outlives the call`, { timeout: 60_000 }, async () => {
+    const warn = vi.spyOn(console, 'warn').mockImplementation(() => undefined);
+    const client = createV2Client('legacy', { elicitation: {} });
+    // A user who never answers: each question stays open at the client until it is withdrawn.
+    const asked: string[] = [];
+    const withdrawn: string[] = [];
+    client.setRequestHandler('elicitation/create', (request, ctx) => new Promise(() => {
+      asked.push(String(request.params.message));
+      ctx.mcpReq.signal.addEventListener('abort', () => void withdrawn.push(String(request.params.message)), { once: true });
+    }));
+    await connectHttp(client, server.mcpUrl);
+
+    const result = await client.callTool({ name: 'nosy.ask_many', arguments: { count: QUESTIONS } }, { timeout: 60_000 });
+
+    const bound = `Mount nosy asked more than ${MAX_QUESTIONS} questions in one call (its maxQuestions setting); ` +
+      `agent-mcp relayed the first ${MAX_QUESTIONS} to the caller and refused the rest.`;
+    expect(firstText(result)).toBe(bound);
+    expect(asked).toHaveLength(MAX_QUESTIONS);
+    expect(mount.asked.refused).toBeGreaterThan(0);
+    expect([...mount.asked.messages]).toEqual([`MCP error -32600: ${bound}`]);
+    // The call is over: none of its questions is still waited for, here or at the client.
+    await vi.waitFor(() => expect(store.waiting).toBe(0), { timeout: 5_000 });
+    await vi.waitFor(() => expect(withdrawn).toHaveLength(MAX_QUESTIONS), { timeout: 5_000 });
+    expect(warn).toHaveBeenCalledWith("[agent-mcp] refused the questions of 1 forwarded call(s) past their mount's maxQuestions (latest: mount nosy)");
+    warn.mockRestore();
+    await client.close();
+  });
+
+  test('a 2026-07-28 mount whose rounds of questions pass maxQuestions is not retried with some unanswered: the call ends saying why', async () => {
+    const warn = vi.spyOn(console, 'warn').mockImplementation(() => undefined);
+    const client = createV2Client('legacy', { elicitation: {} });
+    const asked = answerElicitation(client, () => ({ name: 'ada' }));
+    await connectHttp(client, server.mcpUrl);
+    const result = await client.callTool({ name: 'rounds.ask_twice', arguments: {} });
+    expect(result).toMatchObject({ isError: true });
+    expect(firstText(result)).toBe('Mount rounds asked more than 1 question in one call (its maxQuestions setting); ' +
+      'agent-mcp relayed the first 1 to the caller and refused the rest.');
+    expect(asked).toHaveLength(1);
+    warn.mockRestore();
+    await client.close();
+  });
+});
