@@ -11,7 +11,7 @@ import { isRequest, type JsonRpcResponse, type RequestId } from '../protocol/jso
 import { applyHeaderPayment, refuseBatchPayment } from '../pay/header.js';
 import { allowsSsePolling } from '../protocol/revisions.js';
 import { Cancellation } from '../server/cancellation.js';
-import { callerKey } from '../server/caller.js';
+import { budgetOf, callerKey } from '../server/caller.js';
 import type { CallContext, Principal } from '../server/context.js';
 import type { Dispatch } from '../server/dispatch.js';
 import type { Observation } from '../observe/observation.js';
@@ -49,7 +49,8 @@ export async function serveLegacy(
     principal,
     caller,
     clientCapabilities: session === undefined ? {} : sessionCapabilities(session),
-    store: deps.store,
+    // Everything this request writes, its stream's event log included, is charged to its caller's share.
+    store: deps.store.withBudget(budgetOf(principal, caller)),
     cancelByNotification: true,
     observation,
   };
@@ -75,7 +76,7 @@ export async function serveLegacy(
     run: (outbound) => observation.runCall(() => deps.dispatch(message, { ...base, outbound })),
     statusOf: (reply) => ('error' in reply ? httpStatusFor('legacy', reply.error.code) : 200),
     headersOf: (reply) => ('error' in reply ? errorHeaders(reply) : issued ? { [H_SESSION_ID]: issued } : undefined),
-    log: polling ? { store: deps.store, streamId: crypto.randomUUID(), owner: caller } : undefined,
+    log: polling ? { store: base.store, streamId: crypto.randomUUID(), owner: caller } : undefined,
     isRequest: isRequest(message),
     onClientGone: () => undefined,
   });
@@ -93,15 +94,16 @@ export async function serveModern(request: Request, classified: Ok<'modern'>, de
   if (starting) await starting;
   // The client cancels by closing its response stream or dropping the request; the signal is made if read.
   const gone = new Cancellation(() => request.signal);
+  const caller = callerKey(principal, undefined);
   const call: Omit<CallContext, 'outbound'> = {
     era: 'modern',
     protocolVersion: version,
     principal,
-    caller: callerKey(principal, undefined),
+    caller,
     clientCapabilities: classified.meta.clientCapabilities,
     logLevel: classified.meta.logLevel,
     signal: () => gone.signal,
-    store: deps.store,
+    store: deps.store.withBudget(budgetOf(principal, caller)),
     paramHeaders: paramHeaders(request.headers),
     observation,
   };

@@ -11,6 +11,7 @@
  */
 
 import type { RequestId } from '../protocol/jsonrpc.js';
+import type { StoreBudget } from '../store/types.js';
 
 /** The part of a verified principal that identifies it (server/context.ts Principal). */
 type Subject = { subject: string } | undefined;
@@ -27,6 +28,17 @@ export function callerKey(principal: Subject, session: string | undefined): stri
  */
 export function stateOwnerOf(principal: Subject, caller: string | undefined): string | undefined {
   return principal === undefined ? caller : JSON.stringify([principal.subject]);
+}
+
+/**
+ * Whose share of the store a request's writes are charged to (ARCHITECTURE rule 12): the owner of its per-caller
+ * state (stateOwnerOf: the principal, which a caller cannot shed by opening sessions; else the session the server
+ * issued), or the pool of callers without an identity. Every write of the request counts there, whatever key it
+ * names: a conversation an anonymous session continues is that session's to keep.
+ */
+export function budgetOf(principal: Subject, caller: string | undefined): StoreBudget {
+  const owner = stateOwnerOf(principal, caller);
+  return owner === undefined ? 'anonymous' : { owner };
 }
 
 /** The owner of long-lived state (conversations): the principal's subject, '' when anonymous. */
