@@ -10,6 +10,7 @@
  * Client-chosen strings (JSON-RPC ids, message text) only ever appear behind one of these.
  */
 
+import { sha256HexSync } from '../digest.js';
 import type { RequestId } from '../protocol/jsonrpc.js';
 import type { StoreBudget } from '../store/types.js';
 
@@ -45,11 +46,20 @@ export function budgetOf(principal: Subject, caller: string | undefined): StoreB
 export const ownerOf = (principal: Subject): string => principal?.subject ?? '';
 
 /**
+ * The longest part a key holds as it is (ARCHITECTURE rule 8: ids that reach store keys). A longer part (a client's
+ * 3 MB JSON-RPC id, a long subject, a deployment's stateKey part) is keyed by its SHA-256, so no client string makes
+ * a key, or the watcher's batched read of every waiting key (store/watch.ts), large.
+ */
+export const MAX_KEY_PART_CHARS = 256;
+
+/**
  * A store key from parts that may hold any character: JSON-encoded, so it never throws (a lone surrogate is
- * escaped, not a URIError) and no two part lists give the same key.
+ * escaped, not a URIError) and no two part lists give the same key. A part over MAX_KEY_PART_CHARS becomes
+ * `{"sha256": …}`, an object where every other part is a string, so a digest never equals a part kept as it is.
  */
 export function keyOf(prefix: string, ...parts: string[]): string {
-  return `${prefix}:${JSON.stringify(parts)}`;
+  const bounded = parts.map((part) => (part.length > MAX_KEY_PART_CHARS ? { sha256: sha256HexSync(part) } : part));
+  return `${prefix}:${JSON.stringify(bounded)}`;
 }
 
 const idText = (id: RequestId) => JSON.stringify(id);
