@@ -133,9 +133,9 @@ export class Ledger {
       }
     }
     if (kind === 'caller' && bytes > maxBytesPerCaller) {
-      this.#refuse(`a value of ${bytes} bytes is more than one caller may hold (MEMORY_STORE_MAX_BYTES_PER_CALLER=${maxBytesPerCaller})`);
+      this.#refuse(`a value of ${bytes} bytes is more than one caller may hold (MEMORY_STORE_MAX_BYTES_PER_CALLER=${maxBytesPerCaller})`, true);
     }
-    if (bytes > maxBytes) this.#refuse(`a value of ${bytes} bytes is more than the store holds (MEMORY_STORE_MAX_BYTES=${maxBytes})`);
+    if (bytes > maxBytes) this.#refuse(`a value of ${bytes} bytes is more than the store holds (MEMORY_STORE_MAX_BYTES=${maxBytes})`, true);
     const overBytes = this.#bytes - (old?.bytes ?? 0) + bytes - maxBytes;
     const overEntries = this.#entries.size - (old ? 1 : 0) + 1 - maxEntries;
     if (overBytes <= 0 && overEntries <= 0) return;
@@ -158,9 +158,9 @@ export class Ledger {
     }
   }
 
-  #refuse(reason: string): never {
+  #refuse(reason: string, tooLarge = false): never {
     this.#refused.note(reason);
-    throw new StoreFullError(reason);
+    throw new StoreFullError(reason, tooLarge);
   }
 
   /** Room for the entry just written under `key`: never by evicting it, nor a security record. */

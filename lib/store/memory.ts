@@ -28,13 +28,14 @@ export interface MemoryBudget {
 
 /**
  * 64 MiB is about 650 conversations holding a 99 KB message each; 100,000 entries keep per-key overhead within a
- * similar size. One caller may hold an eighth of the whole, and security records half of it (each share is a
- * fraction of MEMORY_STORE_MAX_BYTES unless set).
+ * similar size. One caller may hold a quarter of the whole (a conversation's history must fit: 40 messages of
+ * 100,000 characters and their replies), and security records half of it (each share is a fraction of
+ * MEMORY_STORE_MAX_BYTES unless set).
  */
 export const DEFAULT_MEMORY_BUDGET: Readonly<MemoryBudget> = Object.freeze(budgetWithin(64 * 1024 * 1024, 100_000));
 
 function budgetWithin(maxBytes: number, maxEntries: number): MemoryBudget {
-  return { maxBytes, maxEntries, maxBytesPerCaller: Math.floor(maxBytes / 8), maxBytesSecurity: Math.floor(maxBytes / 2) };
+  return { maxBytes, maxEntries, maxBytesPerCaller: Math.floor(maxBytes / 4), maxBytesSecurity: Math.floor(maxBytes / 2) };
 }
 
 /** Bytes an entry costs beyond its key and text: the entry object and its places in the store's two maps. */
@@ -148,7 +149,17 @@ class MemoryView implements Store {
   /** What the Upstash `leave` script does, in one synchronous step. */
   async leave({ set = [], delete: gone = [], turn }: LeaveRequest): Promise<void> {
     const { ledger, watcher } = this.#data;
-    for (const put of set) this.#set(put.key, put.value, put.ttlMs);
+    // A write the budget refuses (StoreFullError) still lets the call go: its claims and its turn end, so nothing
+    // waits on a call that has left, and the refusal is thrown once they have.
+    let refused: unknown;
+    for (const put of set) {
+      try {
+        this.#set(put.key, put.value, put.ttlMs);
+      } catch (error) {
+        refused = error;
+        break;
+      }
+    }
     for (const key of gone) ledger.remove(key);
     if (turn) {
       const done = this.#incr(turn.done, turn.ttlMs);
@@ -158,6 +169,7 @@ class MemoryView implements Store {
       }
     }
     for (const key of [...set.map((p) => p.key), ...gone, ...(turn ? [turn.done] : [])]) watcher.written(key);
+    if (refused !== undefined) throw refused;
   }
 
   watch(keys: string[], ready: Ready, options: WaitOptions): Promise<unknown[] | undefined> {

@@ -28,11 +28,22 @@ export class StoreUnavailableError extends Error {
  * so every place that answers an unavailable store answers this too; the message says which it was, for the log.
  */
 export class StoreFullError extends StoreUnavailableError {
-  constructor(reason: string) {
+  /** True when the value alone is more than its budget holds: trying again later cannot help. */
+  readonly tooLarge: boolean;
+  constructor(reason: string, tooLarge = false) {
     super(undefined);
     this.message = `The store refused a write: ${reason}`;
     this.name = 'StoreFullError';
+    this.tooLarge = tooLarge;
   }
+}
+
+/** What a caller is told when a store operation failed, in a fixed sentence (the cause goes to the operator's log). */
+export function storeFailureSentence(error: StoreUnavailableError): string {
+  if (!(error instanceof StoreFullError)) return 'The shared store is unavailable; try again shortly.';
+  return error.tooLarge
+    ? 'This request\'s state is larger than the server keeps for one caller.'
+    : 'The server has no room to keep this request\'s state right now; try again later.';
 }
 
 /**

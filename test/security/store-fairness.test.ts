@@ -1,11 +1,11 @@
 /**
  * The memory store is shared fairly, tried as an attacker would over real HTTP (issue 25 item 3; ARCHITECTURE
  * rule 12): a flood of large chat calls by callers without an identity, or by another principal, costs the
- * flooder its own state and never a victim's conversation. The store is small (2 MB, so 250 KB a caller) and a
+ * flooder its own state and never a victim's conversation. The store is small (2 MB, so 500 KB a caller) and a
  * flood is 60 calls of 99 KB, three times the whole.
  */
 
-import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { afterAll, beforeAll, describe, expect, test, vi } from 'vitest';
 import { createMcpHandler } from '../../api/mcp.js';
 import { agentDefinitions } from '../../lib/agent/index.js';
 import { createApp } from '../../lib/app.js';
@@ -94,5 +94,60 @@ describe('a flood of large chat calls costs the flooder its own state, never a v
     // The flooder's own oldest conversation is what went, and its newest is kept.
     expect((await chatModern(guarded.mcpUrl, { message: 'first?', session_id: flood[0] }, mallory)).reply).toBe('Turn 1');
     expect((await chatModern(guarded.mcpUrl, { message: 'last?', session_id: flood.at(-1) }, mallory)).reply).toBe('Turn 2');
+  });
+
+  test('when callers with an identity hold all the room, a chat of a caller without one is refused, said plainly and logged', async () => {
+    const warn = vi.spyOn(console, 'warn').mockImplementation(() => undefined);
+    vi.spyOn(console, 'error').mockImplementation(() => undefined);
+    const store = new MemoryStore({ maxBytes: 300_000, maxBytesPerCaller: 150_000 });
+    const full = await startTestServer(createMcpHandler(createApp({
+      definitions: [agentDefinitions({}, turns)],
+      origin: { local: true, allowedOrigins: new Set() },
+      store,
+    })));
+    try {
+      const sessions = await Promise.all([0, 1, 2].map(() => openSession(full.mcpUrl)));
+      const conversations = [];
+      for (const session of sessions) {
+        const kept = await chatLegacy(full.mcpUrl, { message: 'y'.repeat(90_000) }, session);
+        expect(kept.reply).toBe('Turn 1');
+        conversations.push(kept.sessionId);
+      }
+      const { result } = await (await postModern(full.mcpUrl, 1, 'tools/call', { name: 'chat_with_agent', arguments: { message: LARGE } })).json();
+      expect(result.isError).toBe(true);
+      expect(result.content[0].text).toBe('The server has no room to keep this conversation right now, so it was not saved; try again later.');
+      expect(String(warn.mock.calls.at(-1)?.[0])).toMatch(/^\[agent-mcp\] memory store refused 1 write since the last report \(latest: the store is full/);
+      for (const [i, session] of sessions.entries()) {
+        expect((await chatLegacy(full.mcpUrl, { message: 'and?', session_id: conversations[i] }, session)).reply).toBe('Turn 2');
+      }
+    } finally {
+      vi.restoreAllMocks();
+      await full.close();
+    }
+  });
+
+  test('a conversation grown larger than one caller may hold is not saved, and its caller is told to start a new one', async () => {
+    vi.spyOn(console, 'warn').mockImplementation(() => undefined);
+    vi.spyOn(console, 'error').mockImplementation(() => undefined);
+    const small = await startTestServer(createMcpHandler(createApp({
+      definitions: [agentDefinitions({}, turns)],
+      origin: { local: true, allowedOrigins: new Set() },
+      store: new MemoryStore({ maxBytes: 1_000_000, maxBytesPerCaller: 150_000 }),
+    })));
+    try {
+      const session = await openSession(small.mcpUrl);
+      const first = await chatLegacy(small.mcpUrl, { message: LARGE }, session);
+      const response = await post(small.mcpUrl, {
+        jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'chat_with_agent', arguments: { message: LARGE, session_id: first.sessionId } },
+      }, session);
+      expect((await response.json()).result).toMatchObject({
+        isError: true,
+        content: [{ type: 'text', text: 'This conversation has grown larger than the server keeps for one caller, so this turn was not saved; start a new conversation (omit session_id).' }],
+      });
+      expect((await chatLegacy(small.mcpUrl, { message: 'short', session_id: first.sessionId }, session)).reply).toBe('Turn 2');
+    } finally {
+      vi.restoreAllMocks();
+      await small.close();
+    }
   });
 });

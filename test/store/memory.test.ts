@@ -77,9 +77,9 @@ describe('the memory store budget (MEMORY_STORE_MAX_BYTES, MEMORY_STORE_MAX_ENTR
 
   test('bad budget variables stop start-up naming the variable; absent ones mean the defaults', () => {
     expect(readMemoryBudget({})).toEqual(DEFAULT_MEMORY_BUDGET);
-    expect(DEFAULT_MEMORY_BUDGET).toEqual({ maxBytes: 64 * 1024 * 1024, maxEntries: 100_000, maxBytesPerCaller: 8 * 1024 * 1024, maxBytesSecurity: 32 * 1024 * 1024 });
+    expect(DEFAULT_MEMORY_BUDGET).toEqual({ maxBytes: 64 * 1024 * 1024, maxEntries: 100_000, maxBytesPerCaller: 16 * 1024 * 1024, maxBytesSecurity: 32 * 1024 * 1024 });
     expect(readMemoryBudget({ MEMORY_STORE_MAX_BYTES: '1048576', MEMORY_STORE_MAX_ENTRIES: '10' }))
-      .toEqual({ maxBytes: 1_048_576, maxEntries: 10, maxBytesPerCaller: 131_072, maxBytesSecurity: 524_288 });
+      .toEqual({ maxBytes: 1_048_576, maxEntries: 10, maxBytesPerCaller: 262_144, maxBytesSecurity: 524_288 });
     expect(readMemoryBudget({ MEMORY_STORE_MAX_BYTES_PER_CALLER: '4096', MEMORY_STORE_MAX_BYTES_SECURITY: '8192' }))
       .toMatchObject({ maxBytesPerCaller: 4096, maxBytesSecurity: 8192 });
     expect(() => readMemoryBudget({ MEMORY_STORE_MAX_BYTES: '64MB' })).toThrow(new TypeError('MEMORY_STORE_MAX_BYTES must be a positive integer, got "64MB".'));
@@ -92,7 +92,7 @@ describe('the memory store budget (MEMORY_STORE_MAX_BYTES, MEMORY_STORE_MAX_ENTR
   test('start-up prints the budget with the store summary', () => {
     const { summary } = selectStore(undefined, { MEMORY_STORE_MAX_BYTES: '1000000' });
     expect(summary).toContain('store: memory, at most 1000000 bytes and 100000 entries (MEMORY_STORE_MAX_BYTES, MEMORY_STORE_MAX_ENTRIES), '
-      + 'at most 125000 per caller (MEMORY_STORE_MAX_BYTES_PER_CALLER) and 500000 for security records (MEMORY_STORE_MAX_BYTES_SECURITY)');
+      + 'at most 250000 per caller (MEMORY_STORE_MAX_BYTES_PER_CALLER) and 500000 for security records (MEMORY_STORE_MAX_BYTES_SECURITY)');
   });
 });
 
@@ -180,6 +180,17 @@ describe('the memory store is shared fairly (ARCHITECTURE rule 12)', () => {
     await new Promise((resolve) => setTimeout(resolve, 40));
     await security.set('claim:2', chunk(15_000), 60_000);
     expect(await store.get('claim:2')).toBe(chunk(15_000));
+  });
+
+  test('a leave whose write is refused still ends its turn and drops its claim, then reports the refusal', async () => {
+    vi.spyOn(console, 'warn').mockImplementation(() => undefined);
+    const store = new MemoryStore({ maxBytes: 1_000_000, maxBytesPerCaller: 10_000 });
+    const caller = store.withBudget({ owner: 'caller' });
+    const turn = { queue: 'queue:c', done: 'queue-done:c', ttlMs: 60_000 };
+    await caller.enter({ once: { result: 'once-result:c', claim: 'once-claim:c', ttlMs: 60_000 }, turn });
+    await expect(caller.leave({ set: [{ key: 'conv:c', value: chunk(20_000), ttlMs: 60_000 }], delete: ['once-claim:c'], turn }))
+      .rejects.toThrow(StoreFullError);
+    expect(await store.getMany(['conv:c', 'once-claim:c', 'queue:c', 'queue-done:c'])).toEqual([undefined, undefined, undefined, undefined]);
   });
 
   test('an entry rewritten through another budget is charged to that budget', async () => {
