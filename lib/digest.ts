@@ -10,3 +10,11 @@ export async function sha256Hex(text: string): Promise<string> {
   const { createHash } = await (nodeCrypto ??= import('node:crypto'));
   return createHash('sha256').update(text).digest('hex');
 }
+
+/**
+ * The same, for a caller that cannot wait (a store key is built synchronously: lib/server/caller.ts keyOf). Only
+ * long key parts need it, so node:crypto loads with the first one rather than at start.
+ */
+export function sha256HexSync(text: string): string {
+  return process.getBuiltinModule('node:crypto').createHash('sha256').update(text).digest('hex');
+}

@@ -10,7 +10,7 @@ import { inputRequired, type InputRequired, type ToolDefinition, type ToolResult
 import { sha256Hex } from '../digest.js';
 import { canonicalJson } from '../server/request-state.js';
 import { ownerOf, storeKeys } from '../server/caller.js';
-import { StoreUnavailableError } from '../store/types.js';
+import { StoreFullError, StoreUnavailableError } from '../store/types.js';
 import { historyKey, historyOf, turnWrite, type Conversation } from './conversation.js';
 import { createAsk, InputNeeded, readAskState, type AskState } from './ask-client.js';
 import { createProgressReporter } from './progress.js';
@@ -113,7 +113,11 @@ export function chatWithAgentTool({ agents, timeoutMs, budget = defaultBudget(ti
       } catch (error) {
         if (error instanceof StoreUnavailableError) {
           console.error(`[agent-mcp] chat_with_agent: ${error.message}`, error.cause);
-          return toolError('The shared store is unavailable, so the conversation cannot be read or saved; try again shortly.');
+          return toolError(!(error instanceof StoreFullError)
+            ? 'The shared store is unavailable, so the conversation cannot be read or saved; try again shortly.'
+            : error.tooLarge
+              ? 'This conversation has grown larger than the server keeps for one caller, so this turn was not saved; start a new conversation (omit session_id).'
+              : 'The server has no room to keep this conversation right now, so it was not saved; try again later.');
         }
         throw error;
       } finally {

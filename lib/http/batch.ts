@@ -1,15 +1,16 @@
 /**
  * Bounds on a legacy (2025-03-26) JSON-RPC batch, the one way a single POST carries many calls:
  * - at most `maxBatch` messages (MCP_MAX_BATCH), else 400 with -32600 for the whole batch;
- * - every request message counts against the rate limits. The HTTP step counted the POST once; the batch's
- *   further requests are charged here, at once, and a batch the budget cannot cover is refused whole (429).
+ * - every message counts against the rate limits, notifications and responses too: each can write state (a
+ *   `notifications/cancelled` files a cancellation, a response files an answer), and a batch of 32 notifications
+ *   once wrote 32 store entries for the price of one POST. The HTTP step counted the POST once; the batch's
+ *   further messages are charged here, at once, and a batch the budget cannot cover is refused whole (429).
  *   Refusing the whole batch keeps a batch atomic for the client (nothing ran, retry it after Retry-After) and
  *   lets the refusal travel as HTTP 429 with Retry-After, which every client's transport already handles.
  */
 
 import type { Classified } from '../protocol/classify.js';
 import { INVALID_REQUEST } from '../protocol/errors.js';
-import { isRequest } from '../protocol/jsonrpc.js';
 import type { RequestLimits } from '../limits/index.js';
 import type { Principal } from '../server/context.js';
 import { createCountedWarning } from '../warn.js';
@@ -28,7 +29,7 @@ export function createBatchCheck(maxBatch: number, limits: RequestLimits | undef
       oversized.note(String(size));
       return errorReply(400, { code: INVALID_REQUEST, message: `Invalid Request: a batch holds at most ${maxBatch} messages; this one has ${size}.` });
     }
-    const further = classified.messages.filter(isRequest).length - 1;
+    const further = size - 1;
     if (further <= 0 || !limits) return undefined;
     const overIpLimit = await limits.byIp?.(request, further);
     if (overIpLimit) return overIpLimit;

@@ -13,7 +13,7 @@ import { tooManyCalls, tooManyCallsReply, type CallSlots } from '../limits/concu
 import { applyHeaderPayment, refuseBatchPayment } from '../pay/header.js';
 import { allowsSsePolling } from '../protocol/revisions.js';
 import { Cancellation } from '../server/cancellation.js';
-import { callerKey } from '../server/caller.js';
+import { budgetOf, callerKey } from '../server/caller.js';
 import type { CallContext, Principal } from '../server/context.js';
 import type { Dispatch } from '../server/dispatch.js';
 import type { RequestLimits } from '../limits/index.js';
@@ -62,7 +62,8 @@ export async function serveLegacy(
     principal,
     caller,
     clientCapabilities: session === undefined ? {} : sessionCapabilities(session),
-    store: deps.store,
+    // Everything this request writes, its stream's event log included, is charged to its caller's share.
+    store: deps.store.withBudget(budgetOf(principal, caller)),
     cancelByNotification: true,
     observation,
     chargeCaller: deps.limits?.chargeFor(request, principal),
@@ -95,7 +96,7 @@ export async function serveLegacy(
     run: (outbound) => observation.runCall(() => deps.dispatch(message, { ...base, outbound })).finally(release),
     statusOf: (reply) => ('error' in reply ? httpStatusFor('legacy', reply.error.code) : 200),
     headersOf: (reply) => ('error' in reply ? errorHeaders(reply) : issued ? { [H_SESSION_ID]: issued } : undefined),
-    log: polling ? { store: deps.store, streamId: crypto.randomUUID(), owner: caller, maxBytes: deps.maxStreamLogBytes } : undefined,
+    log: polling ? { store: base.store, streamId: crypto.randomUUID(), owner: caller, maxBytes: deps.maxStreamLogBytes } : undefined,
     isRequest: isRequest(message),
     onClientGone: () => gone?.cancel(CLIENT_GONE),
   });
@@ -115,15 +116,16 @@ export async function serveModern(request: Request, classified: Ok<'modern'>, de
   if (!release) return withProtocolVersion(tooManyCallsReply(deps.calls.max, message.id), version);
   // The client cancels by closing its response stream or dropping the request; the signal is made if read.
   const gone = new Cancellation(() => request.signal);
+  const caller = callerKey(principal, undefined);
   const call: Omit<CallContext, 'outbound'> = {
     era: 'modern',
     protocolVersion: version,
     principal,
-    caller: callerKey(principal, undefined),
+    caller,
     clientCapabilities: classified.meta.clientCapabilities,
     logLevel: classified.meta.logLevel,
     signal: () => gone.signal,
-    store: deps.store,
+    store: deps.store.withBudget(budgetOf(principal, caller)),
     paramHeaders: paramHeaders(request.headers),
     observation,
     chargeCaller: deps.limits?.chargeFor(request, principal),

@@ -1,9 +1,9 @@
 /**
  * The endpoint's rate limits from the environment (README "Rate limits"): `RATE_LIMIT_IP` is checked before
  * auth, `RATE_LIMIT_PRINCIPAL` right after it, `RATE_LIMIT_ON_ERROR` (`open` | `closed`) decides what a
- * Redis fault does, `RATE_LIMIT_TIMEOUT_MS` how long a check waits for Redis. Each request message counts:
- * a legacy batch is charged for its further requests once it is parsed, and a chat call for each nested agent turn it
- * runs (`chargeFor`). With Upstash configured every instance shares one budget; without it each instance
+ * Redis fault does, `RATE_LIMIT_TIMEOUT_MS` how long a check waits for Redis. Each message counts:
+ * a legacy batch is charged for its further messages once it is parsed, and a chat call for each nested agent turn
+ * it runs (`chargeFor`). With Upstash configured every instance shares one budget; without it each instance
  * counts in memory. All of it is resolved once at start-up; a limit that is off adds no step at all.
  */
 

@@ -27,6 +27,17 @@ export function facilitatorUnavailable(engine: PaymentEngine, reason: string): T
   };
 }
 
+/**
+ * The tool ran but its payment could not be recorded (the store is full or down), so it was not settled: a
+ * settled payment must be answerable when the client replays it. Plain, like an unreachable facilitator.
+ */
+export function recordUnavailable(): ToolResult {
+  return {
+    content: [{ type: 'text', text: 'Payment could not be processed: the server could not record it, so it was not settled. Nothing was charged; try again later.' }],
+    isError: true,
+  };
+}
+
 /** PaymentRequired, with `error` saying why (missing, refused, already used). */
 export async function paymentRequired(engine: PaymentEngine, resource: ResourceInfo, error: string): Promise<ToolResult> {
   try {

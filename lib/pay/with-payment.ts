@@ -2,8 +2,9 @@
  * Paid tools: `withPayment(tool, engine)` returns the same tool behind an x402 paywall (v2, and v1 payloads) (reference §A5;
  * the order follows @x402/mcp's `createPaymentWrapper`): no payment → PaymentRequired; payment → verified by
  * the facilitator before the tool runs; the tool's failure → passed through, nothing settled; success →
- * settled, receipt in `_meta["x402/payment-response"]`; settlement failure → output withheld. A payment used
- * again gets the first result back without a second settlement (replay.ts). The dispatcher never hears of it.
+ * recorded, then settled, receipt in `_meta["x402/payment-response"]`; no room to record it → nothing settled;
+ * settlement failure → output withheld. A payment used again gets the first result back without a second
+ * settlement (replay.ts). The dispatcher never hears of it.
  */
 
 import type * as z from 'zod';
@@ -13,8 +14,8 @@ import {
 } from '../server/registry.js';
 import type { PaymentEngine } from './engine.js';
 import { PAYMENT_RESPONSE_META_KEY, readPayment } from './payload.js';
-import { claimPayment, fingerprintOf, paymentIdOf, recordPaid, releasePayment } from './replay.js';
-import { facilitatorUnavailable, paymentRequired, settlementFailed } from './results.js';
+import { claimPayment, fingerprintOf, forgetPaid, paymentIdOf, recordPaid, recordSettling, releasePayment } from './replay.js';
+import { facilitatorUnavailable, paymentRequired, recordUnavailable, settlementFailed } from './results.js';
 
 /** Where tools/list shows that a tool is paid, and its price. */
 export const PRICE_META_KEY = 'x402/price';
@@ -46,11 +47,20 @@ export function withPayment<Input extends z.ZodType>(tool: ToolDefinition<Input>
       if (verified.kind === 'refused') return paymentRequired(engine, resource, verified.reason);
       const result = await tool.run(args, ctx);
       if (isInputRequired(result) || result.isError) return result;
+      // Recorded before it is settled: a payment whose replay could not be answered is not taken.
+      const unrecorded = await recordSettling(ctx.store, id, fingerprint, result).then(() => undefined, (error: unknown) => error);
+      if (unrecorded !== undefined) {
+        console.error('[agent-mcp] a verified payment was not settled: its record could not be kept:', unrecorded);
+        return recordUnavailable();
+      }
       const settled = await engine.settle(payload, verified.requirements);
-      if (settled.kind === 'failed') return settlementFailed(engine, resource, settled.reason, settled.receipt);
+      if (settled.kind === 'failed') {
+        await forgetPaid(ctx.store, id).catch((error) => console.error('[agent-mcp] the record of a payment that failed to settle could not be removed:', error));
+        return settlementFailed(engine, resource, settled.reason, settled.receipt);
+      }
       const paid: ToolResult = { ...result, _meta: { ...result._meta, [PAYMENT_RESPONSE_META_KEY]: settled.receipt } };
       await recordPaid(ctx.store, id, { fingerprint, result: paid }).catch((error) => {
-        console.error('[agent-mcp] a settled payment could not be recorded; a replay of it would be refused by the chain:', error);
+        console.error('[agent-mcp] a settled payment\'s receipt could not be recorded; a replay of it gets the result without the receipt:', error);
       });
       return paid;
     } finally {

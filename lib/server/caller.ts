@@ -10,7 +10,9 @@
  * Client-chosen strings (JSON-RPC ids, message text) only ever appear behind one of these.
  */
 
+import { sha256HexSync } from '../digest.js';
 import type { RequestId } from '../protocol/jsonrpc.js';
+import type { StoreBudget } from '../store/types.js';
 
 /** The part of a verified principal that identifies it (server/context.ts Principal). */
 type Subject = { subject: string } | undefined;
@@ -38,15 +40,35 @@ export function concurrencyKeyOf(principal: Subject, ip: string): string {
   return principal === undefined ? JSON.stringify(['ip', ip]) : JSON.stringify(['principal', principal.subject]);
 }
 
+/**
+ * Whose share of the store a request's writes are charged to (ARCHITECTURE rule 12): the owner of its per-caller
+ * state (stateOwnerOf: the principal, which a caller cannot shed by opening sessions; else the session the server
+ * issued), or the pool of callers without an identity. Every write of the request counts there, whatever key it
+ * names: a conversation an anonymous session continues is that session's to keep.
+ */
+export function budgetOf(principal: Subject, caller: string | undefined): StoreBudget {
+  const owner = stateOwnerOf(principal, caller);
+  return owner === undefined ? 'anonymous' : { owner };
+}
+
 /** The owner of long-lived state (conversations): the principal's subject, '' when anonymous. */
 export const ownerOf = (principal: Subject): string => principal?.subject ?? '';
 
 /**
+ * The longest part a key holds as it is (ARCHITECTURE rule 8: ids that reach store keys). A longer part (a client's
+ * 3 MB JSON-RPC id, a long subject, a deployment's stateKey part) is keyed by its SHA-256, so no client string makes
+ * a key, or the watcher's batched read of every waiting key (store/watch.ts), large.
+ */
+export const MAX_KEY_PART_CHARS = 256;
+
+/**
  * A store key from parts that may hold any character: JSON-encoded, so it never throws (a lone surrogate is
- * escaped, not a URIError) and no two part lists give the same key.
+ * escaped, not a URIError) and no two part lists give the same key. A part over MAX_KEY_PART_CHARS becomes
+ * `{"sha256": …}`, an object where every other part is a string, so a digest never equals a part kept as it is.
  */
 export function keyOf(prefix: string, ...parts: string[]): string {
-  return `${prefix}:${JSON.stringify(parts)}`;
+  const bounded = parts.map((part) => (part.length > MAX_KEY_PART_CHARS ? { sha256: sha256HexSync(part) } : part));
+  return `${prefix}:${JSON.stringify(bounded)}`;
 }
 
 const idText = (id: RequestId) => JSON.stringify(id);

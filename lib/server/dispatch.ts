@@ -14,7 +14,7 @@ import {
 import { META_SERVER_INFO } from '../protocol/meta.js';
 import { DIRECTORY_READ, SKILLS_GET, SKILLS_LIST } from '../protocol/skills.js';
 import { MRTR_METHODS, isLogLevel, servesMethod } from '../protocol/methods.js';
-import { StoreUnavailableError } from '../store/types.js';
+import { storeFailureSentence, StoreUnavailableError } from '../store/types.js';
 import { storeKeys } from './caller.js';
 import { Cancellation } from './cancellation.js';
 import { deliverClientResponse } from './client-requests.js';
@@ -202,7 +202,7 @@ function toRpcError(error: unknown, method: string): RpcError {
   if (error instanceof McpError) return error.toJSON();
   if (error instanceof StoreUnavailableError) {
     console.error(`[agent-mcp] ${method}: ${error.message}`, error.cause);
-    return rpcError(INTERNAL_ERROR, 'The shared store is unavailable; try again shortly.');
+    return rpcError(INTERNAL_ERROR, storeFailureSentence(error));
   }
   console.error(`[agent-mcp] ${method} failed:`, error);
   return rpcError(INTERNAL_ERROR, 'Internal error.');

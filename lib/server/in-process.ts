@@ -12,7 +12,7 @@ import { errorMessage, isObject, ownValue, type JsonRpcMessage } from '../protoc
 import { META_PROTOCOL_VERSION } from '../protocol/meta.js';
 import { ASSUMED_LEGACY_VERSION } from '../protocol/revisions.js';
 import type { Store } from '../store/types.js';
-import { callerKey } from './caller.js';
+import { budgetOf, callerKey } from './caller.js';
 import type { CallContext, Principal } from './context.js';
 import type { Dispatch } from './dispatch.js';
 
@@ -53,10 +53,13 @@ export class InProcessTransport {
   readonly #options: InProcessOptions;
   /** This connection is one client: its identity for cross-request state, as a session id would be over HTTP. */
   readonly #caller: string;
+  /** The store, with this connection's writes charged to its share (lib/server/caller.ts budgetOf). */
+  readonly #store: Store;
 
   constructor(options: InProcessOptions) {
     this.#options = options;
     this.#caller = callerKey(options.principal, crypto.randomUUID())!;
+    this.#store = options.store.withBudget(budgetOf(options.principal, this.#caller));
   }
 
   async start(): Promise<void> {}
@@ -84,7 +87,7 @@ export class InProcessTransport {
       clientCapabilities: classified.kind === 'modern' ? classified.meta.clientCapabilities : this.#legacyCapabilities,
       logLevel: classified.kind === 'modern' ? classified.meta.logLevel : undefined,
       signal: this.#closed.signal,
-      store: this.#options.store,
+      store: this.#store,
       cancelByNotification: true,
       outbound: { write: (m) => this.#deliver(m) },
     };

@@ -24,8 +24,9 @@ export function selectStore(upstash: UpstashConfig | undefined, env: Record<stri
   const budget = readMemoryBudget(env);
   return {
     store: new MemoryStore(budget, watchMs),
-    summary: `store: memory, at most ${budget.maxBytes} bytes and ${budget.maxEntries} entries, least recently used `
-      + 'evicted first (MEMORY_STORE_MAX_BYTES, MEMORY_STORE_MAX_ENTRIES); this process only: conversations, retried calls, answers to server-to-client requests, '
+    summary: `store: memory, at most ${budget.maxBytes} bytes and ${budget.maxEntries} entries (MEMORY_STORE_MAX_BYTES, MEMORY_STORE_MAX_ENTRIES), `
+      + `at most ${budget.maxBytesPerCaller} per caller (MEMORY_STORE_MAX_BYTES_PER_CALLER) and ${budget.maxBytesSecurity} for security records `
+      + '(MEMORY_STORE_MAX_BYTES_SECURITY), shared fairly (docs/security.md); this process only: conversations, retried calls, answers to server-to-client requests, '
       + 'cancellations and SSE resumption do not reach other instances (set UPSTASH_REDIS_REST_URL and '
       + 'UPSTASH_REDIS_REST_TOKEN, or KV_REST_API_URL and KV_REST_API_TOKEN, to share them)',
   };

@@ -21,6 +21,41 @@ export class StoreUnavailableError extends Error {
   }
 }
 
+/**
+ * The memory store refused a write rather than evict state it promised to keep: a security record over its own
+ * budget, a value larger than its caller's budget, or a write of a caller without an identity when the only room
+ * left belongs to callers with one (docs/security.md "The store is shared fairly"). It is a StoreUnavailableError,
+ * so every place that answers an unavailable store answers this too; the message says which it was, for the log.
+ */
+export class StoreFullError extends StoreUnavailableError {
+  /** True when the value alone is more than its budget holds: trying again later cannot help. */
+  readonly tooLarge: boolean;
+  constructor(reason: string, tooLarge = false) {
+    super(undefined);
+    this.message = `The store refused a write: ${reason}`;
+    this.name = 'StoreFullError';
+    this.tooLarge = tooLarge;
+  }
+}
+
+/** What a caller is told when a store operation failed, in a fixed sentence (the cause goes to the operator's log). */
+export function storeFailureSentence(error: StoreUnavailableError): string {
+  if (!(error instanceof StoreFullError)) return 'The shared store is unavailable; try again shortly.';
+  return error.tooLarge
+    ? 'This request\'s state is larger than the server keeps for one caller.'
+    : 'The server has no room to keep this request\'s state right now; try again later.';
+}
+
+/**
+ * Whose share of the store a write is charged to (ARCHITECTURE rule 12, docs/security.md "The store is shared
+ * fairly"): a caller the server recognises (`owner`: its principal, else the session the server issued; built by
+ * lib/server/caller.ts `budgetOf`), callers without an identity (one pool, which never pushes out a caller with
+ * one), or security records (settled payments, authorization codes, token families: a budget of their own, never
+ * evicted before they expire). The memory store keeps these budgets; Upstash keeps none of its own (its eviction
+ * is the database's policy), so there a budget changes nothing.
+ */
+export type StoreBudget = { readonly owner: string } | 'anonymous' | 'security';
+
 export interface WaitOptions {
   signal?: AbortSignal;
   timeoutMs: number;
@@ -136,6 +171,8 @@ export interface Store {
    * waiter (every STORE_WATCH_MS; so a write from another instance, or an expiry, is seen within that).
    */
   watch(keys: string[], ready: Ready, options: WaitOptions): Promise<unknown[] | undefined>;
+  /** The same store, with what is written through it charged to `budget` (StoreBudget). Reads are unchanged. */
+  withBudget(budget: StoreBudget): Store;
 }
 
 /** Reads and removes a value, waiting for it to be written when absent; undefined when the wait ends first. */

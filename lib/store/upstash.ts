@@ -11,7 +11,7 @@
 
 import type { Redis } from '@upstash/redis';
 import { integerEnv } from '../config.js';
-import { StoreUnavailableError, type Entered, type EnterRequest, type LeaveRequest, type Ready, type Store, type WaitOptions } from './types.js';
+import { StoreUnavailableError, type Entered, type EnterRequest, type LeaveRequest, type Ready, type Store, type StoreBudget, type WaitOptions } from './types.js';
 import { loadUpstashClient } from './upstash-client.js';
 import { DEFAULT_PREFIX, type UpstashConfig } from './upstash-config.js';
 import { ENTER, LEAVE } from './scripts.js';
@@ -135,6 +135,15 @@ export class UpstashStore implements Store {
 
   watch(keys: string[], ready: Ready, options: WaitOptions): Promise<unknown[] | undefined> {
     return this.#watcher.watch(keys, ready, options);
+  }
+
+  /**
+   * Budgets are the memory store's: on Upstash one database holds every key and its eviction policy is the
+   * database's (disabled by default: a full database refuses writes, which reach callers as StoreUnavailableError;
+   * docs/security.md "The store is shared fairly" says where the two differ). Nothing to charge, and no cost.
+   */
+  withBudget(_budget: StoreBudget): Store {
+    return this;
   }
 
   #data(key: string): string {

@@ -16,6 +16,18 @@ import type { Ready, WaitOptions } from './types.js';
 export const DEFAULT_WATCH_MS = 4_500;
 /** Shortest tick accepted: below it a deployment pays for reads that buy nothing (Upstash bills each). */
 const MIN_WATCH_MS = 50;
+/**
+ * The longest key a waiter may watch. Every key agent-mcp builds is far shorter (lib/server/caller.ts bounds each
+ * part), so only a deployment's own key can be longer; it is refused rather than re-read at every tick for as long
+ * as its waiter lives, in the read every other waiter on the instance shares.
+ */
+export const MAX_WATCHED_KEY_CHARS = 4_096;
+/**
+ * The most key characters one batched read names; a tick with more is split into several reads, so a request to
+ * the store stays well within what it accepts (Upstash: 10 MB a request) however many waiters an instance has.
+ * At about 150 characters a key, that is some 7,000 waiters a read.
+ */
+export const MAX_READ_KEY_CHARS = 1024 * 1024;
 
 type Env = Record<string, string | undefined>;
 
@@ -47,6 +59,10 @@ export class Watcher {
   }
 
   watch(keys: string[], ready: Ready, { signal, timeoutMs }: WaitOptions): Promise<unknown[] | undefined> {
+    const long = keys.find((key) => key.length > MAX_WATCHED_KEY_CHARS);
+    if (long !== undefined) {
+      return Promise.reject(new TypeError(`A watched store key holds at most ${MAX_WATCHED_KEY_CHARS} characters; this one has ${long.length}.`));
+    }
     if (signal?.aborted || timeoutMs <= 0) return Promise.resolve(undefined);
     return new Promise((resolve) => {
       const waiter: Waiter = {
@@ -81,13 +97,13 @@ export class Watcher {
     if (this.#waiters.size) this.#timer ??= setTimeout(() => void this.#tick(), this.everyMs);
   }
 
-  /** One read of every key the given waiters watch; each waiter whose values are ready finishes. */
+  /** One read of every key the given waiters watch (split past MAX_READ_KEY_CHARS); each waiter whose values are ready finishes. */
   async #check(waiters: Waiter[]): Promise<void> {
-    const keys = [...new Set(waiters.flatMap((w) => w.keys))];
+    const parts = split([...new Set(waiters.flatMap((w) => w.keys))]);
     let values: Map<string, unknown>;
     try {
-      const read = await this.#read(keys);
-      values = new Map(keys.map((key, i) => [key, read[i]]));
+      const reads = await Promise.all(parts.map((keys) => this.#read(keys)));
+      values = new Map(parts.flatMap((keys, p) => keys.map((key, i) => [key, reads[p]![i]] as const)));
     } catch {
       // A failed read is not a change: waiters keep waiting to the next tick (their caller's next read reports it).
       return;
@@ -102,4 +118,19 @@ export class Watcher {
     clearTimeout(this.#timer);
     this.#timer = undefined;
   }
+}
+
+/** The keys in runs of at most MAX_READ_KEY_CHARS characters (one run, the usual case, when they fit). */
+function split(keys: string[]): string[][] {
+  const parts: string[][] = [[]];
+  let chars = 0;
+  for (const key of keys) {
+    if (chars + key.length > MAX_READ_KEY_CHARS && parts.at(-1)!.length > 0) {
+      parts.push([]);
+      chars = 0;
+    }
+    parts.at(-1)!.push(key);
+    chars += key.length;
+  }
+  return parts;
 }

@@ -8,7 +8,7 @@ import { INTERNAL_ERROR, INVALID_PARAMS, McpError } from '../protocol/errors.js'
 import { keepAlive } from '../http/keep-alive.js';
 import type { Cancellation } from '../server/cancellation.js';
 import { isInputRequired, type InputRequired, type ToolResult } from '../server/registry.js';
-import { StoreUnavailableError } from '../store/types.js';
+import { storeFailureSentence, StoreUnavailableError } from '../store/types.js';
 import { endKey, endTask, writeRecord, type InputRequests, type TaskRecord, type TaskRef } from './record.js';
 
 export type Outcome = ToolResult | InputRequired;
@@ -71,7 +71,7 @@ async function awaitInput(ref: TaskRef, record: TaskRecord, asked: InputRequired
 /** A JSON-RPC error makes the task failed with that error (SEP-2663 §Task Status); anything else is logged, not echoed. */
 function toTaskError(ref: TaskRef, error: unknown) {
   if (error instanceof McpError) return error.toJSON();
-  if (error instanceof StoreUnavailableError) return { code: INTERNAL_ERROR, message: 'The shared store is unavailable; try again shortly.' };
+  if (error instanceof StoreUnavailableError) return { code: INTERNAL_ERROR, message: storeFailureSentence(error) };
   console.error(`[agent-mcp] task ${ref.taskId} failed:`, error);
   return { code: INTERNAL_ERROR, message: 'Internal error.' };
 }

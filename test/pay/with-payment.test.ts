@@ -7,7 +7,7 @@
 import { createServer } from 'node:net';
 import type { PaymentPayload, PaymentRequired } from '@x402/core/types';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
-import { afterAll, beforeAll, beforeEach, describe, expect, test } from 'vitest';
+import { afterAll, beforeAll, beforeEach, describe, expect, test, vi } from 'vitest';
 import * as z from 'zod';
 import { createMcpHandler } from '../../api/mcp.js';
 import { createApp } from '../../lib/app.js';
@@ -15,9 +15,10 @@ import { readPayConfig } from '../../lib/pay/config.js';
 import { createPaymentEngine, type PaymentEngine } from '../../lib/pay/engine.js';
 import { withPayment } from '../../lib/pay/with-payment.js';
 import type { ToolDefinition } from '../../lib/server/registry.js';
+import { MemoryStore } from '../../lib/store/memory.js';
 import type { Store } from '../../lib/store/types.js';
 import { UpstashStore } from '../../lib/store/upstash.js';
-import { post, readSse } from '../support/rpc.js';
+import { openSession, post, readSse } from '../support/rpc.js';
 import { startTestServer, type TestServer } from '../support/server.js';
 import { startSharedRedis, type SharedRedis } from '../support/shared-redis.js';
 import { createFakeChain, serveFacilitator, TEST_ASSET, TEST_NETWORK, type FakeChain } from '../support/x402-chain.js';
@@ -264,6 +265,51 @@ describe('facilitator down (fake chain, real HTTP facilitator client)', () => {
       expect(result.content[0].text).toMatch(/^Payment could not be processed: the x402 facilitator \(127\.0\.0\.1:\d+\) could not be reached \(.+\)\. Nothing was charged; try again later\.$/);
     }
     expect([runs.echo, chain.transfers.length]).toEqual([before, transfers]);
+  });
+});
+
+describe('payment records are security records (memory store, fake chain)', () => {
+  test('a flood of batched notifications/cancelled cannot evict a payment\'s record: its replay gets the first result, settled once', async () => {
+    const store = new MemoryStore({ maxBytes: 1_000_000, maxEntries: 2_000 });
+    const paid = await startTestServer(paidApp(engineFor(facilitator.url), store));
+    try {
+      const payment = await createPayer().pay(await paymentRequired(paid.mcpUrl));
+      const [before, transfers] = [runs.echo, chain.transfers.length];
+      const first = await callTool(paid.mcpUrl, 'paid_echo', { text: 'paid once' }, withPaymentMeta(payment));
+      // An anonymous client with a session files 32 cancellations a POST, each a store entry (issue 25 item 2).
+      const session = await openSession(paid.mcpUrl, '2025-03-26');
+      for (let batch = 0; batch < 100; batch++) {
+        const cancels = Array.from({ length: 32 }, (_, i) => ({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: `${batch}-${i}` } }));
+        expect((await post(paid.mcpUrl, cancels, session)).status).toBe(202);
+      }
+      expect(store.size).toBeLessThanOrEqual(2_000);
+      const replayed = await callTool(paid.mcpUrl, 'paid_echo', { text: 'paid once' }, withPaymentMeta(payment));
+      expect(replayed).toEqual(first);
+      expect([runs.echo - before, chain.transfers.length - transfers]).toEqual([1, 1]);
+    } finally {
+      await paid.close();
+    }
+  });
+
+  test('a payment the store has no room to record is not settled: the caller is told nothing was charged', async () => {
+    const error = vi.spyOn(console, 'error').mockImplementation(() => undefined);
+    vi.spyOn(console, 'warn').mockImplementation(() => undefined);
+    // Room for the payment's claim, not for its record beside it.
+    const paid = await startTestServer(paidApp(engineFor(facilitator.url), new MemoryStore({ maxBytesSecurity: 800 })));
+    try {
+      const payment = await createPayer().pay(await paymentRequired(paid.mcpUrl));
+      const [before, transfers] = [runs.echo, chain.transfers.length];
+      const result = await callTool(paid.mcpUrl, 'paid_echo', { text: 'not recorded' }, withPaymentMeta(payment));
+      expect(result).toEqual({
+        content: [{ type: 'text', text: 'Payment could not be processed: the server could not record it, so it was not settled. Nothing was charged; try again later.' }],
+        isError: true,
+      });
+      expect([runs.echo - before, chain.transfers.length - transfers]).toEqual([1, 0]);
+      expect(String(error.mock.calls.at(-1)?.[0])).toContain('a verified payment was not settled: its record could not be kept');
+    } finally {
+      vi.restoreAllMocks();
+      await paid.close();
+    }
   });
 });
 

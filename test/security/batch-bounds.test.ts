@@ -1,6 +1,6 @@
 /**
- * A legacy (2025-03-26) batch cannot go around the rate limits or grow without bound: each request message is
- * charged, a batch the budget cannot cover is refused whole with 429, and a batch over MCP_MAX_BATCH is 400/-32600.
+ * A legacy (2025-03-26) batch cannot go around the rate limits or grow without bound: each message, notifications
+ * and responses included, is charged, a batch the budget cannot cover is refused whole with 429, and a batch over MCP_MAX_BATCH is 400/-32600.
  */
 
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
@@ -11,14 +11,16 @@ import { createBatchCheck } from '../../lib/http/batch.js';
 import { createLimitsFromEnv } from '../../lib/limits/index.js';
 import { classifyBody } from '../../lib/protocol/classify.js';
 import { INVALID_REQUEST, RATE_LIMITED } from '../../lib/protocol/errors.js';
-import { post } from '../support/rpc.js';
+import { MemoryStore } from '../../lib/store/memory.js';
+import { openSession, post } from '../support/rpc.js';
 import { startTestServer, type TestServer } from '../support/server.js';
 
 const BATCH_VERSION = { 'mcp-protocol-version': '2025-03-26' };
 let agentCalls = 0;
 
-function startServer(env: Record<string, string>) {
+function startServer(env: Record<string, string>, store?: MemoryStore) {
   const app = createApp({
+    store,
     definitions: [agentDefinitions({}, [{
       id: 'counter', name: 'Counter', description: 'Counts the calls that reach it.',
       async *reply() {
@@ -60,6 +62,22 @@ describe('each request of a batch counts against the rate limits', () => {
       expect((await response.json()).map((r: { id: number }) => r.id).sort()).toEqual([1, 2]);
       expect(agentCalls).toBe(2);
       expect((await post(fresh.mcpUrl, ping(3), BATCH_VERSION)).status).toBe(429);
+    } finally {
+      await fresh.close();
+    }
+  });
+
+  test('notifications count too: with RATE_LIMIT_IP=2/1m a batch of 10 notifications/cancelled is refused whole and files nothing', async () => {
+    const store = new MemoryStore();
+    const fresh = await startServer({ RATE_LIMIT_IP: '2/1m' }, store);
+    try {
+      const session = await openSession(fresh.mcpUrl, '2025-03-26');
+      const writes = store.size;
+      const cancels = Array.from({ length: 10 }, (_, i) => ({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: i, reason: 'flood' } }));
+      const response = await post(fresh.mcpUrl, cancels, session);
+      expect(response.status).toBe(429);
+      expect(await response.json()).toMatchObject({ jsonrpc: '2.0', id: null, error: { code: RATE_LIMITED } });
+      expect(store.size).toBe(writes);
     } finally {
       await fresh.close();
     }

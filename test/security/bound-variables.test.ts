@@ -54,6 +54,8 @@ describe('a bad value names its variable', () => {
     vi.spyOn(console, 'info').mockImplementation(() => undefined);
     expect(() => createDefaultApp({ MCP_MAX_BATCH: 'many' })).toThrow(/MCP_MAX_BATCH/);
     expect(() => createDefaultApp({ MEMORY_STORE_MAX_BYTES: 'lots' })).toThrow(/MEMORY_STORE_MAX_BYTES/);
+    expect(() => createDefaultApp({ MEMORY_STORE_MAX_BYTES_PER_CALLER: '0' })).toThrow(/MEMORY_STORE_MAX_BYTES_PER_CALLER/);
+    expect(() => createDefaultApp({ MEMORY_STORE_MAX_BYTES: '1000', MEMORY_STORE_MAX_BYTES_SECURITY: '5000' })).toThrow(/MEMORY_STORE_MAX_BYTES_SECURITY must be at most/);
   });
 });
 

@@ -7,7 +7,11 @@
 import { describe, expect, test } from 'vitest';
 import { takeValue, type Store } from '../../lib/store/types.js';
 
-export function storeContract(name: string, makeStore: () => Store | Promise<Store>) {
+/**
+ * `makeSmallStore`: a store of at most about 1 MB where the implementation keeps a budget of its own (memory); where
+ * room is the database's (Upstash), the same store. The budget promises below hold either way.
+ */
+export function storeContract(name: string, makeStore: () => Store | Promise<Store>, makeSmallStore = makeStore) {
   describe(`${name} store contract`, () => {
     const key = (k: string) => `test:${crypto.randomUUID()}:${k}`;
 
@@ -195,6 +199,36 @@ export function storeContract(name: string, makeStore: () => Store | Promise<Sto
       const waiting = store.watch([key('never')], ([v]) => v !== undefined, { timeoutMs: 5_000, signal: abort.signal });
       abort.abort();
       expect(await waiting).toBeUndefined();
+    });
+
+    test('a store seen through any budget is the same store: what one writes, another reads, changes and deletes', async () => {
+      const store = await makeStore();
+      const [k, list] = [key('shared'), key('shared-list')];
+      const [caller, anonymous, security] = [store.withBudget({ owner: 'caller-a' }), store.withBudget('anonymous'), store.withBudget('security')];
+      await caller.set(k, 'by a caller', 10_000);
+      expect([await anonymous.get(k), await security.get(k), await store.get(k)]).toEqual(['by a caller', 'by a caller', 'by a caller']);
+      await security.set(k, 'now a security record', 10_000);
+      expect(await caller.get(k)).toBe('now a security record');
+      await anonymous.append(list, ['a'], 10_000);
+      await caller.append(list, ['b'], 10_000);
+      expect(await security.range(list, 0)).toEqual(['a', 'b']);
+      await caller.delete(k);
+      expect(await security.get(k)).toBeUndefined();
+    });
+
+    test('a flood of writes by other callers evicts neither a caller\'s state nor a security record before it expires', async () => {
+      const store = await makeSmallStore();
+      const [victim, paid] = [key('victim-conversation'), key('paid')];
+      await store.withBudget({ owner: 'victim' }).set(victim, { history: ['turn 1'] }, 60_000);
+      await store.withBudget('security').set(paid, { settled: true }, 60_000);
+      const attacker = store.withBudget({ owner: 'attacker' });
+      const pool = store.withBudget('anonymous');
+      const chunk = 'x'.repeat(20_000);
+      for (let i = 0; i < 100; i++) {
+        await attacker.set(key(`attacker-${i}`), chunk, 60_000);
+        await pool.set(key(`pool-${i}`), chunk, 60_000).catch(() => undefined);
+      }
+      expect(await store.getMany([victim, paid])).toEqual([{ history: ['turn 1'] }, { settled: true }]);
     });
 
     test('takeValue waits for a value, returns it once and removes it', async () => {

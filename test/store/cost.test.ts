@@ -120,6 +120,21 @@ describe('waiting costs one batched read per instance per tick', () => {
   });
 });
 
+describe('a client-chosen id never makes the store traffic large (issue 26 item 3)', () => {
+  test('a legacy call with a 3 MB JSON-RPC id sends the store about what one with a short id sends, not megabytes a tick', async () => {
+    // Without a progress token, whose text would make the body twice the id's size.
+    const call = async (id: string) => (await post(server.url, {
+      jsonrpc: '2.0', id, method: 'tools/call', params: { name: 'chat_with_agent', arguments: { message: `fault:wait ${THIRTY_SECONDS} ${crypto.randomUUID()}` } },
+    }, session)).json();
+    const { cost: short } = await measure(redis, () => call(crypto.randomUUID()));
+    const { cost: huge, value } = await measure(redis, () => call('i'.repeat(3_000_000)));
+    expect(value.result.structuredContent.reply).toContain('Echo: fault:wait');
+    expect(huge.byCommand.MGET).toBeGreaterThanOrEqual(1);
+    expect(huge.bytesSent).toBeLessThan(2 * short.bytesSent);
+    expect(huge.bytesSent).toBeLessThan(64 * 1024);
+  });
+});
+
 describe('the 2025-11-25 event log', () => {
   test('a stream the client dropped is logged from the drop on, at most two commands per event, and resumes to the end', async () => {
     const { cost, value } = await measure(redis, () => scenarios.resumedStream(server.url, session, THIRTY_SECONDS));

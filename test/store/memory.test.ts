@@ -1,9 +1,10 @@
 import { afterEach, describe, expect, test, vi } from 'vitest';
-import { DEFAULT_MEMORY_BUDGET, MemoryStore, readMemoryBudget } from '../../lib/store/memory.js';
+import { DEFAULT_MEMORY_BUDGET, ENTRY_OVERHEAD_BYTES, MemoryStore, readMemoryBudget } from '../../lib/store/memory.js';
+import { StoreFullError } from '../../lib/store/types.js';
 import { selectStore } from '../../lib/store/select.js';
 import { storeContract } from './contract.js';
 
-storeContract('memory', () => new MemoryStore({}, 50));
+storeContract('memory', () => new MemoryStore({}, 50), () => new MemoryStore({ maxBytes: 1_000_000 }, 50));
 
 test('the memory store says it is not shared across instances', () => {
   expect(new MemoryStore().shared).toBe(false);
@@ -62,28 +63,141 @@ describe('the memory store budget (MEMORY_STORE_MAX_BYTES, MEMORY_STORE_MAX_ENTR
     for (let i = 0; i < 50; i++) await store.set(`k${i}`, i, 60_000);
     expect(warn).toHaveBeenCalledTimes(1);
     expect(String(warn.mock.calls[0]![0])).toBe('[agent-mcp] memory store over its budget (MEMORY_STORE_MAX_BYTES=10000, '
-      + 'MEMORY_STORE_MAX_ENTRIES=2): evicted 1 least recently used entry since the last report; conversations and retried '
-      + 'calls older than these are forgotten.');
+      + 'MEMORY_STORE_MAX_ENTRIES=2): evicted 1 least recently used entry since the last report, from callers without an '
+      + 'identity first, then from the caller holding the most; conversations and retried calls older than these are forgotten.');
   });
 
-  test('a value larger than the whole budget is kept alone rather than lost as it is written', async () => {
-    vi.spyOn(console, 'warn').mockImplementation(() => undefined);
-    const store = new MemoryStore({ maxBytes: 100 });
-    await store.set('small', 1, 60_000);
-    await store.set('big', 'x'.repeat(500), 60_000);
-    expect(await store.get('big')).toBe('x'.repeat(500));
-    expect(await store.get('small')).toBeUndefined();
+  test('an entry costs its key, its text and a fixed overhead; text that needs two bytes a character counts two', async () => {
+    const store = new MemoryStore();
+    await store.set('k', 'abc', 60_000);
+    expect(store.bytes).toBe(ENTRY_OVERHEAD_BYTES + 'k'.length + '"abc"'.length);
+    await store.set('k', 'ab€', 60_000);
+    expect(store.bytes).toBe(ENTRY_OVERHEAD_BYTES + 'k'.length + 2 * '"ab€"'.length);
   });
 
   test('bad budget variables stop start-up naming the variable; absent ones mean the defaults', () => {
     expect(readMemoryBudget({})).toEqual(DEFAULT_MEMORY_BUDGET);
-    expect(readMemoryBudget({ MEMORY_STORE_MAX_BYTES: '1048576', MEMORY_STORE_MAX_ENTRIES: '10' })).toEqual({ maxBytes: 1_048_576, maxEntries: 10 });
+    expect(DEFAULT_MEMORY_BUDGET).toEqual({ maxBytes: 64 * 1024 * 1024, maxEntries: 100_000, maxBytesPerCaller: 16 * 1024 * 1024, maxBytesSecurity: 32 * 1024 * 1024 });
+    expect(readMemoryBudget({ MEMORY_STORE_MAX_BYTES: '1048576', MEMORY_STORE_MAX_ENTRIES: '10' }))
+      .toEqual({ maxBytes: 1_048_576, maxEntries: 10, maxBytesPerCaller: 262_144, maxBytesSecurity: 524_288 });
+    expect(readMemoryBudget({ MEMORY_STORE_MAX_BYTES_PER_CALLER: '4096', MEMORY_STORE_MAX_BYTES_SECURITY: '8192' }))
+      .toMatchObject({ maxBytesPerCaller: 4096, maxBytesSecurity: 8192 });
     expect(() => readMemoryBudget({ MEMORY_STORE_MAX_BYTES: '64MB' })).toThrow(new TypeError('MEMORY_STORE_MAX_BYTES must be a positive integer, got "64MB".'));
     expect(() => readMemoryBudget({ MEMORY_STORE_MAX_ENTRIES: '0' })).toThrow(TypeError);
+    expect(() => readMemoryBudget({ MEMORY_STORE_MAX_BYTES_PER_CALLER: 'lots' })).toThrow(new TypeError('MEMORY_STORE_MAX_BYTES_PER_CALLER must be a positive integer, got "lots".'));
+    expect(() => readMemoryBudget({ MEMORY_STORE_MAX_BYTES: '1000', MEMORY_STORE_MAX_BYTES_SECURITY: '2000' }))
+      .toThrow(new TypeError('MEMORY_STORE_MAX_BYTES_SECURITY must be at most MEMORY_STORE_MAX_BYTES (1000), got "2000".'));
   });
 
   test('start-up prints the budget with the store summary', () => {
     const { summary } = selectStore(undefined, { MEMORY_STORE_MAX_BYTES: '1000000' });
-    expect(summary).toContain('store: memory, at most 1000000 bytes and 100000 entries, least recently used evicted first (MEMORY_STORE_MAX_BYTES, MEMORY_STORE_MAX_ENTRIES)');
+    expect(summary).toContain('store: memory, at most 1000000 bytes and 100000 entries (MEMORY_STORE_MAX_BYTES, MEMORY_STORE_MAX_ENTRIES), '
+      + 'at most 250000 per caller (MEMORY_STORE_MAX_BYTES_PER_CALLER) and 500000 for security records (MEMORY_STORE_MAX_BYTES_SECURITY)');
+  });
+});
+
+describe('the memory store is shared fairly (ARCHITECTURE rule 12)', () => {
+  afterEach(() => vi.restoreAllMocks());
+  const chunk = (n: number) => 'x'.repeat(n);
+
+  test('a caller over MEMORY_STORE_MAX_BYTES_PER_CALLER loses its own oldest entries, never another caller\'s', async () => {
+    const warn = vi.spyOn(console, 'warn').mockImplementation(() => undefined);
+    const store = new MemoryStore({ maxBytes: 1_000_000, maxBytesPerCaller: 50_000 });
+    const [victim, flooder] = [store.withBudget({ owner: 'victim' }), store.withBudget({ owner: 'flooder' })];
+    await victim.set('victim:conversation', chunk(10_000), 60_000);
+    for (let i = 0; i < 100; i++) await flooder.set(`flooder:${i}`, chunk(10_000), 60_000);
+    expect(await store.get('victim:conversation')).toBe(chunk(10_000));
+    expect(store.bytesOf({ owner: 'flooder' })).toBeLessThanOrEqual(50_000);
+    expect(await store.get('flooder:99')).toBe(chunk(10_000));
+    expect(await store.get('flooder:0')).toBeUndefined();
+    expect(String(warn.mock.calls[0]![0])).toContain('callers over MEMORY_STORE_MAX_BYTES_PER_CALLER=50000 lost 1 entry of their own');
+  });
+
+  test('callers without an identity share one pool, which never pushes out a caller with one', async () => {
+    vi.spyOn(console, 'warn').mockImplementation(() => undefined);
+    const store = new MemoryStore({ maxBytes: 200_000, maxBytesPerCaller: 100_000 });
+    await store.withBudget({ owner: 'session' }).set('session:conversation', chunk(50_000), 60_000);
+    const pool = store.withBudget('anonymous');
+    for (let i = 0; i < 50; i++) await pool.set(`anonymous:${i}`, chunk(10_000), 60_000);
+    expect(await store.get('session:conversation')).toBe(chunk(50_000));
+    expect(await store.get('anonymous:49')).toBe(chunk(10_000));
+    expect(await store.get('anonymous:0')).toBeUndefined();
+    expect(store.bytes).toBeLessThanOrEqual(200_000);
+  });
+
+  test('a caller\'s write makes room from the pool first, then from the caller holding the most', async () => {
+    vi.spyOn(console, 'warn').mockImplementation(() => undefined);
+    const store = new MemoryStore({ maxBytes: 100_000, maxBytesPerCaller: 60_000 });
+    const [small, large, pool] = [store.withBudget({ owner: 'small' }), store.withBudget({ owner: 'large' }), store.withBudget('anonymous')];
+    await small.set('small:a', chunk(5_000), 60_000);
+    await large.set('large:a', chunk(28_000), 60_000);
+    await large.set('large:b', chunk(28_000), 60_000);
+    await pool.set('pool:a', chunk(30_000), 60_000);
+    await small.set('small:b', chunk(10_000), 60_000);
+    expect(await store.getMany(['pool:a', 'small:a', 'large:a', 'large:b'])).toEqual([undefined, chunk(5_000), chunk(28_000), chunk(28_000)]);
+    await small.set('small:c', chunk(30_000), 60_000);
+    expect(await store.getMany(['small:a', 'small:b', 'small:c', 'large:a', 'large:b']))
+      .toEqual([chunk(5_000), chunk(10_000), chunk(30_000), undefined, chunk(28_000)]);
+  });
+
+  test('with no room left but what callers with an identity hold, a write of the pool is refused and logged; nothing changes', async () => {
+    const warn = vi.spyOn(console, 'warn').mockImplementation(() => undefined);
+    const store = new MemoryStore({ maxBytes: 50_000, maxBytesPerCaller: 50_000 });
+    await store.withBudget({ owner: 'caller' }).set('caller:state', chunk(45_000), 60_000);
+    await store.set('anonymous:old', 'kept', 60_000);
+    await expect(store.set('anonymous:old', chunk(10_000), 60_000)).rejects.toThrow(StoreFullError);
+    expect(await store.getMany(['caller:state', 'anonymous:old'])).toEqual([chunk(45_000), 'kept']);
+    expect(String(warn.mock.calls.at(-1)![0])).toMatch(/^\[agent-mcp\] memory store refused 1 write since the last report \(latest: the store is full/);
+  });
+
+  test('a value larger than its caller may hold is refused rather than kept at the cost of the caller\'s other state', async () => {
+    vi.spyOn(console, 'warn').mockImplementation(() => undefined);
+    const store = new MemoryStore({ maxBytes: 1_000_000, maxBytesPerCaller: 10_000 });
+    const caller = store.withBudget({ owner: 'caller' });
+    await caller.set('caller:small', 1, 60_000);
+    await expect(caller.set('caller:big', chunk(20_000), 60_000)).rejects.toThrow(/MEMORY_STORE_MAX_BYTES_PER_CALLER=10000/);
+    await expect(caller.append('caller:list', [chunk(20_000)], 60_000)).rejects.toThrow(StoreFullError);
+    expect(await store.getMany(['caller:small', 'caller:big'])).toEqual([1, undefined]);
+    expect(await store.range('caller:list', 0)).toEqual([]);
+  });
+
+  test('security records are never evicted; over MEMORY_STORE_MAX_BYTES_SECURITY the write is refused and logged', async () => {
+    const warn = vi.spyOn(console, 'warn').mockImplementation(() => undefined);
+    const store = new MemoryStore({ maxBytes: 100_000, maxEntries: 20, maxBytesSecurity: 30_000 });
+    const security = store.withBudget('security');
+    await security.set('x402:paid:1', chunk(12_000), 60_000);
+    await security.set('x402:paid:2', chunk(12_000), 60_000);
+    for (let i = 0; i < 40; i++) await store.withBudget({ owner: `caller-${i}` }).set(`caller:${i}`, chunk(5_000), 60_000);
+    expect(await store.getMany(['x402:paid:1', 'x402:paid:2'])).toEqual([chunk(12_000), chunk(12_000)]);
+    await expect(security.set('x402:paid:3', chunk(12_000), 60_000)).rejects.toThrow(/MEMORY_STORE_MAX_BYTES_SECURITY=30000/);
+    expect(String(warn.mock.calls.at(-1)![0])).toContain('memory store refused 1 write since the last report (latest: security records would hold more than MEMORY_STORE_MAX_BYTES_SECURITY=30000 bytes)');
+  });
+
+  test('a security record that expired frees its room', async () => {
+    const store = new MemoryStore({ maxBytes: 100_000, maxBytesSecurity: 20_000 });
+    const security = store.withBudget('security');
+    await security.set('claim:1', chunk(15_000), 20);
+    await new Promise((resolve) => setTimeout(resolve, 40));
+    await security.set('claim:2', chunk(15_000), 60_000);
+    expect(await store.get('claim:2')).toBe(chunk(15_000));
+  });
+
+  test('a leave whose write is refused still ends its turn and drops its claim, then reports the refusal', async () => {
+    vi.spyOn(console, 'warn').mockImplementation(() => undefined);
+    const store = new MemoryStore({ maxBytes: 1_000_000, maxBytesPerCaller: 10_000 });
+    const caller = store.withBudget({ owner: 'caller' });
+    const turn = { queue: 'queue:c', done: 'queue-done:c' };
+    const { ticket } = await caller.enter({ once: { result: 'once-result:c', claim: 'once-claim:c', ttlMs: 60_000 }, turn: { ...turn, turnMs: 60_000 } });
+    await expect(caller.leave({ set: [{ key: 'conv:c', value: chunk(20_000), ttlMs: 60_000 }], delete: ['once-claim:c'], turn: { ...turn, ticket: ticket! } }))
+      .rejects.toThrow(StoreFullError);
+    expect(await store.getMany(['conv:c', 'once-claim:c', 'queue:c', 'queue-done:c'])).toEqual([undefined, undefined, undefined, undefined]);
+  });
+
+  test('an entry rewritten through another budget is charged to that budget', async () => {
+    const store = new MemoryStore();
+    await store.withBudget({ owner: 'a' }).set('k', chunk(1_000), 60_000);
+    expect(store.bytesOf({ owner: 'a' })).toBeGreaterThan(1_000);
+    await store.withBudget({ owner: 'b' }).set('k', chunk(1_000), 60_000);
+    expect([store.bytesOf({ owner: 'a' }), store.bytesOf({ owner: 'b' }) > 1_000]).toEqual([0, true]);
   });
 });

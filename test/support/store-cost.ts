@@ -20,6 +20,8 @@ export interface Cost {
   commands: number;
   /** Commands by name, e.g. { EVALSHA: 2, MGET: 6 }. */
   byCommand: Record<string, number>;
+  /** Characters sent to the store, every request body together. */
+  bytesSent: number;
 }
 
 export function costOf(requests: BridgeRequest[]): Cost {
@@ -36,7 +38,10 @@ export function costOf(requests: BridgeRequest[]): Cost {
   }
   const byCommand: Record<string, number> = {};
   for (const name of requests.flatMap((r) => r.commands)) byCommand[name] = (byCommand[name] ?? 0) + 1;
-  return { roundTrips: requests.length, serial, commands: requests.reduce((n, r) => n + r.commands.length, 0), byCommand };
+  return {
+    roundTrips: requests.length, serial, commands: requests.reduce((n, r) => n + r.commands.length, 0), byCommand,
+    bytesSent: requests.reduce((n, r) => n + r.bytes, 0),
+  };
 }
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));

@@ -22,6 +22,8 @@ export interface BridgeRequest {
   path: string;
   /** Upper-cased command names the request carried. */
   commands: string[];
+  /** Characters of the request body: what the store was sent. */
+  bytes: number;
   /** When it arrived and when its reply went out (performance.now()), to tell serial round trips from parallel ones. */
   start: number;
   end?: number;
@@ -115,8 +117,10 @@ export async function startUpstashBridge(redisPort: number, token = `test-${cryp
     if (!auth) return send(res, 400, { error: 'Missing/Invalid authorization header' });
     if (auth[1] !== token) return send(res, 401, { error: 'Invalid token' });
     let body: unknown;
+    let text: string;
     try {
-      body = JSON.parse(await readBody(req));
+      text = await readBody(req);
+      body = JSON.parse(text);
     } catch {
       return send(res, 400, { error: 'Invalid JSON body.' });
     }
@@ -125,7 +129,7 @@ export async function startUpstashBridge(redisPort: number, token = `test-${cryp
     if (!Array.isArray(commands) || !commands.every((c) => Array.isArray(c) && c.length > 0)) {
       return send(res, 400, { error: 'Invalid command array.' });
     }
-    const logged: BridgeRequest = { path, commands: commands.map((c) => String(c[0]).toUpperCase()), start: performance.now() };
+    const logged: BridgeRequest = { path, commands: commands.map((c) => String(c[0]).toUpperCase()), bytes: text.length, start: performance.now() };
     requests.push(logged);
     const encode = req.headers['upstash-encoding'] === 'base64' ? toBase64 : (v: RespValue) => v;
     const item = (value: RespValue) => (value instanceof RespError ? { error: value.message } : { result: encode(value) });
