@@ -36,10 +36,14 @@ describe.each([
 ])('turn order on the %s store', (_, make) => {
   test('a turn whose end is never written (its holder hangs or died) holds up the next turn until its deadline, and the turns after it not at all', async () => {
     const { store, keys } = make();
-    const queue = (onWait: (ahead: number) => void) => ({ key: 'a conversation', turnMs: 300, onWait });
-    void runTurn({ store, signal: never, queue: queue(() => undefined) }, () => new Promise<never>(() => undefined));
-    // Let the holder take its ticket first.
-    await new Promise((r) => setTimeout(r, 20));
+    const queue = (onWait: (ahead: number) => void) => ({ key: 'a conversation', turnMs: 1_000, onWait });
+    // The holder runs once it has its ticket, and never ends.
+    await new Promise<void>((holding) => {
+      void runTurn({ store, signal: never, queue: queue(() => undefined) }, () => {
+        holding();
+        return new Promise<never>(() => undefined);
+      });
+    });
 
     const waits: number[][] = [[], [], []];
     const second = await runTurn({ store, signal: never, queue: queue((n) => waits[0]!.push(n)) }, async () => ({ value: 'second' }));
