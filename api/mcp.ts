@@ -33,7 +33,7 @@ export type FetchHandler = (request: Request) => Promise<Response>;
 
 export function createMcpHandler(app: App, bounds: RequestBounds = app.bounds ?? DEFAULT_REQUEST_BOUNDS): FetchHandler {
   // A 403 for a missing tool scope carries the step-up challenge (MCP authorization §Scope Challenge Handling).
-  const deps: ServeDeps = { dispatch: app.dispatch, store: app.store, sessions: app.sessions, errorHeaders: app.auth?.errorHeaders };
+  const deps: ServeDeps = { dispatch: app.dispatch, store: app.store, sessions: app.sessions, bounds, errorHeaders: app.auth?.errorHeaders };
   const { checkOrigin, isAllowedOrigin } = createOriginCheck(app.origin);
   const { byIp: limitByIp, byPrincipal: limitByPrincipal } = app.limits ?? {};
   const checkBatch = createBatchCheck(bounds.maxBatch, app.limits);
