@@ -10,7 +10,7 @@ import { ADDITIONS_ORIGIN, additionDefinitions } from './define/additions.js';
 import type { Additions } from './define/index.js';
 import { readConfig } from './config.js';
 import { INSTRUCTIONS, SERVER_INFO } from './identity.js';
-import type { OriginPolicy } from './http/origin.js';
+import { originPolicyOf, type OriginPolicy } from './http/origin.js';
 import { createSessions, type Sessions } from './http/session.js';
 import { createDispatcher, type Dispatch } from './server/dispatch.js';
 import { InProcessTransport } from './server/in-process.js';
@@ -161,6 +161,6 @@ export function createDefaultApp(env: Record<string, string | undefined> = proce
     defaultToolScopes: authConfig?.scopes,
     instructions: INSTRUCTIONS,
     stateSecret: config.stateSecret,
-    origin: { local: config.local, publicOrigin: config.publicUrl, allowedOrigins: new Set(config.allowedOrigins) },
+    origin: originPolicyOf(config),
   });
 }

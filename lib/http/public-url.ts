@@ -8,15 +8,13 @@
  *    word, and a forged host would move the audience (RFC 8707) to another resource's URL.
  */
 
+import { parseAuthority } from './authority.js';
+
 type Env = Record<string, string | undefined>;
 
-/** A bare `host[:port]` (RFC 3986 reg-name or IP literal); anything else is not used to build URLs. */
-const HOST = /^(?:[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?)*|\[[0-9A-Fa-f:.]+\])(?::\d{1,5})?$/;
-
+/** The first of a comma-separated list of hosts, when it is an authority (authority.ts); anything else is not used. */
 function firstHost(value: string | null | undefined): string | undefined {
-  const host = value?.split(',')[0]?.trim();
-  // The pattern allows any 5 digits; URL.canParse refuses a port above 65535.
-  return host && HOST.test(host) && URL.canParse(`http://${host}`) ? host.toLowerCase() : undefined;
+  return parseAuthority(value?.split(',')[0]?.trim())?.host;
 }
 
 function forwardedProto(request: Request): string {

@@ -62,6 +62,37 @@ describe('a Host header that is not a valid host[:port]', () => {
   });
 });
 
+describe('a Host is an authority: host[:port], no user info, no path (RFC 3986 §3.2)', () => {
+  const NOT_AUTHORITIES = ['[::1]@evil.com', 'localhost@evil.com', 'localhost:3100/evil', 'localhost/evil', 'localhost?x=1', 'localhost#x', 'local host'];
+
+  test.each(NOT_AUTHORITIES)('the MCP handler answers Host: %s with 400, before anything runs', async (host) => {
+    const response = await handler(new Request('http://localhost/mcp', {
+      method: 'POST', headers: { host, 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...LEGACY },
+      body: '{"jsonrpc":"2.0","id":1,"method":"ping"}',
+    }));
+    expect(response.status).toBe(400);
+    expect(await response.json()).toMatchObject({ error: { message: 'Bad Request: the Host header is not a valid host[:port].' } });
+  });
+
+  test('over loopback, Host: [::1]@evil.com gets 400 on the MCP endpoint and on every document, never a page naming evil.com', async () => {
+    for (const path of ['/mcp', '/.well-known/mcp.json', '/mcp/server-card', '/.well-known/oauth-protected-resource']) {
+      const { status, body } = await rawGet(path, '[::1]@evil.com', path === '/mcp' ? 'POST' : 'GET');
+      expect([path, status]).toEqual([path, 400]);
+      expect(body).not.toContain('evil.com');
+    }
+  });
+
+  test('served locally, the discovery documents answer a foreign Host with 403, never reflecting it', async () => {
+    for (const path of ['/.well-known/mcp.json', '/mcp/server-card']) {
+      const { status, body } = await rawGet(path, 'evil.example:80');
+      expect([path, status]).toEqual([path, 403]);
+      expect(body).not.toContain('evil.example');
+    }
+    const { port } = new URL(server.url);
+    expect(JSON.parse((await rawGet('/.well-known/mcp.json', `127.0.0.1:${port}`)).body).url).toBe(`http://127.0.0.1:${port}/mcp`);
+  });
+});
+
 describe('prototype names are unknown names, never inherited members', () => {
   const NAMES = ['toString', 'constructor', '__proto__', 'hasOwnProperty', 'valueOf'];
 
