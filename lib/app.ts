@@ -21,7 +21,7 @@ import { createServer, type ServerInfo, type ServerOptions } from './server/serv
 import { MemoryStore } from './store/memory.js';
 import type { Store } from './store/types.js';
 import { createLimitsFromEnv, type RequestLimits } from './limits/index.js';
-import { createBearerAuth, readAuthConfig, type BearerAuth } from './auth/index.js';
+import { createBearerAuth, readAuthConfig, requireAudienceSource, type BearerAuth } from './auth/index.js';
 import { readPayConfig } from './pay/config.js';
 import { createPaymentEngine } from './pay/engine.js';
 import { withPaidTool } from './pay/with-payment.js';
@@ -128,6 +128,7 @@ export function createDefaultApp(env: Record<string, string | undefined> = proce
   const tasks = readTaskSettings(env);
   const limits = createLimitsFromEnv(env, upstash);
   const authConfig = readAuthConfig(env);
+  if (authConfig) requireAudienceSource(authConfig, config, env);
   const auth = authConfig ? createBearerAuth(authConfig, env) : undefined;
   const pay = readPayConfig(env);
   // The demo agent reaches the app it belongs to, which exists once createApp returns. It lists as a caller
