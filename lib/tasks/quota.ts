@@ -9,11 +9,14 @@
  * requests for a task, and requests refused. A refused request counts itself refused again, so a client that
  * keeps asking past the bound does not push its own window further out.
  *
- * A caller without an identity (an anonymous 2026-07-28 client) has nothing to count by: anonymous callers share
- * one bound (TASK_MAX_ANONYMOUS). Past it their calls answer in the response, as for a client without tasks.
+ * Whom a task counts against is its caller's class (caller.ts taskQuotaOf), not its session, which costs nothing
+ * to open: a principal is held to TASK_MAX_PER_CALLER whatever session it uses; every caller without a principal
+ * shares one pool (TASK_MAX_ANONYMOUS) on both wires, and one holding a session the server issued is held to
+ * TASK_MAX_PER_CALLER within it. Past a bound a legacy call is refused and a 2026-07-28 call answers in the response,
+ * as for a client without tasks.
  */
 
-import { storeKeys } from '../server/caller.js';
+import { storeKeys, type TaskQuota } from '../server/caller.js';
 import type { Store } from '../store/types.js';
 import { createCountedWarning, type CountedWarning } from '../warn.js';
 import type { TaskSettings } from './settings.js';
@@ -31,21 +34,39 @@ export interface TaskSlot {
 /** The window of `now`: windows are TASK_TTL_MS long. */
 export const taskWindow = (settings: Pick<TaskSettings, 'ttlMs'>, now = Date.now()) => Math.floor(now / settings.ttlMs);
 
-/** Counts one more task for `owner` ('' for anonymous callers), or refuses it past the bound. */
-export async function takeTaskSlot(store: Store, owner: string, settings: TaskSettings, now = Date.now()): Promise<TaskSlot> {
-  const anonymous = owner === '';
-  const max = anonymous ? settings.maxAnonymous : settings.maxPerCaller;
-  const variable = anonymous ? 'TASK_MAX_ANONYMOUS' : 'TASK_MAX_PER_CALLER';
+type Variable = TaskSlot['variable'];
+type Turn = { queue: string; done: string; ttlMs: number };
+
+/** Counts one more task against every bound of `quota`, or refuses it past one (and then holds nothing). */
+export async function takeTaskSlot(store: Store, quota: TaskQuota, settings: TaskSettings, now = Date.now()): Promise<TaskSlot> {
   const window = taskWindow(settings, now);
+  const bounds: Array<{ owner: string; max: number; variable: Variable }> = [
+    ...(quota.caller !== undefined ? [{ owner: quota.caller, max: settings.maxPerCaller, variable: 'TASK_MAX_PER_CALLER' as const }] : []),
+    // The pool's owner is '', which no caller key is.
+    ...(quota.anonymous ? [{ owner: '', max: settings.maxAnonymous, variable: 'TASK_MAX_ANONYMOUS' as const }] : []),
+  ];
+  const taken: Turn[] = [];
+  for (const { owner, max, variable } of bounds) {
+    const { turn, held } = await count(store, owner, settings, window);
+    taken.push(turn);
+    if (held > max) {
+      // A refused request is counted refused under every bound it was counted under, so it holds nothing anywhere.
+      await Promise.all(taken.map((t) => store.leave({ turn: t })));
+      refusals().note(`${variable}=${max}`);
+      return { granted: false, max, variable, window };
+    }
+  }
+  const { max, variable } = bounds[0]!;
+  return { granted: true, max, variable, window };
+}
+
+/** Takes one more request for `owner` in `window`, and how many tasks it then holds, this one included. */
+async function count(store: Store, owner: string, settings: TaskSettings, window: number): Promise<{ turn: Turn; held: number }> {
   // Both counters of a window live until the next window is over, when nothing reads them any more.
   const turn = { queue: storeKeys.taskCount(owner, window), done: storeKeys.taskRefused(owner, window), ttlMs: 2 * settings.ttlMs };
   const previous = [storeKeys.taskCount(owner, window - 1), storeKeys.taskRefused(owner, window - 1)];
   const { ticket = 0, done = 0, values = [] } = await store.enter({ turn, read: previous });
-  const held = ticket - done + Number(values[0] ?? 0) - Number(values[1] ?? 0);
-  if (held <= max) return { granted: true, max, variable, window };
-  await store.leave({ turn });
-  refusals().note(`${variable}=${max}`);
-  return { granted: false, max, variable, window };
+  return { turn, held: ticket - done + Number(values[0] ?? 0) - Number(values[1] ?? 0) };
 }
 
 let warning: CountedWarning | undefined;
