@@ -1,6 +1,7 @@
 /**
  * Bounds on what one POST may hold (README "Security model"): body bytes, JSON nesting depth and legacy batch
- * size. Read once at start-up; a bad value is a TypeError naming the variable.
+ * size; and on the resumed streams (GET + Last-Event-ID) one caller follows. Read once at start-up; a bad value is
+ * a TypeError naming the variable.
  */
 
 import { integerEnv } from '../config.js';
@@ -14,12 +15,15 @@ export interface RequestBounds {
   maxJsonDepth: number;
   /** MCP_MAX_BATCH: messages in one legacy (2025-03-26) batch; the seed tutorial's clients send at most 32. */
   maxBatch: number;
+  /** MCP_MAX_RESUMED_STREAMS: streams one caller follows at once on an instance (lib/http/resume.ts). */
+  maxResumedStreams: number;
 }
 
 export const DEFAULT_REQUEST_BOUNDS: Readonly<RequestBounds> = Object.freeze({
   maxBodyBytes: 4 * 1024 * 1024,
   maxJsonDepth: 64,
   maxBatch: 32,
+  maxResumedStreams: 10,
 });
 
 
@@ -28,11 +32,13 @@ export function readRequestBounds(env: Env): RequestBounds {
     maxBodyBytes: integerEnv(env, 'MCP_MAX_BODY_BYTES', DEFAULT_REQUEST_BOUNDS.maxBodyBytes),
     maxJsonDepth: integerEnv(env, 'MCP_MAX_JSON_DEPTH', DEFAULT_REQUEST_BOUNDS.maxJsonDepth),
     maxBatch: integerEnv(env, 'MCP_MAX_BATCH', DEFAULT_REQUEST_BOUNDS.maxBatch),
+    maxResumedStreams: integerEnv(env, 'MCP_MAX_RESUMED_STREAMS', DEFAULT_REQUEST_BOUNDS.maxResumedStreams),
   };
 }
 
 /** One line for the start-up log. */
 export function describeRequestBounds(bounds: RequestBounds): string {
   return `request bounds: body ${bounds.maxBodyBytes} bytes (MCP_MAX_BODY_BYTES), JSON depth ${bounds.maxJsonDepth} `
-    + `(MCP_MAX_JSON_DEPTH), batch ${bounds.maxBatch} messages (MCP_MAX_BATCH)`;
+    + `(MCP_MAX_JSON_DEPTH), batch ${bounds.maxBatch} messages (MCP_MAX_BATCH), ${bounds.maxResumedStreams} resumed streams `
+    + 'per caller (MCP_MAX_RESUMED_STREAMS)';
 }

@@ -9,6 +9,7 @@ import { StreamableHTTPClientTransport as V1Transport } from '@modelcontextproto
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { createMcpHandler } from '../../api/mcp.js';
 import { createApp } from '../../lib/app.js';
+import { DEFAULT_REQUEST_BOUNDS } from '../../lib/http/bounds.js';
 import { createConformanceHandler } from '../fixtures/conformance-handler.js';
 import { post, postModern } from '../support/rpc.js';
 import { LEGACY_VERSION, MODERN_VERSION, connectHttp, createV2Client, recordTraffic } from '../support/sdk.js';
@@ -86,7 +87,7 @@ describe('which version a reply names', () => {
     expect([mismatch.status, versionOf(mismatch)]).toEqual([400, MODERN_VERSION]);
     const notInThisVersion = await post(server.mcpUrl, [{ jsonrpc: '2.0', id: 1, method: 'ping' }], { 'mcp-protocol-version': '2025-06-18' });
     expect([notInThisVersion.status, versionOf(notInThisVersion)]).toEqual([400, '2025-06-18']);
-    const small = await startTestServer(createMcpHandler(createApp({ definitions: [], origin: { local: true, allowedOrigins: new Set() } }), { maxBodyBytes: 1 << 20, maxJsonDepth: 64, maxBatch: 2 }));
+    const small = await startTestServer(createMcpHandler(createApp({ definitions: [], origin: { local: true, allowedOrigins: new Set() } }), { ...DEFAULT_REQUEST_BOUNDS, maxBodyBytes: 1 << 20, maxBatch: 2 }));
     try {
       const pings = [1, 2, 3].map((id) => ({ jsonrpc: '2.0', id, method: 'ping' }));
       const oversized = await post(small.mcpUrl, pings, { 'mcp-protocol-version': '2025-03-26' });

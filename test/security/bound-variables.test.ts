@@ -10,15 +10,16 @@ import { createLimitsFromEnv } from '../../lib/limits/index.js';
 afterEach(() => vi.restoreAllMocks());
 
 describe('defaults', () => {
-  test('absent variables mean 4 MiB bodies, JSON 64 deep, batches of 32 and 1 MiB agent replies', () => {
-    expect(readRequestBounds({})).toEqual({ maxBodyBytes: 4 * 1024 * 1024, maxJsonDepth: 64, maxBatch: 32 });
+  test('absent variables mean 4 MiB bodies, JSON 64 deep, batches of 32, 10 resumed streams a caller and 1 MiB agent replies', () => {
+    expect(readRequestBounds({})).toEqual({ maxBodyBytes: 4 * 1024 * 1024, maxJsonDepth: 64, maxBatch: 32, maxResumedStreams: 10 });
     expect(DEFAULT_REQUEST_BOUNDS).toEqual(readRequestBounds({}));
     expect(readAgentMaxReplyBytes({})).toBe(1024 * 1024);
     expect(DEFAULT_MAX_REPLY_BYTES).toBe(1024 * 1024);
   });
 
   test('set variables are used', () => {
-    expect(readRequestBounds({ MCP_MAX_BODY_BYTES: '1000', MCP_MAX_JSON_DEPTH: '8', MCP_MAX_BATCH: '4' })).toEqual({ maxBodyBytes: 1000, maxJsonDepth: 8, maxBatch: 4 });
+    expect(readRequestBounds({ MCP_MAX_BODY_BYTES: '1000', MCP_MAX_JSON_DEPTH: '8', MCP_MAX_BATCH: '4', MCP_MAX_RESUMED_STREAMS: '2' }))
+      .toEqual({ maxBodyBytes: 1000, maxJsonDepth: 8, maxBatch: 4, maxResumedStreams: 2 });
     expect(readAgentMaxReplyBytes({ AGENT_MAX_REPLY_BYTES: '2048' })).toBe(2048);
   });
 });
@@ -28,6 +29,7 @@ describe('a bad value names its variable', () => {
     ['MCP_MAX_BODY_BYTES', '4MB'],
     ['MCP_MAX_JSON_DEPTH', '0'],
     ['MCP_MAX_BATCH', '-1'],
+    ['MCP_MAX_RESUMED_STREAMS', 'lots'],
   ])('%s=%s is a TypeError', (name, value) => {
     expect(() => readRequestBounds({ [name]: value })).toThrow(new TypeError(`${name} must be a positive integer, got "${value}".`));
   });
@@ -52,6 +54,6 @@ test('start-up prints the request bounds and the memory store budget', () => {
   const info = vi.spyOn(console, 'info').mockImplementation(() => undefined);
   createDefaultApp({ MCP_MAX_BATCH: '8', MEMORY_STORE_MAX_ENTRIES: '500' });
   const lines = info.mock.calls.map((c) => String(c[0]));
-  expect(lines).toContain('[agent-mcp] request bounds: body 4194304 bytes (MCP_MAX_BODY_BYTES), JSON depth 64 (MCP_MAX_JSON_DEPTH), batch 8 messages (MCP_MAX_BATCH)');
+  expect(lines).toContain('[agent-mcp] request bounds: body 4194304 bytes (MCP_MAX_BODY_BYTES), JSON depth 64 (MCP_MAX_JSON_DEPTH), batch 8 messages (MCP_MAX_BATCH), 10 resumed streams per caller (MCP_MAX_RESUMED_STREAMS)');
   expect(lines.find((l) => l.includes('store: memory'))).toContain('at most 67108864 bytes and 500 entries');
 });
