@@ -57,6 +57,8 @@ export const storeKeys = {
   taskEnd: (owner: string, taskId: string) => keyOf('task-end', owner, taskId),
   taskInput: (owner: string, taskId: string, key: string) => keyOf('task-input', owner, taskId, key),
   taskRound: (owner: string, taskId: string, round: number) => keyOf('task-round', owner, taskId, String(round)),
+  /** A multi-round requestState that was used, by its digest: each is used once (server/dispatch.ts). */
+  usedRequestState: (caller: string, digest: string) => keyOf('mrtr-used', caller, digest),
   /** The ids of the tasks a caller made in one window of TASK_TTL_MS, for the legacy tasks/list (lib/tasks/quota.ts). */
   taskIndex: (owner: string, window: number) => keyOf('tasks', owner, String(window)),
   /** How many tasks a quota owner (taskQuotaOf; '' for the anonymous pool) asked for in one window, and how many were refused. */
