@@ -6,11 +6,11 @@
  */
 
 import { spawn, type ChildProcess } from 'node:child_process';
-import { request as httpRequest } from 'node:http';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { createDefaultApp } from '../../lib/app.js';
 import { startIssuer, type TestIssuer } from '../support/issuer.js';
+import { sendWithHost } from '../support/rpc.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 
@@ -40,22 +40,9 @@ afterAll(async () => {
 const now = () => Math.floor(Date.now() / 1000);
 const tokenFor = (aud: string) => issuer.mint({ iss: issuer.issuer, aud, sub: 'alice', scope: 'agents:chat', iat: now(), exp: now() + 120 });
 
-/** A raw request to the server with any Host header (fetch will not send a forged one). */
-function send(path: string, host: string, method: 'GET' | 'POST', headers: Record<string, string> = {}): Promise<{ status: number; body: string }> {
-  const { port } = new URL(origin);
-  return new Promise((resolve, reject) => {
-    const req = httpRequest({
-      host: '127.0.0.1', port, path, method,
-      headers: { host, 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2025-11-25', ...headers },
-    }, (res) => {
-      let body = '';
-      res.on('data', (chunk) => (body += chunk));
-      res.on('end', () => resolve({ status: res.statusCode!, body }));
-    });
-    req.on('error', reject);
-    req.end(method === 'POST' ? '{"jsonrpc":"2.0","id":1,"method":"tools/list"}' : undefined);
-  });
-}
+/** A request to the server naming any Host; a POST is tools/list. */
+const send = (path: string, host: string, method: 'GET' | 'POST', headers: Record<string, string> = {}) =>
+  sendWithHost(origin, path, host, method, { 'mcp-protocol-version': '2025-11-25', ...headers }, '{"jsonrpc":"2.0","id":1,"method":"tools/list"}');
 
 describe('npm start with AUTH_ISSUER and no PUBLIC_URL or AUTH_AUDIENCE', () => {
   test('a token minted for another loopback port is refused, even when the Host names that port', async () => {

@@ -4,11 +4,10 @@
  */
 
 import { connect } from 'node:net';
-import { request as httpRequest } from 'node:http';
 import { afterAll, beforeAll, describe, expect, test, vi } from 'vitest';
 import { startLocalServer } from '../../scripts/local-server.js';
 import { createConformanceHandler } from '../fixtures/conformance-handler.js';
-import { post, postModern } from '../support/rpc.js';
+import { post, postModern, sendWithHost } from '../support/rpc.js';
 
 const LEGACY = { 'mcp-protocol-version': '2025-11-25' };
 const ROUTES = ['/', '/mcp', '/api/mcp', '/mcp/server-card', '/.well-known/mcp.json', '/.well-known/oauth-protected-resource',
@@ -34,18 +33,7 @@ beforeAll(async () => {
 afterAll(() => server?.close());
 
 /** A raw request with any Host header (fetch will not send a forged one). */
-function rawGet(path: string, host: string, method = 'GET'): Promise<{ status: number; body: string }> {
-  const { port } = new URL(server.url);
-  return new Promise((resolve, reject) => {
-    const req = httpRequest({ host: '127.0.0.1', port, path, method, headers: { host, 'content-type': 'application/json', accept: 'application/json, text/event-stream' } }, (res) => {
-      let body = '';
-      res.on('data', (chunk) => (body += chunk));
-      res.on('end', () => resolve({ status: res.statusCode!, body }));
-    });
-    req.on('error', reject);
-    req.end(method === 'POST' ? '{"jsonrpc":"2.0","id":1,"method":"ping"}' : undefined);
-  });
-}
+const rawGet = (path: string, host: string, method = 'GET') => sendWithHost(server.url, path, host, method);
 
 describe('a Host header that is not a valid host[:port]', () => {
   test.each(ROUTES)('Host: localhost:99999 on %s gets 400 with a JSON-RPC error, never a 500', async (path) => {
