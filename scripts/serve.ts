@@ -81,7 +81,8 @@ try {
   throw error;
 }
 // PORT=0 asked the system for a port: from here on the handlers know which (no request reached them before).
-env.PORT = new URL(url).port;
+// A URL leaves out http's default port.
+env.PORT = new URL(url).port || '80';
 
 console.log(`agent-mcp listening on ${url}
   MCP endpoint   ${url}/mcp   (also ${url}/api/mcp)${config.publicUrl ? `; public URL ${config.publicUrl}/mcp` : ''}
