@@ -14,7 +14,7 @@ import { checkAccept, checkContentType } from '../lib/http/negotiate.js';
 import { createOriginCheck } from '../lib/http/origin.js';
 import { errorReply, methodNotAllowed } from '../lib/http/replies.js';
 import { protocolVersionHeader } from '../lib/http/protocol-version.js';
-import { resumeStream } from '../lib/http/resume.js';
+import { createResumptions, resumeStream } from '../lib/http/resume.js';
 import { serveLegacy, serveModern, type ServeDeps } from '../lib/http/serve.js';
 import { createCallSlots } from '../lib/limits/concurrency.js';
 import { createLazyHealthHandler, DEFAULT_HEALTH_TIMEOUT_MS, isHealthProbe } from '../lib/observe/health-route.js';
@@ -39,6 +39,7 @@ export function createMcpHandler(app: App, bounds: RequestBounds = app.bounds ??
     store: app.store,
     sessions: app.sessions,
     limits: app.limits,
+    bounds,
     errorHeaders: app.auth?.errorHeaders,
     calls: app.calls ?? createCallSlots(),
     maxStreamLogBytes: bounds.maxStreamLogBytes,
@@ -46,6 +47,7 @@ export function createMcpHandler(app: App, bounds: RequestBounds = app.bounds ??
   const { checkOrigin, isAllowedOrigin } = createOriginCheck(app.origin);
   const { byIp: limitByIp, byPrincipal: limitByPrincipal } = app.limits ?? {};
   const checkBatch = createBatchCheck(bounds.maxBatch, app.limits);
+  const resumptions = createResumptions(bounds.maxResumedStreams);
   const report = createReport(app.requestLog ?? false);
   const health = createLazyHealthHandler({
     name: SERVER_INFO.name, version: SERVER_INFO.version, store: app.store, auth: app.auth?.config, mounts: app.mounts, timeoutMs: app.healthTimeoutMs ?? DEFAULT_HEALTH_TIMEOUT_MS,
@@ -81,7 +83,7 @@ export function createMcpHandler(app: App, bounds: RequestBounds = app.bounds ??
   async function resume(request: Request, principal: Principal | undefined): Promise<Response> {
     const session = await app.sessions.read(request, principal);
     if (session instanceof Response) return session;
-    return resumeStream(request, deps.store, callerKey(principal, session));
+    return resumeStream(request, deps.store, callerKey(principal, session), resumptions);
   }
 
   return async function handleMcp(request) {

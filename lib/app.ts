@@ -10,7 +10,7 @@ import { ADDITIONS_ORIGIN, additionDefinitions } from './define/additions.js';
 import type { Additions } from './define/index.js';
 import { readConfig } from './config.js';
 import { INSTRUCTIONS, SERVER_INFO } from './identity.js';
-import type { OriginPolicy } from './http/origin.js';
+import { originPolicyOf, type OriginPolicy } from './http/origin.js';
 import { createSessions, type Sessions } from './http/session.js';
 import { createDispatcher, type Dispatch } from './server/dispatch.js';
 import { InProcessTransport } from './server/in-process.js';
@@ -22,7 +22,7 @@ import { MemoryStore } from './store/memory.js';
 import type { Store } from './store/types.js';
 import { createLimitsFromEnv, type RequestLimits } from './limits/index.js';
 import { createCallSlots, readMaxConcurrentCalls, type CallSlots } from './limits/concurrency.js';
-import { createBearerAuth, readAuthConfig, type BearerAuth } from './auth/index.js';
+import { createBearerAuth, readAuthConfig, requireAudienceSource, type BearerAuth } from './auth/index.js';
 import { readPayConfig } from './pay/config.js';
 import { createPaymentEngine } from './pay/engine.js';
 import { withPaidTool } from './pay/with-payment.js';
@@ -135,6 +135,7 @@ export function createDefaultApp(env: Record<string, string | undefined> = proce
   // On Vercel the edge sets the client's address in headers; elsewhere only the socket's can be trusted.
   const calls = createCallSlots(readMaxConcurrentCalls(env), { trustForwarded: Boolean(env.VERCEL) });
   const authConfig = readAuthConfig(env);
+  if (authConfig) requireAudienceSource(authConfig, config, env);
   const auth = authConfig ? createBearerAuth(authConfig, env) : undefined;
   const pay = readPayConfig(env);
   // The demo agent reaches the app it belongs to, which exists once createApp returns. It lists as a caller
@@ -170,6 +171,6 @@ export function createDefaultApp(env: Record<string, string | undefined> = proce
     defaultScopes: authConfig?.scopes,
     instructions: INSTRUCTIONS,
     stateSecret: config.stateSecret,
-    origin: { local: config.local, publicOrigin: config.publicUrl, allowedOrigins: new Set(config.allowedOrigins) },
+    origin: originPolicyOf(config),
   });
 }

@@ -27,16 +27,19 @@ function readPort(env: Env): number {
   return port;
 }
 
-/** Every function's handler, built now so that a bad setting fails here rather than on the first request. */
-function buildFunctions(): { config: Config; functions: Record<string, FetchHandler> } {
+/**
+ * Every function's handler, built now so that a bad setting fails here rather than on the first request. They read
+ * `env`, whose PORT is the port served: served locally, the URLs they advertise and the token audience use it.
+ */
+function buildFunctions(env: Env): { config: Config; functions: Record<string, FetchHandler> } {
   try {
-    const config = readConfig();
+    const config = readConfig(env);
     return {
       config,
       functions: {
-        '/api/mcp': createMcpHandler(createDefaultApp()),
-        '/api/wk-mcp': createDiscoveryHandler(),
-        '/api/wk-oauth-protected-resource': createProtectedResourceHandler(),
+        '/api/mcp': createMcpHandler(createDefaultApp(env)),
+        '/api/wk-mcp': createDiscoveryHandler(env),
+        '/api/wk-oauth-protected-resource': createProtectedResourceHandler(env),
       },
     };
   } catch (error) {
@@ -68,7 +71,8 @@ function describeOrigins(config: Config): string {
 }
 
 const port = readPort(process.env);
-const { config, functions } = buildFunctions();
+const env: Env = { ...process.env, PORT: String(port) };
+const { config, functions } = buildFunctions(env);
 let url: string;
 try {
   ({ url } = await startLocalServer({ port, functions }));
@@ -76,8 +80,10 @@ try {
   if ((error as { code?: string }).code === 'EADDRINUSE') fail(`port ${port} is taken; set PORT to a free port (PORT=3001 npm start).`);
   throw error;
 }
+// PORT=0 asked the system for a port: from here on the handlers know which (no request reached them before).
+// A URL leaves out http's default port.
+env.PORT = new URL(url).port || '80';
 
-const env = process.env;
 console.log(`agent-mcp listening on ${url}
   MCP endpoint   ${url}/mcp   (also ${url}/api/mcp)${config.publicUrl ? `; public URL ${config.publicUrl}/mcp` : ''}
   landing page   ${url}/

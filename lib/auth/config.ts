@@ -53,3 +53,15 @@ export function readAuthConfig(env: Env): AuthConfig | undefined {
     clockToleranceSec: 30,
   };
 }
+
+/**
+ * Refuses bearer auth whose audience would follow the client's Host (RFC 8707: a token for another resource must
+ * not be accepted here): served off Vercel without PUBLIC_URL or AUTH_AUDIENCE, only a server that knows the port
+ * it listens on (PORT, set by npm start) can pin it (lib/http/public-url.ts).
+ */
+export function requireAudienceSource(config: AuthConfig, served: { local: boolean }, env: Env): void {
+  if (config.audience !== undefined || !served.local || env.PORT?.trim()) return;
+  throw new TypeError('AUTH_ISSUER is set but this server has no canonical URL for the token audience: set PUBLIC_URL '
+    + '(or AUTH_AUDIENCE), or serve it with npm start, which pins the audience to the port it listens on (PORT). Off Vercel, '
+    + 'the audience would otherwise follow the Host header a client sends.');
+}

@@ -13,7 +13,7 @@ import { bearerChallenge, challengeReply } from './challenge.js';
 import type { AuthConfig } from './config.js';
 import { createVerifier, type VerifyToken } from './verify.js';
 
-export { readAuthConfig, type AuthConfig } from './config.js';
+export { readAuthConfig, requireAudienceSource, type AuthConfig } from './config.js';
 
 type Env = Record<string, string | undefined>;
 

@@ -6,6 +6,8 @@
  */
 
 import { notPublished, serveDocument } from '../discovery/respond.js';
+import { readConfig } from '../config.js';
+import { createOriginCheck, originPolicyOf } from '../http/origin.js';
 import { MCP_PATHS, PRM_PATH, PRM_SUFFIX, mcpUrl, publicOrigin } from '../http/public-url.js';
 import { readAuthConfig } from './config.js';
 
@@ -34,10 +36,13 @@ function resourcePath(request: Request): string | undefined {
   return (MCP_PATHS as readonly string[]).includes(suffix) ? suffix : undefined;
 }
 
-/** The handler of every PRM location; 404 when auth is off. */
+/** The handler of every PRM location; 404 when auth is off. Its `resource` names the Host, checked first as the MCP endpoint checks it. */
 export function createProtectedResourceHandler(env: Env = process.env) {
   const config = readAuthConfig(env);
+  const { checkHost } = createOriginCheck(originPolicyOf(readConfig(env)));
   return async function handleProtectedResource(request: Request): Promise<Response> {
+    const refused = checkHost(request);
+    if (refused) return refused;
     if (!config) return notPublished('This server does not require authorization (AUTH_ISSUER is not set).');
     const path = resourcePath(request);
     if (!path) return notPublished('No protected resource at this path.');

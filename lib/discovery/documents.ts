@@ -6,6 +6,8 @@
 
 import { INSTRUCTIONS, SERVER_INFO } from '../identity.js';
 import { readAuthConfig, type AuthConfig } from '../auth/config.js';
+import { readConfig } from '../config.js';
+import { createOriginCheck, originPolicyOf } from '../http/origin.js';
 import { MCP_JSON_PATH, MCP_PATHS, mcpUrl, publicOrigin, resourceMetadataUrl } from '../http/public-url.js';
 import { MODERN_VERSION, SUPPORTED_VERSIONS } from '../protocol/revisions.js';
 import { serveDocument } from './respond.js';
@@ -65,10 +67,16 @@ export function serverCard(origin: string) {
   };
 }
 
-/** The handler of both documents; configuration is read once, here. */
+/**
+ * The handler of both documents; configuration is read once, here. Both name the Host a request reached, so the
+ * Host is checked as the MCP endpoint checks it (an authority; served locally, a loopback name) before it is used.
+ */
 export function createDiscoveryHandler(env: Env = process.env) {
   const auth = readAuthConfig(env);
-  return function handleDiscovery(request: Request): Promise<Response> {
+  const { checkHost } = createOriginCheck(originPolicyOf(readConfig(env)));
+  return async function handleDiscovery(request: Request): Promise<Response> {
+    const refused = checkHost(request);
+    if (refused) return refused;
     const url = new URL(request.url);
     const origin = publicOrigin(request, env);
     const card = url.searchParams.get('doc') === 'card' || MCP_PATHS.some((p) => url.pathname === `${p}/server-card`);

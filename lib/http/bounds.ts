@@ -1,7 +1,7 @@
 /**
  * Bounds on what one POST may hold (README "Security model"): body bytes, JSON nesting depth and legacy batch
- * size; and on what its reply may leave behind: the bytes of a resumable stream's event log. Read once at
- * start-up; a bad value is a TypeError naming the variable.
+ * size; on what its reply may leave behind: the bytes of a resumable stream's event log; and on the resumed streams
+ * (GET + Last-Event-ID) one caller follows. Read once at start-up; a bad value is a TypeError naming the variable.
  */
 
 import { integerEnv } from '../config.js';
@@ -17,6 +17,8 @@ export interface RequestBounds {
   maxBatch: number;
   /** MCP_MAX_STREAM_LOG_BYTES: events kept for a 2025-11-25 client to resume a stream (lib/http/sse.ts). */
   maxStreamLogBytes: number;
+  /** MCP_MAX_RESUMED_STREAMS: streams one caller follows at once on an instance (lib/http/resume.ts). */
+  maxResumedStreams: number;
 }
 
 export const DEFAULT_REQUEST_BOUNDS: Readonly<RequestBounds> = Object.freeze({
@@ -24,6 +26,7 @@ export const DEFAULT_REQUEST_BOUNDS: Readonly<RequestBounds> = Object.freeze({
   maxJsonDepth: 64,
   maxBatch: 32,
   maxStreamLogBytes: 1024 * 1024,
+  maxResumedStreams: 10,
 });
 
 
@@ -33,6 +36,7 @@ export function readRequestBounds(env: Env): RequestBounds {
     maxJsonDepth: integerEnv(env, 'MCP_MAX_JSON_DEPTH', DEFAULT_REQUEST_BOUNDS.maxJsonDepth),
     maxBatch: integerEnv(env, 'MCP_MAX_BATCH', DEFAULT_REQUEST_BOUNDS.maxBatch),
     maxStreamLogBytes: integerEnv(env, 'MCP_MAX_STREAM_LOG_BYTES', DEFAULT_REQUEST_BOUNDS.maxStreamLogBytes),
+    maxResumedStreams: integerEnv(env, 'MCP_MAX_RESUMED_STREAMS', DEFAULT_REQUEST_BOUNDS.maxResumedStreams),
   };
 }
 
@@ -40,5 +44,5 @@ export function readRequestBounds(env: Env): RequestBounds {
 export function describeRequestBounds(bounds: RequestBounds): string {
   return `request bounds: body ${bounds.maxBodyBytes} bytes (MCP_MAX_BODY_BYTES), JSON depth ${bounds.maxJsonDepth} `
     + `(MCP_MAX_JSON_DEPTH), batch ${bounds.maxBatch} messages (MCP_MAX_BATCH), stream log ${bounds.maxStreamLogBytes} bytes `
-    + '(MCP_MAX_STREAM_LOG_BYTES)';
+    + `(MCP_MAX_STREAM_LOG_BYTES), ${bounds.maxResumedStreams} resumed streams per caller (MCP_MAX_RESUMED_STREAMS)`;
 }

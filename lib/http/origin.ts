@@ -4,6 +4,8 @@
  * origin or one listed in MCP_ALLOWED_ORIGINS. Requests without an Origin (non-browser clients) pass.
  */
 
+import type { Config } from '../config.js';
+import { parseAuthority, type Authority } from './authority.js';
 import { refuse } from './replies.js';
 
 export interface OriginPolicy {
@@ -14,11 +16,13 @@ export interface OriginPolicy {
   allowedOrigins: ReadonlySet<string>;
 }
 
-const LOOPBACK = new Set(['localhost', '127.0.0.1', '[::1]', '::1']);
-
-function hostnameOf(host: string): string {
-  return host.startsWith('[') ? host.slice(0, host.indexOf(']') + 1) : host.split(':')[0]!;
+/** The policy the configuration sets (README "Environment": PUBLIC_URL, VERCEL, MCP_ALLOWED_ORIGINS). */
+export function originPolicyOf(config: Config): OriginPolicy {
+  return { local: config.local, publicOrigin: config.publicUrl, allowedOrigins: new Set(config.allowedOrigins) };
 }
+
+/** Loopback names as a URL spells its hostname. */
+const LOOPBACK = new Set(['localhost', '127.0.0.1', '[::1]']);
 
 function isLoopbackOrigin(origin: string): boolean {
   try {
@@ -37,17 +41,28 @@ export function createOriginCheck(policy: OriginPolicy) {
     return host != null && origin === `https://${host}`;
   }
 
-  /** 403 for a foreign Host (served locally) or Origin; undefined when the request may go on. */
+  /** The request's Host as an authority, or 400 when it is not one (RFC 9112 §3.2), 403 when foreign (served locally). */
+  function readHost(request: Request): Authority | Response {
+    const authority = parseAuthority(request.headers.get('host') ?? new URL(request.url).host);
+    if (!authority) return refuse(400, 'Bad Request: the Host header is not a valid host[:port].');
+    if (policy.local && !LOOPBACK.has(authority.hostname)) return refuse(403, 'Forbidden: this host is not served here (only loopback hosts are, locally).');
+    return authority;
+  }
+
+  /** The Host half of checkOrigin, for handlers that put the Host into what they answer (discovery documents). */
+  function checkHost(request: Request): Response | undefined {
+    const host = readHost(request);
+    return host instanceof Response ? host : undefined;
+  }
+
+  /** 400/403 for a Host that is not an authority or is foreign, 403 for a foreign Origin; undefined when the request may go on. */
   function checkOrigin(request: Request): Response | undefined {
-    const host = request.headers.get('host') ?? new URL(request.url).host;
-    if (!URL.canParse(`http://${host}`)) return refuse(400, 'Bad Request: the Host header is not a valid host[:port].');
-    if (policy.local && !LOOPBACK.has(hostnameOf(host).toLowerCase())) {
-      return refuse(403, `Forbidden: host ${host} is not served here.`);
-    }
+    const host = readHost(request);
+    if (host instanceof Response) return host;
     const origin = request.headers.get('origin');
-    if (origin !== null && !isAllowedOrigin(origin, host)) return refuse(403, `Forbidden: origin ${origin} is not allowed.`);
+    if (origin !== null && !isAllowedOrigin(origin, host.host)) return refuse(403, `Forbidden: origin ${origin} is not allowed.`);
     return undefined;
   }
 
-  return { checkOrigin, isAllowedOrigin: (origin: string) => isAllowedOrigin(origin) };
+  return { checkHost, checkOrigin, isAllowedOrigin: (origin: string) => isAllowedOrigin(origin) };
 }

@@ -5,18 +5,18 @@
  * 2. on Vercel (`VERCEL` set), the forwarded host and protocol its edge sets for the production, branch and
  *    preview URLs alike, else VERCEL_BRANCH_URL, else VERCEL_URL, over https;
  * 3. otherwise the Host header. Forwarded headers are not trusted off Vercel: there they are the client's
- *    word, and a forged host would move the audience (RFC 8707) to another resource's URL.
+ *    word, and a forged host would move the audience (RFC 8707) to another resource's URL. For the same reason
+ *    the port is the one `npm start` listens on (PORT, which it sets once it knows it), whatever port the Host
+ *    names: another loopback port is another server, whose tokens are not ours.
  */
+
+import { parseAuthority } from './authority.js';
 
 type Env = Record<string, string | undefined>;
 
-/** A bare `host[:port]` (RFC 3986 reg-name or IP literal); anything else is not used to build URLs. */
-const HOST = /^(?:[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?)*|\[[0-9A-Fa-f:.]+\])(?::\d{1,5})?$/;
-
+/** The first of a comma-separated list of hosts, when it is an authority (authority.ts); anything else is not used. */
 function firstHost(value: string | null | undefined): string | undefined {
-  const host = value?.split(',')[0]?.trim();
-  // The pattern allows any 5 digits; URL.canParse refuses a port above 65535.
-  return host && HOST.test(host) && URL.canParse(`http://${host}`) ? host.toLowerCase() : undefined;
+  return parseAuthority(value?.split(',')[0]?.trim())?.host;
 }
 
 function forwardedProto(request: Request): string {
@@ -34,7 +34,17 @@ export function publicOrigin(request: Request, env: Env = process.env): string {
     if (host) return `${forwardedProto(request)}://${host}`;
   }
   const host = firstHost(request.headers.get('host'));
-  return host ? `${url.protocol}//${host}` : url.origin;
+  if (!host) return url.origin;
+  const origin = new URL(`${url.protocol}//${host}`);
+  const served = servedPort(env);
+  if (!env.VERCEL && served !== undefined) origin.port = served;
+  return origin.origin;
+}
+
+/** The port `npm start` serves (PORT), when it is one. */
+function servedPort(env: Env): string | undefined {
+  const port = env.PORT?.trim();
+  return port && /^\d{1,5}$/.test(port) && Number(port) > 0 && Number(port) <= 65_535 ? port : undefined;
 }
 
 /** The MCP endpoint paths a deployment serves (vercel.json rewrites /mcp to /api/mcp). */

@@ -19,6 +19,7 @@ import type { Dispatch } from '../server/dispatch.js';
 import type { RequestLimits } from '../limits/index.js';
 import type { Observation } from '../observe/observation.js';
 import type { Store } from '../store/types.js';
+import type { RequestBounds } from './bounds.js';
 import { frameCall } from './frame.js';
 import { legacyReplyVersion, withProtocolVersion } from './protocol-version.js';
 import { accepted, errorReply, jsonReply } from './replies.js';
@@ -30,6 +31,8 @@ export interface ServeDeps {
   sessions: Sessions;
   /** The rate limits, which a chat call's nested agent turns are charged to as well. */
   limits?: RequestLimits;
+  /** The body's bounds, which a payment header's decoded payload is held to as well. */
+  bounds: Pick<RequestBounds, 'maxBodyBytes' | 'maxJsonDepth'>;
   /** Headers for an error reply of this request, e.g. the insufficient_scope challenge of a 403. */
   errorHeaders?(request: Request, error: { code: number; data?: unknown }): Record<string, string> | undefined;
   /** Each caller's share of concurrent calls (MCP_MAX_CONCURRENT_CALLS): a call takes a slot while it runs. */
@@ -82,7 +85,7 @@ export async function serveLegacy(
     const answered = replies.filter((r): r is JsonRpcResponse => r !== undefined);
     return withProtocolVersion(answered.length ? jsonReply(answered) : accepted(), classified.version);
   }
-  const paid = applyHeaderPayment(request.headers, classified.messages[0]);
+  const paid = applyHeaderPayment(request.headers, classified.messages[0], deps.bounds);
   if (paid.kind === 'refused') return refusePayment('legacy', classified.messages[0], paid.reason, legacyReplyVersion(classified.messages[0], classified.version));
   const { message } = paid;
   // Only a caller the server recognises may resume a stream, so only its streams are logged (SEP-1699).
@@ -107,7 +110,7 @@ export async function serveModern(request: Request, classified: Ok<'modern'>, de
   observation.noteCaller(principal, undefined);
   const version = classified.meta.protocolVersion;
   if (!('id' in classified.message)) return withProtocolVersion(accepted(), version);
-  const paid = applyHeaderPayment(request.headers, classified.message);
+  const paid = applyHeaderPayment(request.headers, classified.message, deps.bounds);
   if (paid.kind === 'refused') return refusePayment('modern', classified.message, paid.reason, version);
   const message = paid.message as typeof classified.message;
   const starting = observation.begin();

@@ -3,6 +3,9 @@
  * start-up without loading any x402 code; a bad value throws naming the variable.
  */
 
+import { readRequestBounds } from '../http/bounds.js';
+import type { PayloadBounds } from './payload.js';
+
 type Env = Record<string, string | undefined>;
 
 export interface PayConfig {
@@ -15,6 +18,8 @@ export interface PayConfig {
   facilitatorUrl: string;
   /** How long a signed authorization stays valid for the payer (PaymentRequirements.maxTimeoutSeconds). */
   maxTimeoutSeconds: number;
+  /** A base64 payment, decoded, is held to the body's bounds (MCP_MAX_BODY_BYTES, MCP_MAX_JSON_DEPTH). */
+  payloadBounds: PayloadBounds;
 }
 
 export const DEFAULT_PRICE = '$0.01';
@@ -69,5 +74,11 @@ export function readPayConfig(env: Env): PayConfig | undefined {
     network: readNetwork(env.X402_NETWORK),
     facilitatorUrl: readFacilitatorUrl(env.X402_FACILITATOR_URL),
     maxTimeoutSeconds: 300,
+    payloadBounds: payloadBoundsOf(env),
   };
+}
+
+function payloadBoundsOf(env: Env): PayloadBounds {
+  const { maxBodyBytes, maxJsonDepth } = readRequestBounds(env);
+  return { maxBodyBytes, maxJsonDepth };
 }

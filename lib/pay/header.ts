@@ -10,7 +10,7 @@
  */
 
 import { isObject, isRequest } from '../protocol/jsonrpc.js';
-import { PAYMENT_HEADERS, PAYMENT_META_KEY, PAYMENT_META_KEY_DOTTED, readPaymentValue } from './payload.js';
+import { PAYMENT_HEADERS, PAYMENT_META_KEY, PAYMENT_META_KEY_DOTTED, readPaymentValue, type PayloadBounds } from './payload.js';
 
 export type HeaderPayment =
   | { kind: 'message'; message: unknown }
@@ -18,16 +18,17 @@ export type HeaderPayment =
 
 const isToolCall = (message: unknown) => isRequest(message) && message.method === 'tools/call';
 
-/** The same payment, whatever its encoding (object or base64 JSON). */
-function samePayment(a: unknown, b: unknown): boolean {
-  const [x, y] = [readPaymentValue(a), readPaymentValue(b)];
+/** The same payment, whatever its encoding (object or base64 JSON within `bounds`). */
+function samePayment(a: unknown, b: unknown, bounds: PayloadBounds): boolean {
+  if (a === b) return true;
+  const [x, y] = [readPaymentValue(a, bounds), readPaymentValue(b, bounds)];
   return x.kind === 'payload' && y.kind === 'payload' && JSON.stringify(x.payload) === JSON.stringify(y.payload);
 }
 
 /** The payment header of a request, if any; refused when two headers disagree. */
-function headerPayment(headers: Headers): { value?: string } | { refused: string } {
+function headerPayment(headers: Headers, bounds: PayloadBounds): { value?: string } | { refused: string } {
   const values = PAYMENT_HEADERS.map((name) => headers.get(name)).filter((v): v is string => v !== null && v.trim() !== '');
-  if (values.length === 2 && !samePayment(values[0], values[1])) {
+  if (values.length === 2 && !samePayment(values[0], values[1], bounds)) {
     return { refused: 'X-PAYMENT and PAYMENT-SIGNATURE carry different payments; send one payment per call.' };
   }
   return { value: values[0] };
@@ -40,17 +41,20 @@ export function refuseBatchPayment(headers: Headers, messages: unknown[]): strin
     + `Send paid calls one per request, or put each payment in its call's params._meta["${PAYMENT_META_KEY}"].`;
 }
 
-/** `message` with the header's payment in `params._meta`, unchanged when there is none or it is not a tools/call. */
-export function applyHeaderPayment(headers: Headers, message: unknown): HeaderPayment {
+/**
+ * `message` with the header's payment in `params._meta`, unchanged when there is none or it is not a tools/call.
+ * `bounds` are the body's: a header payment is decoded within them when it must be compared with another.
+ */
+export function applyHeaderPayment(headers: Headers, message: unknown, bounds: PayloadBounds): HeaderPayment {
   if (!isToolCall(message)) return { kind: 'message', message };
-  const found = headerPayment(headers);
+  const found = headerPayment(headers, bounds);
   if ('refused' in found) return { kind: 'refused', reason: found.refused };
   if (found.value === undefined) return { kind: 'message', message };
   const params = (message as { params?: Record<string, unknown> }).params ?? {};
   const meta = isObject(params._meta) ? params._meta : {};
   const inMeta = meta[PAYMENT_META_KEY] ?? meta[PAYMENT_META_KEY_DOTTED];
   if (inMeta !== undefined && inMeta !== null) {
-    if (samePayment(inMeta, found.value)) return { kind: 'message', message };
+    if (samePayment(inMeta, found.value, bounds)) return { kind: 'message', message };
     return { kind: 'refused', reason: `The payment header and params._meta["${PAYMENT_META_KEY}"] carry different payments; send one payment per call.` };
   }
   return {

@@ -25,7 +25,7 @@ export function withPayment<Input extends z.ZodType>(tool: ToolDefinition<Input>
   const resource = { url: `mcp://tool/${tool.name}`, description: `Tool: ${tool.name}`, mimeType: 'application/json' };
 
   async function runPaid(args: z.output<Input>, ctx: RequestContext): Promise<ToolResult | InputRequired> {
-    const input = readPayment(ctx.meta);
+    const input = readPayment(ctx.meta, engine.config.payloadBounds);
     if (input.kind === 'none') return paymentRequired(engine, resource, 'Payment required to access this tool');
     if (input.kind === 'invalid') return paymentRequired(engine, resource, input.reason);
     const { payload } = input;

@@ -88,15 +88,34 @@ export const storeKeys = {
   taskEnd: (owner: string, taskId: string) => keyOf('task-end', owner, taskId),
   taskInput: (owner: string, taskId: string, key: string) => keyOf('task-input', owner, taskId, key),
   taskRound: (owner: string, taskId: string, round: number) => keyOf('task-round', owner, taskId, String(round)),
+  /** A multi-round requestState that was used, by its digest: each is used once (server/dispatch.ts). */
+  usedRequestState: (caller: string, digest: string) => keyOf('mrtr-used', caller, digest),
   /** The ids of the tasks a caller made in one window of TASK_TTL_MS, for the legacy tasks/list (lib/tasks/quota.ts). */
   taskIndex: (owner: string, window: number) => keyOf('tasks', owner, String(window)),
-  /** How many tasks a caller asked for in one window, and how many of those it was refused (lib/tasks/quota.ts). */
+  /** How many tasks a quota owner (taskQuotaOf; '' for the anonymous pool) asked for in one window, and how many were refused. */
   taskCount: (owner: string, window: number) => keyOf('task-count', owner, String(window)),
   taskRefused: (owner: string, window: number) => keyOf('task-refused', owner, String(window)),
 };
 
 /** A key of a deployment's own per-caller state (stateOwnerOf): apart from every key agent-mcp itself keeps. */
 export const ownStateKey = (owner: string, parts: string[]) => keyOf('own', owner, ...parts);
+
+/** Whom a new task counts against (lib/tasks/quota.ts). */
+export interface TaskQuota {
+  /** The owner held to TASK_MAX_PER_CALLER: the principal (whatever session it uses), else an issued session. */
+  caller?: string;
+  /** True for a caller without a principal: it also counts against the anonymous pool (TASK_MAX_ANONYMOUS). */
+  anonymous: boolean;
+}
+
+/**
+ * A principal's tasks count against its own bound, whatever session it calls from; a caller without one counts
+ * against the anonymous pool on both wires, since a session costs nothing to open, and a session the server issued
+ * it is held to its own bound within that pool. Who may read a task is its owner (taskOwnerOf), unchanged.
+ */
+export function taskQuotaOf(principal: Subject, caller: string | undefined): TaskQuota {
+  return { caller: stateOwnerOf(principal, caller), anonymous: principal === undefined };
+}
 
 /**
  * The owner of a task: the caller (principal and/or issued session), '' for a caller with neither. Such an

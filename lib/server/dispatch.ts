@@ -15,6 +15,7 @@ import { META_SERVER_INFO } from '../protocol/meta.js';
 import { DIRECTORY_READ, SKILLS_GET, SKILLS_LIST } from '../protocol/skills.js';
 import { MRTR_METHODS, isLogLevel, servesMethod } from '../protocol/methods.js';
 import { storeFailureSentence, StoreUnavailableError } from '../store/types.js';
+import { sha256Hex } from '../digest.js';
 import { storeKeys } from './caller.js';
 import { Cancellation } from './cancellation.js';
 import { deliverClientResponse } from './client-requests.js';
@@ -107,7 +108,7 @@ async function runRequest(
   const binding = { principal, method: message.method, params };
   let round: { inputResponses?: Record<string, unknown>; requestState?: unknown } = {};
   if (call.era === 'modern' && MRTR_METHODS.has(message.method)) {
-    round = await readRound(server, binding, params);
+    round = await readRound(server, binding, params, call);
   }
 
   const cancellation = watched ?? new Cancellation(call.signal);
@@ -139,12 +140,19 @@ async function readRound(
   server: Server,
   binding: { principal: string; method: string; params: Record<string, unknown> },
   params: Record<string, unknown>,
+  call: CallContext,
 ) {
   const inputResponses = isObject(params.inputResponses) ? params.inputResponses : {};
   if (params.requestState === undefined) return { inputResponses };
   const verified = await server.signer.verify(binding, params.requestState);
   if (!verified) {
     throw new McpError(INVALID_PARAMS, 'requestState is invalid, expired, or was issued for another request.');
+  }
+  // Used once: a replayed round would run the work again (a chat turn added per replay), and an anonymous
+  // caller's state is bound to no one, so whoever holds it could. The claim lives as long as the state could.
+  const used = storeKeys.usedRequestState(call.caller ?? '', await sha256Hex(params.requestState as string));
+  if (!(await call.store.claim(used, 1, Math.max(1, verified.expiresAt - Date.now())))) {
+    throw new McpError(INVALID_PARAMS, 'requestState was already used; start the request again without it.');
   }
   return { inputResponses, requestState: verified.state };
 }

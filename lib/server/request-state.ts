@@ -1,16 +1,23 @@
 /**
  * MRTR `requestState` (2026-07-28 basic/patterns/mrtr §Server Requirements): the client carries it, so it is
- * attacker-controlled. We sign it with HMAC-SHA-256 and bind it to the principal, the method and a digest of
- * the request's own params, with a short expiry; anything else fails verification.
+ * attacker-controlled. It is sealed with AES-256-GCM (an AEAD, which the spec allows beside an HMAC): nothing in it
+ * can be changed, and nothing in it (a conversation id, an earlier answer) can be read by whoever holds it, which
+ * for an anonymous caller may be anyone. Inside, it is bound to the principal, the method and a digest of the
+ * request's own params, with a short expiry; anything else fails to open. Each state is used once (the dispatcher
+ * claims it in the store for its remaining life).
  */
 
 import { isObject } from '../protocol/jsonrpc.js';
 
 const TTL_MS = 10 * 60_000;
-/** A shared HMAC secret shorter than this is guessable. */
+/** A shared secret shorter than this is guessable. */
 export const MIN_STATE_SECRET_LENGTH = 32;
 /** Params that change between MRTR rounds and so stay out of the binding digest. */
 const ROUND_PARAMS = new Set(['_meta', 'inputResponses', 'requestState']);
+/** AES-GCM's nonce: 96 random bits per state (NIST SP 800-38D §8.2.2). */
+const IV_BYTES = 12;
+/** The key is derived from the secret (RFC 5869), apart from every MAC the keyring makes with it. */
+const KEY_INFO = 'agent-mcp requestState AES-256-GCM';
 
 interface Binding {
   principal: string;
@@ -27,9 +34,10 @@ interface Payload {
 }
 
 export interface StateSigner {
+  /** A sealed token of `state`, bound to `binding`. */
   sign(binding: Binding, state: unknown): Promise<string>;
-  /** The application state when the token is intact, fresh and bound to this request; else undefined. */
-  verify(binding: Binding, token: unknown): Promise<{ state: unknown } | undefined>;
+  /** The application state and when the token expires, when it is intact, fresh and bound to this request; else undefined. */
+  verify(binding: Binding, token: unknown): Promise<{ state: unknown; expiresAt: number } | undefined>;
 }
 
 const encoder = new TextEncoder();
@@ -60,18 +68,25 @@ async function digest(params: Record<string, unknown>): Promise<string> {
   return toBase64Url(new Uint8Array(hash));
 }
 
-const HMAC = { name: 'HMAC', hash: 'SHA-256' } as const;
+const AES = { name: 'AES-GCM', length: 256 } as const;
+
+/** The sealing key: derived from `secret`, or without one a random key of this process. */
+async function sealingKey(secret: string | undefined): Promise<CryptoKey> {
+  if (secret === undefined) return crypto.subtle.generateKey(AES, false, ['encrypt', 'decrypt']) as Promise<CryptoKey>;
+  const material = await crypto.subtle.importKey('raw', encoder.encode(secret), 'HKDF', false, ['deriveKey']);
+  return crypto.subtle.deriveKey(
+    { name: 'HKDF', hash: 'SHA-256', salt: new Uint8Array(0), info: encoder.encode(KEY_INFO) }, material, AES, false, ['encrypt', 'decrypt'],
+  );
+}
 
 /**
- * A signer keyed by `secret`, or without one by a random key of this process (tokens then verify only on the
- * instance that signed them).
+ * A sealer keyed by `secret`, or without one by a random key of this process (tokens then open only on the
+ * instance that sealed them).
  */
 export function createStateSigner(secret: string | undefined, now: () => number = Date.now): StateSigner {
-  // Made on first use: most cold starts never sign or verify a requestState.
+  // Made on first use: most cold starts never seal or open a requestState.
   let made: Promise<CryptoKey> | undefined;
-  const key = () => (made ??= secret === undefined
-    ? crypto.subtle.generateKey(HMAC, false, ['sign', 'verify']) as Promise<CryptoKey>
-    : crypto.subtle.importKey('raw', encoder.encode(secret), HMAC, false, ['sign', 'verify']));
+  const key = () => (made ??= sealingKey(secret));
 
   return {
     async sign(binding, state) {
@@ -79,21 +94,21 @@ export function createStateSigner(secret: string | undefined, now: () => number 
         p: binding.principal, m: binding.method, d: await digest(binding.params), x: now() + TTL_MS,
         ...(state !== undefined ? { s: state } : {}),
       };
-      const body = toBase64Url(encoder.encode(JSON.stringify(payload)));
-      const mac = await crypto.subtle.sign('HMAC', await key(), encoder.encode(body));
-      return `${body}.${toBase64Url(new Uint8Array(mac))}`;
+      const iv = crypto.getRandomValues(new Uint8Array(IV_BYTES));
+      const sealed = await crypto.subtle.encrypt({ name: 'AES-GCM', iv }, await key(), encoder.encode(JSON.stringify(payload)));
+      return `${toBase64Url(iv)}.${toBase64Url(new Uint8Array(sealed))}`;
     },
     async verify(binding, token) {
       if (typeof token !== 'string') return undefined;
-      const [body, mac, extra] = token.split('.');
-      if (!body || !mac || extra !== undefined) return undefined;
+      const [iv, sealed, extra] = token.split('.');
+      if (!iv || !sealed || extra !== undefined) return undefined;
       try {
-        const intact = await crypto.subtle.verify('HMAC', await key(), fromBase64Url(mac), encoder.encode(body));
-        if (!intact) return undefined;
-        const payload = JSON.parse(new TextDecoder().decode(fromBase64Url(body))) as Payload;
+        // Decryption fails unless the token is exactly one this key sealed (GCM's tag).
+        const opened = await crypto.subtle.decrypt({ name: 'AES-GCM', iv: fromBase64Url(iv) }, await key(), fromBase64Url(sealed));
+        const payload = JSON.parse(new TextDecoder().decode(opened)) as Payload;
         if (payload.x < now() || payload.p !== binding.principal || payload.m !== binding.method) return undefined;
         if (payload.d !== (await digest(binding.params))) return undefined;
-        return { state: payload.s };
+        return { state: payload.s, expiresAt: payload.x };
       } catch {
         return undefined;
       }

@@ -8,7 +8,7 @@
  */
 
 import { INTERNAL_ERROR, INVALID_PARAMS, McpError } from '../protocol/errors.js';
-import { storeKeys, taskOwnerOf } from '../server/caller.js';
+import { storeKeys, taskOwnerOf, taskQuotaOf } from '../server/caller.js';
 import { Cancellation } from '../server/cancellation.js';
 import { createRequestContext, type CallContext, type CallObservation, type Outbound, type RequestContext } from '../server/context.js';
 import { findInSources, type CompiledTool, type RemoteTasks } from '../server/registry.js';
@@ -64,7 +64,8 @@ function linkUntilTask(ctx: RequestContext): RequestLink & { detach(): void } {
 
 /** -32603 naming the bound: the 2025-11-25 tasks text gives no code for it (§Resource Management, §Error Handling). */
 function tooManyTasks(slot: TaskSlot): McpError {
-  return new McpError(INTERNAL_ERROR, `Too many tasks: this caller already holds ${slot.max} (${slot.variable}); ` +
+  const holder = slot.variable === 'TASK_MAX_ANONYMOUS' ? 'callers without a principal already hold' : 'this caller already holds';
+  return new McpError(INTERNAL_ERROR, `Too many tasks: ${holder} ${slot.max} (${slot.variable}); ` +
     'try again when older tasks have expired, or call the tool without params.task.', { maxTasks: slot.max });
 }
 
@@ -75,9 +76,9 @@ export async function callAsTask(
   const remote = tool.definition.task?.remote;
   if (remote) return callAsRemoteTask(server, tool, remote, parsed, args, ctx);
   const origin = { tool: tool.definition.name, args };
-  const owner = taskOwnerOf(ctx.caller);
+  const quota = taskQuotaOf(ctx.principal, ctx.caller);
   // The legacy client asked for a task and gets one at once, or the bound's error before any work starts.
-  const early = ctx.era === 'legacy' ? await takeTaskSlot(ctx.store, owner, server.tasks) : undefined;
+  const early = ctx.era === 'legacy' ? await takeTaskSlot(ctx.store, quota, server.tasks) : undefined;
   if (early && !early.granted) throw tooManyTasks(early);
   const cancellation = new Cancellation();
   const link = ctx.era === 'modern' ? linkUntilTask(ctx) : undefined;
@@ -91,7 +92,7 @@ export async function callAsTask(
   try {
     const afterMs = ctx.era === 'modern' ? tool.definition.task?.afterMs ?? 0 : 0;
     const quick = afterMs > 0 ? await settlesWithin(work, afterMs) : undefined;
-    slot ??= quick ? undefined : await takeTaskSlot(ctx.store, owner, server.tasks);
+    slot ??= quick ? undefined : await takeTaskSlot(ctx.store, quota, server.tasks);
     // Quick enough, or past the bound: the server may always answer in the response (SEP-2663 §Capability Negotiation).
     const inline = quick ?? (slot?.granted ? undefined : await work.then((value) => ({ value }), (error: unknown) => ({ error })));
     if (inline) {
@@ -113,7 +114,7 @@ export async function callAsTask(
  * ours wraps it (lib/tasks/remote.ts). Past the caller's bound: the legacy error, or a plain call on the modern wire.
  */
 async function callAsRemoteTask(server: Server, tool: CompiledTool, remote: RemoteTasks, parsed: unknown, args: Record<string, unknown>, ctx: RequestContext) {
-  const slot = await takeTaskSlot(ctx.store, taskOwnerOf(ctx.caller), server.tasks);
+  const slot = await takeTaskSlot(ctx.store, taskQuotaOf(ctx.principal, ctx.caller), server.tasks);
   if (!slot.granted) {
     if (ctx.era === 'legacy') throw tooManyTasks(slot);
     return tool.definition.run(parsed, ctx);

@@ -15,9 +15,9 @@ export interface TaskSettings {
    * HEARTBEAT_MISSES beats in a row is reported failed: the instance died (or its function hit maxDuration).
    */
   heartbeatMs: number;
-  /** TASK_MAX_PER_CALLER: the most tasks one identified caller holds (lib/tasks/quota.ts). */
+  /** TASK_MAX_PER_CALLER: the most tasks one principal holds, or one issued session within the pool (lib/tasks/quota.ts). */
   maxPerCaller: number;
-  /** TASK_MAX_ANONYMOUS: the most tasks every caller without an identity holds together. */
+  /** TASK_MAX_ANONYMOUS: the most tasks every caller without a principal holds together, on both wires. */
   maxAnonymous: number;
 }
 
@@ -41,5 +41,5 @@ export function readTaskSettings(env: Record<string, string | undefined>): TaskS
 export function describeTaskSettings(settings: TaskSettings): string {
   return `tasks: kept ${settings.ttlMs} ms after their last change (TASK_TTL_MS), heartbeat every ${settings.heartbeatMs} ms ` +
     `(TASK_HEARTBEAT_MS), a working task is failed after ${HEARTBEAT_MISSES} missed beats; at most ${settings.maxPerCaller} tasks ` +
-    `per caller (TASK_MAX_PER_CALLER) and ${settings.maxAnonymous} for all anonymous callers together (TASK_MAX_ANONYMOUS)`;
+    `per principal or session (TASK_MAX_PER_CALLER) and ${settings.maxAnonymous} for all callers without a principal together (TASK_MAX_ANONYMOUS)`;
 }

@@ -14,11 +14,15 @@ import { startTestServer, type TestServer } from '../support/server.js';
 
 const NAME = { type: 'object' as const, properties: { name: { type: 'string' } }, required: ['name'] };
 
+/** Times the asker got as far as speaking. */
+let spoke = 0;
+
 /** Asks a name, then asks the model for a word about it, and only then speaks. */
 const asker: InProcessAgent = async function* ({ message, ask }) {
   const who = await ask.elicit({ message: `Who says "${message}"?`, requestedSchema: NAME });
   if (who.action !== 'accept') return yield 'Nobody, then.';
   const word = await ask.sample({ messages: [{ role: 'user', content: { type: 'text', text: `One word for ${String(who.content?.name)}` } }], maxTokens: 5 });
+  spoke += 1;
   yield `Hello ${String(who.content?.name)}, ${word.content.text ?? '?'}`;
 };
 
@@ -80,6 +84,41 @@ describe('MRTR rounds of an in-process agent', () => {
       requestState: second.result.requestState,
     }, { capabilities })).json();
     expect(third.result).toMatchObject({ resultType: 'complete', content: [{ type: 'text', text: 'Hello grace, bold' }] });
+  });
+
+  /** The first two rounds of chat('hi'), answered; the third round's requestState. */
+  async function toLastRound(id: number): Promise<string> {
+    const first = await (await postModern(server.mcpUrl, id, 'tools/call', chat('hi'), { capabilities })).json();
+    const second = await (await postModern(server.mcpUrl, id + 1, 'tools/call', {
+      ...chat('hi'), inputResponses: { q1: { action: 'accept', content: { name: 'grace' } } }, requestState: first.result.requestState,
+    }, { capabilities })).json();
+    return second.result.requestState;
+  }
+  const lastRound = (id: number, requestState: string) => postModern(server.mcpUrl, id, 'tools/call', {
+    ...chat('hi'), inputResponses: { q2: { role: 'assistant', model: 'm', content: { type: 'text', text: 'bold' } } }, requestState,
+  }, { capabilities }).then((r) => r.json() as Promise<any>);
+
+  test('the last round is single-use: replayed, its requestState is -32602 and the agent does not run again', async () => {
+    const requestState = await toLastRound(10);
+    const before = spoke;
+    expect((await lastRound(12, requestState)).result).toMatchObject({ resultType: 'complete', content: [{ text: 'Hello grace, bold' }] });
+    const replays = await Promise.all([lastRound(13, requestState), lastRound(14, requestState)]);
+    for (const replay of replays) expect(replay.error).toEqual({ code: -32602, message: 'requestState was already used; start the request again without it.' });
+    expect(spoke - before).toBe(1);
+  });
+
+  test('two uses of one last round at once: one is answered, the other refused', async () => {
+    const requestState = await toLastRound(20);
+    const both = await Promise.all([lastRound(22, requestState), lastRound(23, requestState)]);
+    expect(both.map((reply) => (reply.result ? 'answered' : reply.error.code)).sort()).toEqual([-32602, 'answered']);
+  });
+
+  test('a requestState is opaque: neither the conversation id nor the answers can be read from it', async () => {
+    const requestState = await toLastRound(30);
+    const { result } = await lastRound(32, requestState);
+    const conversation = result.structuredContent.session_id as string;
+    const decoded = requestState.split('.').map((part) => Buffer.from(part, 'base64url').toString('latin1')).join('\n');
+    for (const secret of [conversation, 'grace', 'answers']) expect(decoded).not.toContain(secret);
   });
 
   test('an answer cannot be carried into another message: the requestState is bound to the call\'s arguments', async () => {

@@ -14,13 +14,15 @@ let mcp: Fn;
 
 beforeAll(async () => {
   issuer = await startIssuer();
-  // The functions read the environment on their first request, as on Vercel.
-  Object.assign(process.env, { AUTH_ISSUER: issuer.issuer, AUTH_SCOPES: 'agents:chat' });
+  // The functions read the environment on their first request, as on Vercel. Off Vercel and without PUBLIC_URL,
+  // the deployment's app takes a fixed audience (or refuses to start rather than follow the Host).
+  Object.assign(process.env, { AUTH_ISSUER: issuer.issuer, AUTH_SCOPES: 'agents:chat', AUTH_AUDIENCE: 'http://localhost/mcp' });
   mcp = await loadBuiltFunction('api/mcp');
 });
 afterAll(async () => {
   delete process.env.AUTH_ISSUER;
   delete process.env.AUTH_SCOPES;
+  delete process.env.AUTH_AUDIENCE;
   await issuer?.close();
 });
 

@@ -28,7 +28,7 @@ test('without AUTH_ISSUER the request path (initialize, tools/list, a chat) neve
 });
 
 test('with AUTH_ISSUER, a 401 challenge, a preflight and the discovery documents never load jose', () => {
-  const loaded = modulesLoadedBy('test/support/unauthenticated-path.ts', { ...baseEnv(), AUTH_ISSUER: 'https://auth.example.com' });
+  const loaded = modulesLoadedBy('test/support/unauthenticated-path.ts', { ...baseEnv(), AUTH_ISSUER: 'https://auth.example.com', AUTH_AUDIENCE: 'http://localhost/mcp' });
   expect(loaded.some((url) => url.includes('/lib/auth/index.ts'))).toBe(true);
   expect(jose(loaded)).toEqual([]);
 });

@@ -1,4 +1,9 @@
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { createMcpHandler } from '../../api/mcp.js';
+import { createApp } from '../../lib/app.js';
+import { DEFAULT_REQUEST_BOUNDS } from '../../lib/http/bounds.js';
+import type { ToolDefinition } from '../../lib/server/registry.js';
+import { MemoryStore } from '../../lib/store/memory.js';
 import { startTestServer, type TestServer } from '../support/server.js';
 import { openSession, post, postModern, readSse } from '../support/rpc.js';
 
@@ -128,5 +133,77 @@ describe('server-to-client requests on the stateless legacy wire', () => {
     const response = await post(server.mcpUrl, call('test_elicitation', { message: 'Who are you?' }, undefined, 'e2'), { 'mcp-protocol-version': '2025-06-18' });
     const reply = await response.json();
     expect(reply).toMatchObject({ id: 'e2', error: { code: -32602, message: expect.stringContaining('Mcp-Session-Id') } });
+  });
+});
+
+describe('resumed streams are bounded (2025-11-25 transports §Resumability: each message on one stream)', () => {
+  let held: TestServer;
+  /** Calls of `held_open` wait until the test lets them finish. */
+  let release!: () => void;
+  let released = new Promise<void>((resolve) => (release = resolve));
+
+  beforeAll(async () => {
+    const tool: ToolDefinition = {
+      name: 'held_open',
+      description: 'Closes its stream at once, then answers when the test releases it.',
+      async run(_args, ctx) {
+        ctx.outbound?.closeStream?.();
+        await released;
+        return { content: [{ type: 'text', text: 'released' }] };
+      },
+    };
+    // A short watch tick: a resumed stream sees a write that lands between its read and its wait at the next tick.
+    const app = createApp({
+      definitions: [{ tools: [tool] }], origin: { local: true, allowedOrigins: new Set() }, stateSecret: 'x'.repeat(32), store: new MemoryStore({}, 100),
+    });
+    held = await startTestServer(createMcpHandler(app, { ...DEFAULT_REQUEST_BOUNDS, maxResumedStreams: 2 }));
+  });
+  afterAll(async () => {
+    release();
+    await held?.close();
+  });
+
+  /** Starts a held call and returns the Last-Event-ID of its priming event, once the server closed its stream. */
+  async function heldCall(session: Record<string, string>, id: string): Promise<string> {
+    const first = readSse(await post(held.mcpUrl, call('held_open', {}, undefined, id), session));
+    const priming = await first.next();
+    expect(await first.next()).toBeUndefined();
+    return priming!.id!;
+  }
+
+  const resume = (session: Record<string, string>, lastEventId: string) =>
+    fetch(held.mcpUrl, { headers: { ...session, accept: 'text/event-stream', 'last-event-id': lastEventId } });
+
+  test('a second resumption of a stream ends the first; the reply goes out once, on the second', async () => {
+    const session = await openSession(held.mcpUrl);
+    const lastEventId = await heldCall(session, 'h1');
+    const older = readSse(await resume(session, lastEventId));
+    const newer = await resume(session, lastEventId);
+    expect(newer.status).toBe(200);
+    expect(await older.rest()).toEqual([]);
+    release();
+    expect(await readSse(newer).rest()).toEqual([expect.objectContaining({ id: 'h1', result: expect.objectContaining({ content: [{ type: 'text', text: 'released' }] }) })]);
+    released = new Promise<void>((resolve) => (release = resolve));
+  });
+
+  test('past MCP_MAX_RESUMED_STREAMS a caller is refused with 429 and a fixed sentence; another caller is not affected', async () => {
+    const session = await openSession(held.mcpUrl);
+    const ids = [await heldCall(session, 'a'), await heldCall(session, 'b'), await heldCall(session, 'c')];
+    const open = [await resume(session, ids[0]!), await resume(session, ids[1]!)];
+    expect(open.map((r) => r.status)).toEqual([200, 200]);
+    const third = await resume(session, ids[2]!);
+    expect(third.status).toBe(429);
+    expect(await third.json()).toMatchObject({ error: { message: 'Too Many Requests: this client already follows the most resumed streams allowed here (MCP_MAX_RESUMED_STREAMS); close one first.' } });
+
+    const other = await openSession(held.mcpUrl);
+    const theirs = await resume(other, await heldCall(other, 'd'));
+    expect(theirs.status).toBe(200);
+    // A stream that ends (its call answered) frees its place.
+    release();
+    for (const response of [...open, theirs]) expect(await readSse(response).rest()).toHaveLength(1);
+    const retried = await resume(session, ids[2]!);
+    expect(retried.status).toBe(200);
+    expect(await readSse(retried).rest()).toEqual([expect.objectContaining({ id: 'c' })]);
+    released = new Promise<void>((resolve) => (release = resolve));
   });
 });

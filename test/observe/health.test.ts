@@ -73,7 +73,7 @@ describe('a shared store, an issuer and a mount', () => {
   beforeAll(async () => {
     env = {
       ...redis.bridge.env, UPSTASH_REDIS_REST_URL: proxy.url,
-      AUTH_ISSUER: issuer.issuer, AGENT_API_KEY: 'sk-agent-key-not-for-health',
+      AUTH_ISSUER: issuer.issuer, AUTH_AUDIENCE: 'https://health.example/mcp', AGENT_API_KEY: 'sk-agent-key-not-for-health',
       MCP_MOUNTS: JSON.stringify([{ name: 'notes', url: downstream.url }]),
       MCP_HEALTH_TIMEOUT_MS: '1500',
     };

@@ -12,7 +12,13 @@ describe('paid-call settings', () => {
     expect(readPayConfig({})).toBeUndefined();
     expect(readPayConfig({ X402_PAY_TO: PAY_TO })).toEqual({
       payTo: PAY_TO, price: '$0.01', network: 'eip155:84532', facilitatorUrl: 'https://x402.org/facilitator', maxTimeoutSeconds: 300,
+      payloadBounds: { maxBodyBytes: 4 * 1024 * 1024, maxJsonDepth: 64 },
     });
+  });
+
+  test('a base64 payment decodes within the body\'s bounds, read from MCP_MAX_BODY_BYTES and MCP_MAX_JSON_DEPTH', () => {
+    expect(readPayConfig({ X402_PAY_TO: PAY_TO, MCP_MAX_BODY_BYTES: '1000', MCP_MAX_JSON_DEPTH: '8' })?.payloadBounds)
+      .toEqual({ maxBodyBytes: 1000, maxJsonDepth: 8 });
   });
 
   test('prices with or without $, v1 network names and a trailing slash on the URL are accepted', () => {

@@ -8,7 +8,7 @@
 import { Client as ClientV1 } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport as TransportV1 } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { PaymentPayload, PaymentRequired } from '@x402/core/types';
-import { afterAll, beforeAll, beforeEach, describe, expect, test } from 'vitest';
+import { afterAll, beforeAll, beforeEach, describe, expect, test, vi } from 'vitest';
 import * as z from 'zod';
 import { createMcpHandler } from '../../api/mcp.js';
 import { createApp } from '../../lib/app.js';
@@ -194,5 +194,50 @@ describe('where a payment header cannot apply, it is refused clearly', () => {
     });
     const allowed = preflight.headers.get('access-control-allow-headers')!.split(',').map((h) => h.trim());
     expect(allowed).toEqual(expect.arrayContaining(['x-payment', 'payment-signature']));
+  });
+});
+
+describe('a base64 payment gets the body\'s bounds once decoded (MCP_MAX_JSON_DEPTH, MCP_MAX_BODY_BYTES)', () => {
+  /** A v2-shaped payment whose `payload` nests `depth` arrays deep, as base64 JSON. */
+  const nested = (depth: number) => Buffer.from(
+    `{"x402Version":2,"accepted":{},"payload":{"deep":${'['.repeat(depth)}${']'.repeat(depth)}}}`,
+  ).toString('base64');
+
+  test('a payment nesting 100,000 levels in _meta gets invalid_payload, not an internal error; nothing runs, no stack is logged', async () => {
+    const logged = vi.spyOn(console, 'error');
+    try {
+      const mark = chain.transfers.length;
+      const { status, body } = await callLegacy('deep', {}, { 'x402/payment': nested(100_000) });
+      expect(status).toBe(200);
+      expect(body.error).toBeUndefined();
+      expect(body.result).toMatchObject({ isError: true, structuredContent: { x402Version: 2, error: expect.stringMatching(/^invalid_payload: .*64 levels/) } });
+      expect([runs, transfersSince(mark).length]).toEqual([0, 0]);
+      expect(logged).not.toHaveBeenCalled();
+    } finally {
+      logged.mockRestore();
+    }
+  });
+
+  test('a PAYMENT-SIGNATURE nesting deeper than 64 levels gets invalid_payload before any facilitator is asked', async () => {
+    const { body } = await callLegacy('deep header', { 'PAYMENT-SIGNATURE': nested(65) });
+    expect(body.result.structuredContent.error).toMatch(/^invalid_payload: .*64 levels/);
+    const shallow = await callLegacy('shallow header', { 'PAYMENT-SIGNATURE': nested(60) });
+    expect(shallow.body.result.structuredContent.error).not.toMatch(/^invalid_payload/);
+    expect(runs).toBe(0);
+  });
+
+  test('a header payment that decodes to more than MCP_MAX_BODY_BYTES gets invalid_payload', async () => {
+    const engine = createPaymentEngine(readPayConfig({ X402_PAY_TO: PAY_TO, X402_FACILITATOR_URL: facilitator.url, MCP_MAX_BODY_BYTES: '2000' })!);
+    const small = await startTestServer(createMcpHandler(createApp({
+      definitions: [{ tools: [withPayment(echo, engine)] }], origin: { local: true, allowedOrigins: new Set() }, stateSecret: 'x'.repeat(32),
+    })));
+    try {
+      const big = Buffer.from(JSON.stringify({ x402Version: 2, accepted: {}, payload: { pad: 'x'.repeat(3000) } })).toString('base64');
+      const response = await post(small.mcpUrl, call('big header'), { ...LEGACY, 'PAYMENT-SIGNATURE': big });
+      expect((await response.json()).result.structuredContent.error).toMatch(/^invalid_payload: .*2000 bytes/);
+      expect(runs).toBe(0);
+    } finally {
+      await small.close();
+    }
   });
 });

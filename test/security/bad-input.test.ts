@@ -4,11 +4,10 @@
  */
 
 import { connect } from 'node:net';
-import { request as httpRequest } from 'node:http';
 import { afterAll, beforeAll, describe, expect, test, vi } from 'vitest';
 import { startLocalServer } from '../../scripts/local-server.js';
 import { createConformanceHandler } from '../fixtures/conformance-handler.js';
-import { post, postModern } from '../support/rpc.js';
+import { post, postModern, sendWithHost } from '../support/rpc.js';
 
 const LEGACY = { 'mcp-protocol-version': '2025-11-25' };
 const ROUTES = ['/', '/mcp', '/api/mcp', '/mcp/server-card', '/.well-known/mcp.json', '/.well-known/oauth-protected-resource',
@@ -34,18 +33,7 @@ beforeAll(async () => {
 afterAll(() => server?.close());
 
 /** A raw request with any Host header (fetch will not send a forged one). */
-function rawGet(path: string, host: string, method = 'GET'): Promise<{ status: number; body: string }> {
-  const { port } = new URL(server.url);
-  return new Promise((resolve, reject) => {
-    const req = httpRequest({ host: '127.0.0.1', port, path, method, headers: { host, 'content-type': 'application/json', accept: 'application/json, text/event-stream' } }, (res) => {
-      let body = '';
-      res.on('data', (chunk) => (body += chunk));
-      res.on('end', () => resolve({ status: res.statusCode!, body }));
-    });
-    req.on('error', reject);
-    req.end(method === 'POST' ? '{"jsonrpc":"2.0","id":1,"method":"ping"}' : undefined);
-  });
-}
+const rawGet = (path: string, host: string, method = 'GET') => sendWithHost(server.url, path, host, method);
 
 describe('a Host header that is not a valid host[:port]', () => {
   test.each(ROUTES)('Host: localhost:99999 on %s gets 400 with a JSON-RPC error, never a 500', async (path) => {
@@ -59,6 +47,37 @@ describe('a Host header that is not a valid host[:port]', () => {
   test('the MCP handler itself refuses a Host it cannot read as host[:port], even where the URL parses', async () => {
     const response = await handler(new Request('http://localhost/mcp', { method: 'POST', headers: { host: 'localhost:99999' }, body: '{}' }));
     expect(response.status).toBe(400);
+  });
+});
+
+describe('a Host is an authority: host[:port], no user info, no path (RFC 3986 §3.2)', () => {
+  const NOT_AUTHORITIES = ['[::1]@evil.com', 'localhost@evil.com', 'localhost:3100/evil', 'localhost/evil', 'localhost?x=1', 'localhost#x', 'local host'];
+
+  test.each(NOT_AUTHORITIES)('the MCP handler answers Host: %s with 400, before anything runs', async (host) => {
+    const response = await handler(new Request('http://localhost/mcp', {
+      method: 'POST', headers: { host, 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...LEGACY },
+      body: '{"jsonrpc":"2.0","id":1,"method":"ping"}',
+    }));
+    expect(response.status).toBe(400);
+    expect(await response.json()).toMatchObject({ error: { message: 'Bad Request: the Host header is not a valid host[:port].' } });
+  });
+
+  test('over loopback, Host: [::1]@evil.com gets 400 on the MCP endpoint and on every document, never a page naming evil.com', async () => {
+    for (const path of ['/mcp', '/.well-known/mcp.json', '/mcp/server-card', '/.well-known/oauth-protected-resource']) {
+      const { status, body } = await rawGet(path, '[::1]@evil.com', path === '/mcp' ? 'POST' : 'GET');
+      expect([path, status]).toEqual([path, 400]);
+      expect(body).not.toContain('evil.com');
+    }
+  });
+
+  test('served locally, the discovery documents answer a foreign Host with 403, never reflecting it', async () => {
+    for (const path of ['/.well-known/mcp.json', '/mcp/server-card']) {
+      const { status, body } = await rawGet(path, 'evil.example:80');
+      expect([path, status]).toEqual([path, 403]);
+      expect(body).not.toContain('evil.example');
+    }
+    const { port } = new URL(server.url);
+    expect(JSON.parse((await rawGet('/.well-known/mcp.json', `127.0.0.1:${port}`)).body).url).toBe(`http://127.0.0.1:${port}/mcp`);
   });
 });
 

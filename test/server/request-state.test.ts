@@ -3,18 +3,29 @@ import { canonicalJson, createStateSigner } from '../../lib/server/request-state
 
 const binding = { principal: 'alice', method: 'tools/call', params: { name: 'ask', arguments: { q: 1 } } };
 
-describe('MRTR requestState is signed and bound to the request', () => {
+describe('MRTR requestState is sealed and bound to the request', () => {
   const signer = createStateSigner('s'.repeat(32));
 
-  test('an intact state verifies and returns the application state', async () => {
+  test('an intact state opens and returns the application state and when it expires', async () => {
+    const before = Date.now();
     const token = await signer.sign(binding, { step: 2 });
-    expect(await signer.verify(binding, token)).toEqual({ state: { step: 2 } });
+    const opened = await signer.verify(binding, token);
+    expect(opened).toEqual({ state: { step: 2 }, expiresAt: expect.any(Number) });
+    expect(opened!.expiresAt - before).toBeGreaterThanOrEqual(10 * 60_000);
+  });
+
+  test('nothing in it can be read: the state, the principal and the method are not in the token', async () => {
+    const token = await signer.sign(binding, { conversation: 'conv-secret-id', answer: 'grace' });
+    const bytes = token.split('.').map((part) => Buffer.from(part, 'base64url').toString('latin1')).join('');
+    for (const secret of ['conv-secret-id', 'grace', 'alice', 'tools/call']) expect(bytes).not.toContain(secret);
+    // Sealed anew each time (a fresh nonce): the same state gives another token.
+    expect(await signer.sign(binding, { conversation: 'conv-secret-id', answer: 'grace' })).not.toBe(token);
   });
 
   test('the retry may change _meta, inputResponses and requestState without breaking the binding', async () => {
     const token = await signer.sign(binding, 'x');
     const retry = { ...binding, params: { ...binding.params, _meta: { a: 1 }, inputResponses: { k: {} }, requestState: token } };
-    expect(await signer.verify(retry, token)).toEqual({ state: 'x' });
+    expect((await signer.verify(retry, token))?.state).toBe('x');
   });
 
   test.each([
@@ -26,13 +37,18 @@ describe('MRTR requestState is signed and bound to the request', () => {
     expect(await signer.verify(other, token)).toBeUndefined();
   });
 
-  test('a tampered payload or signature is refused', async () => {
+  test('a token with any byte changed, cut short or malformed is refused', async () => {
     const token = await signer.sign(binding, { admin: false });
-    const [body, mac] = token.split('.');
-    const forged = Buffer.from(JSON.stringify({ ...JSON.parse(Buffer.from(body!, 'base64url').toString()), s: { admin: true } }))
-      .toString('base64url');
-    expect(await signer.verify(binding, `${forged}.${mac}`)).toBeUndefined();
-    expect(await signer.verify(binding, `${body}.${mac!.slice(0, -2)}AA`)).toBeUndefined();
+    const [iv, sealed] = token.split('.') as [string, string];
+    const flip = (part: string, at: number) => {
+      const bytes = Buffer.from(part, 'base64url');
+      bytes[at] = bytes[at]! ^ 1;
+      return bytes.toString('base64url');
+    };
+    expect(await signer.verify(binding, `${flip(iv, 0)}.${sealed}`)).toBeUndefined();
+    expect(await signer.verify(binding, `${iv}.${flip(sealed, 3)}`)).toBeUndefined();
+    expect(await signer.verify(binding, `${iv}.${sealed.slice(0, -4)}`)).toBeUndefined();
+    expect(await signer.verify(binding, `${token}.extra`)).toBeUndefined();
     expect(await signer.verify(binding, 'garbage')).toBeUndefined();
     expect(await signer.verify(binding, 42)).toBeUndefined();
   });
@@ -45,7 +61,7 @@ describe('MRTR requestState is signed and bound to the request', () => {
   test('without a secret, a random key of this process signs: its own tokens verify, no other signer accepts them', async () => {
     const ephemeral = createStateSigner(undefined);
     const token = await ephemeral.sign(binding, { step: 1 });
-    expect(await ephemeral.verify(binding, token)).toEqual({ state: { step: 1 } });
+    expect((await ephemeral.verify(binding, token))?.state).toEqual({ step: 1 });
     expect(await createStateSigner(undefined).verify(binding, token)).toBeUndefined();
     expect(await signer.verify(binding, token)).toBeUndefined();
   });

@@ -1,5 +1,6 @@
 /** Test support: raw JSON-RPC over fetch, and a small SSE reader for response streams. */
 
+import { request as httpRequest } from 'node:http';
 import { META_CLIENT_CAPABILITIES, META_PROTOCOL_VERSION } from '../../lib/protocol/meta.js';
 import { POST_HEADERS } from './server.js';
 
@@ -95,4 +96,23 @@ export async function openSession(
   if (!session) throw new Error(`initialize issued no Mcp-Session-Id (HTTP ${response.status})`);
   await response.body?.cancel();
   return { ...headers, 'mcp-protocol-version': version, 'mcp-session-id': session };
+}
+
+/**
+ * A request to the server at `origin` with any Host header (fetch will not send a forged one); a POST carries
+ * `body`. Resolves with the status and the body's text.
+ */
+export function sendWithHost(
+  origin: string, path: string, host: string, method = 'GET', headers: Record<string, string> = {}, body = '{"jsonrpc":"2.0","id":1,"method":"ping"}',
+): Promise<{ status: number; body: string }> {
+  const { port } = new URL(origin);
+  return new Promise((resolve, reject) => {
+    const req = httpRequest({ host: '127.0.0.1', port, path, method, headers: { host, ...POST_HEADERS, ...headers } }, (res) => {
+      let text = '';
+      res.on('data', (chunk) => (text += chunk));
+      res.on('end', () => resolve({ status: res.statusCode!, body: text }));
+    });
+    req.on('error', reject);
+    req.end(method === 'POST' ? body : undefined);
+  });
 }
