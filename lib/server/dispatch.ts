@@ -149,9 +149,10 @@ async function readRound(
     throw new McpError(INVALID_PARAMS, 'requestState is invalid, expired, or was issued for another request.');
   }
   // Used once: a replayed round would run the work again (a chat turn added per replay), and an anonymous
-  // caller's state is bound to no one, so whoever holds it could. The claim lives as long as the state could.
+  // caller's state is bound to no one, so whoever holds it could. The claim lives as long as the state could, and
+  // is a security record: evicting it would open the state to a replay.
   const used = storeKeys.usedRequestState(call.caller ?? '', await sha256Hex(params.requestState as string));
-  if (!(await call.store.claim(used, 1, Math.max(1, verified.expiresAt - Date.now())))) {
+  if (!(await call.store.withBudget('security').claim(used, 1, Math.max(1, verified.expiresAt - Date.now())))) {
     throw new McpError(INVALID_PARAMS, 'requestState was already used; start the request again without it.');
   }
   return { inputResponses, requestState: verified.state };
