@@ -62,7 +62,7 @@ describe.each<[string, () => Additions]>([
   ['from the build-time description', () => lazyAdditions(describeAdditions(additions), async () => ({ default: additions }))],
 ])('a deployment\'s own entries %s', (_label, served) => {
   const connect = async (scopes: string[]) => {
-    const app = createDefaultApp({ AUTH_ISSUER: 'http://127.0.0.1:9', AUTH_SCOPES: DEFAULT, MCP_LOG: 'off' }, served());
+    const app = createDefaultApp({ AUTH_ISSUER: 'http://127.0.0.1:9', AUTH_AUDIENCE: 'http://localhost:3000/mcp', AUTH_SCOPES: DEFAULT, MCP_LOG: 'off' }, served());
     const client = createV2Client('legacy');
     clients.push(client);
     await client.connect(app.connectInProcess({ subject: 'someone', scopes } satisfies Principal));
