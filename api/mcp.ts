@@ -42,7 +42,6 @@ export function createMcpHandler(app: App, bounds: RequestBounds = app.bounds ??
     bounds,
     errorHeaders: app.auth?.errorHeaders,
     calls: app.calls ?? createCallSlots(),
-    maxStreamLogBytes: bounds.maxStreamLogBytes,
   };
   const { checkOrigin, isAllowedOrigin } = createOriginCheck(app.origin);
   const { byIp: limitByIp, byPrincipal: limitByPrincipal } = app.limits ?? {};

@@ -31,14 +31,15 @@ export interface ServeDeps {
   sessions: Sessions;
   /** The rate limits, which a chat call's nested agent turns are charged to as well. */
   limits?: RequestLimits;
-  /** The body's bounds, which a payment header's decoded payload is held to as well. */
-  bounds: Pick<RequestBounds, 'maxBodyBytes' | 'maxJsonDepth'>;
+  /**
+   * The body's bounds, which a payment header's decoded payload is held to as well, and the most bytes of a
+   * resumable stream's event log (MCP_MAX_STREAM_LOG_BYTES).
+   */
+  bounds: Pick<RequestBounds, 'maxBodyBytes' | 'maxJsonDepth' | 'maxStreamLogBytes'>;
   /** Headers for an error reply of this request, e.g. the insufficient_scope challenge of a 403. */
   errorHeaders?(request: Request, error: { code: number; data?: unknown }): Record<string, string> | undefined;
   /** Each caller's share of concurrent calls (MCP_MAX_CONCURRENT_CALLS): a call takes a slot while it runs. */
   calls: CallSlots;
-  /** Most bytes of a resumable stream's event log (MCP_MAX_STREAM_LOG_BYTES). */
-  maxStreamLogBytes: number;
 }
 
 function headersFor(deps: ServeDeps, request: Request) {
@@ -99,7 +100,7 @@ export async function serveLegacy(
     run: (outbound) => observation.runCall(() => deps.dispatch(message, { ...base, outbound })).finally(release),
     statusOf: (reply) => ('error' in reply ? httpStatusFor('legacy', reply.error.code) : 200),
     headersOf: (reply) => ('error' in reply ? errorHeaders(reply) : issued ? { [H_SESSION_ID]: issued } : undefined),
-    log: polling ? { store: base.store, streamId: crypto.randomUUID(), owner: caller, maxBytes: deps.maxStreamLogBytes } : undefined,
+    log: polling ? { store: base.store, streamId: crypto.randomUUID(), owner: caller, maxBytes: deps.bounds.maxStreamLogBytes } : undefined,
     isRequest: isRequest(message),
     onClientGone: () => gone?.cancel(CLIENT_GONE),
   });
