@@ -3,7 +3,7 @@
  * docs/*.md is exercised: this file runs the cheap ones for real (`npm start` with the settings a command gives,
  * the smoke run and the curl against it, the development authorization server), and for the others names where
  * they run and checks that file holds the command. A command nobody runs fails here, as does an entry of the
- * table below that no document uses any more. Also held here: the configuration table names every variable the
+ * table below that no document uses any more. Also held here: the configuration table (docs/configuration.md) names every variable the
  * code reads (and nothing else), the Deploy with Vercel button asks for variables that exist, and every link
  * between the documents lands on a file and a heading that exist.
  */
@@ -191,9 +191,9 @@ describe('every shell command in README.md and docs/ is exercised', () => {
   );
 });
 
-/** The README's Configuration section: its table and the line about what Vercel sets. */
-const configuration = () => read('README.md').split(/^## Configuration$/m)[1]!.split(/^## /m)[0]!;
-/** Variables the platform sets, which the README names in a line of their own. */
+/** docs/configuration.md: the table of every variable and the line about what Vercel sets. */
+const configuration = () => read('docs/configuration.md');
+/** Variables the platform sets, which docs/configuration.md names in a line of their own. */
 const PLATFORM = new Set(['VERCEL', 'VERCEL_URL', 'VERCEL_BRANCH_URL']);
 
 const codeFiles = () => ['api', 'lib'].flatMap((dir) => readdirSync(join(ROOT, dir), { recursive: true }).map((f) => `${dir}/${f}`))
@@ -213,7 +213,7 @@ describe('the configuration table', () => {
   test('names every variable the code reads', () => {
     const table = configuration();
     const missing = [...variablesReadByCode()].filter((name) => !table.includes(`\`${name}\``));
-    expect(missing, 'document these in README.md → Configuration').toEqual([]);
+    expect(missing, 'document these in docs/configuration.md').toEqual([]);
   });
 
   test('names no variable the code does not read', () => {
