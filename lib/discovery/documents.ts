@@ -10,7 +10,7 @@ import { readConfig } from '../config.js';
 import { createOriginCheck, originPolicyOf } from '../http/origin.js';
 import { MCP_JSON_PATH, MCP_PATHS, mcpUrl, publicOrigin, resourceMetadataUrl } from '../http/public-url.js';
 import { MODERN_VERSION, SUPPORTED_VERSIONS } from '../protocol/revisions.js';
-import { serveDocument } from './respond.js';
+import { notPublished, serveDocument } from './respond.js';
 
 type Env = Record<string, string | undefined>;
 
@@ -67,6 +67,9 @@ export function serverCard(origin: string) {
   };
 }
 
+/** `?doc=` values vercel.json's rewrites pass; absent, the path says which. */
+const DOCS = ['mcp', 'card'];
+
 /**
  * The handler of both documents; configuration is read once, here. Both name the Host a request reached, so the
  * Host is checked as the MCP endpoint checks it (an authority; served locally, a loopback name) before it is used.
@@ -78,8 +81,11 @@ export function createDiscoveryHandler(env: Env = process.env) {
     const refused = checkHost(request);
     if (refused) return refused;
     const url = new URL(request.url);
+    const doc = url.searchParams.get('doc');
+    // A document this function does not have is not found: answering mcp.json would hide a misrouted rewrite.
+    if (doc !== null && !DOCS.includes(doc)) return notPublished('No such discovery document: doc must be mcp or card.');
     const origin = publicOrigin(request, env);
-    const card = url.searchParams.get('doc') === 'card' || MCP_PATHS.some((p) => url.pathname === `${p}/server-card`);
+    const card = doc === 'card' || MCP_PATHS.some((p) => url.pathname === `${p}/server-card`);
     return card
       ? serveDocument(request, serverCard(origin), SERVER_CARD_TYPE, 3600)
       : serveDocument(request, mcpDocument(origin, auth), 'application/json', 300);

@@ -7,7 +7,7 @@
 
 import type { ChargeRefusal } from '../server/context.js';
 import { createCountedWarning } from '../warn.js';
-import { limitUnavailable, overLimit, overLimitUnavailable, tooManyRequests, type LimitScope } from './reply.js';
+import { limitUnavailable, overLimit, overLimitUnavailable, tooManyRequests, type LimitScope } from './refusals.js';
 import type { Rate } from './rate.js';
 import type { Limiter } from './types.js';
 

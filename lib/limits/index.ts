@@ -13,7 +13,7 @@ import { DEFAULT_PREFIX, type UpstashConfig } from '../store/upstash-config.js';
 import { clientIp, createLimitCharge, createLimitCheck, createLimitCount, type FailurePolicy } from './check.js';
 import { createMemoryLimiter } from './memory.js';
 import { parseRate, type Rate } from './rate.js';
-import type { LimitScope } from './reply.js';
+import type { LimitScope } from './refusals.js';
 import { createUpstashLimiter, LIMIT_TIMEOUT_MS } from './upstash.js';
 
 type Env = Record<string, string | undefined>;

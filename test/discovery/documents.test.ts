@@ -126,6 +126,18 @@ describe('the MCP Server Card', () => {
   });
 });
 
+describe('the discovery function asked for a document it does not have', () => {
+  test('?doc= naming neither mcp nor card is a 404 that says which it serves, not mcp.json', async () => {
+    const handler = createDiscoveryHandler(AUTH);
+    const ask = (query: string) => handler(new Request(`${url}/api/wk-mcp${query}`, { headers: { host: new URL(url).host } }));
+    const unknown = await ask('?doc=server-card');
+    expect(unknown.status).toBe(404);
+    expect(await unknown.json()).toEqual({ error: 'not_found', error_description: 'No such discovery document: doc must be mcp or card.' });
+    expect((await ask('?doc=mcp')).status).toBe(200);
+    expect((await ask('')).status).toBe(200);
+  });
+});
+
 describe('one source of truth', () => {
   test('the documents agree with initialize and server/discover', async () => {
     const card = await (await fetch(`${url}/mcp/server-card`)).json();
