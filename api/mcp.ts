@@ -90,7 +90,7 @@ export function createMcpHandler(app: App, bounds: RequestBounds = app.bounds ??
     if (isHealthProbe(request)) return checkOrigin(request) ?? health(request);
     const preflight = answerPreflight(request, isAllowedOrigin);
     if (preflight) return preflight;
-    // One log line and, with an OpenTelemetry SDK registered, one span per request (README "Observability").
+    // One log line and, with an OpenTelemetry SDK registered, one span per request (docs/observability.md "Observability").
     const observation = new Observation(request);
     let response: Response;
     try {

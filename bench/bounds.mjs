@@ -1,5 +1,5 @@
 /**
- * Memory under hostile load, each against a stated bound (README "Security model"), measured on the server
+ * Memory under hostile load, each against a stated bound (docs/security.md "Bounds"), measured on the server
  * `npm start` runs (the TypeScript sources through tsx):
  * 1. peak RSS while a 200 MB streamed upstream reply is refused at AGENT_MAX_REPLY_BYTES (bound: < 200 MB);
  * 2. RSS across 10,000 anonymous 99 KB chat calls against the memory store (bound: < 512 MB at the peak). The store

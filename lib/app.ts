@@ -44,15 +44,15 @@ export interface App {
   origin: OriginPolicy;
   /** A client transport on this app with no network hop; `principal` counts as a verified token. */
   connectInProcess(principal?: Principal): InProcessTransport;
-  /** The MCP servers mounted into this app (README "Mount MCP servers and call agent-mcp in-process"). */
+  /** The MCP servers mounted into this app (docs/mounts.md "Mount MCP servers and call agent-mcp in-process"). */
   mounts?: Mounts;
-  /** The HTTP endpoint's rate limits (README "Rate limits"); none when absent. */
+  /** The HTTP endpoint's rate limits (docs/rate-limits.md "Rate limits"); none when absent. */
   limits?: RequestLimits;
-  /** Bearer auth of the HTTP endpoint (README "Authentication"); none when absent. */
+  /** Bearer auth of the HTTP endpoint (docs/oauth.md "Authentication (OAuth 2.1)"); none when absent. */
   auth?: BearerAuth;
-  /** Body, JSON depth and batch bounds of the HTTP endpoint (README "Security model"); defaults when absent. */
+  /** Body, JSON depth and batch bounds of the HTTP endpoint (docs/security.md "Bounds"); defaults when absent. */
   bounds?: RequestBounds;
-  /** One JSON line per request on stdout (README "Observability"; MCP_LOG); off when absent. */
+  /** One JSON line per request on stdout (docs/observability.md "Observability"; MCP_LOG); off when absent. */
   requestLog?: boolean;
   /** The longest each health probe waits (MCP_HEALTH_TIMEOUT_MS); the default when absent. */
   healthTimeoutMs?: number;
@@ -105,7 +105,7 @@ export function createApp(options: AppOptions): App {
 /** What a deployment adds in code (tools/index.ts, docs/tools.md), next to what the environment configures. */
 export type DefaultAppOptions = Additions;
 
-/** What the deployment serves: the agents configured in the environment (README "Agents") and its additions. */
+/** What the deployment serves: the agents configured in the environment (docs/agents.md "Agents") and its additions. */
 export function defaultDefinitions(
   env: Record<string, string | undefined> = process.env,
   options: AgentOptions & DefaultAppOptions = {},
@@ -113,14 +113,14 @@ export function defaultDefinitions(
   const agents = { ...agentDefinitions(env, options.agents ?? [], options), origin: AGENT_ORIGIN };
   const pay = readPayConfig(env);
   const engine = pay && createPaymentEngine(pay);
-  // README "Paid calls (x402)": with X402_PAY_TO set, the agent tool is behind x402.
+  // docs/payments.md "Paid calls (x402)": with X402_PAY_TO set, the agent tool is behind x402.
   // A deployment's own skills list before the agents' (docs/skills.md).
   const ownSkills = options.skills?.length ? [{ origin: ADDITIONS_ORIGIN, skills: options.skills }] : [];
   return [...ownSkills, engine ? withPaidTool(agents, 'chat_with_agent', engine) : agents, additionDefinitions(options, engine)];
 }
 
 /**
- * The deployment's app from the environment (README "Environment") with its additions, tools/index.ts unless
+ * The deployment's app from the environment (docs/configuration.md "Configuration") with its additions, tools/index.ts unless
  * `options` are given. Every setting is read before anything is logged, so a configuration error (a TypeError
  * naming the variable, or both holders of a name defined twice) is the only thing a bad start prints.
  */

@@ -1,7 +1,7 @@
 /**
  * Which agents this deployment serves, from the environment, checked at start-up (lib/checks.ts):
  * - the default agent from AGENT_URL, AGENT_FORMAT (openai | platform), AGENT_API_KEY, AGENT_MODEL, AGENT_TIMEOUT_MS;
- * - more agents from AGENTS, a JSON array (README "Agents"); their keys are named by `apiKeyEnv`, never inlined;
+ * - more agents from AGENTS, a JSON array (docs/agents.md "Agents"); their keys are named by `apiKeyEnv`, never inlined;
  * - with neither, the in-process demo agent.
  * Any agent may name the tools it uses (`tools`, AGENT_TOOLS for the default agent; tool-patterns.ts), bounded by
  * the limits of readToolLimits; an `agent:<id>` naming no agent stops start-up.
@@ -79,7 +79,7 @@ function toUpstreamConfig(variable: string, entry: unknown, path = ''): Upstream
   return { ...config, format: config.format ?? 'openai' };
 }
 
-/** An in-process agent a deployment adds in code (see README "Agents"). */
+/** An in-process agent a deployment adds in code (see docs/agents.md "Agents"). */
 export interface InProcessAgentDefinition {
   id: string;
   name: string;

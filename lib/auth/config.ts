@@ -1,5 +1,5 @@
 /**
- * Bearer auth settings, read once (README "Authentication"). Auth is on when AUTH_ISSUER is set.
+ * Bearer auth settings, read once (docs/oauth.md "Authentication (OAuth 2.1)"). Auth is on when AUTH_ISSUER is set.
  * Misconfiguration throws at start-up naming the variable.
  */
 

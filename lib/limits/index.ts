@@ -1,5 +1,5 @@
 /**
- * The endpoint's rate limits from the environment (README "Rate limits"): `RATE_LIMIT_IP` is checked before
+ * The endpoint's rate limits from the environment (docs/rate-limits.md "Rate limits"): `RATE_LIMIT_IP` is checked before
  * auth, `RATE_LIMIT_PRINCIPAL` right after it, `RATE_LIMIT_ON_ERROR` (`open` | `closed`) decides what a
  * Redis fault does, `RATE_LIMIT_TIMEOUT_MS` how long a check waits for Redis. Each message counts:
  * a legacy batch is charged for its further messages once it is parsed, and a chat call for each nested agent turn

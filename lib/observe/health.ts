@@ -1,5 +1,5 @@
 /**
- * The health probe (README "Observability"; routed by lib/observe/health-route.ts): the version, the store in
+ * The health probe (docs/observability.md "Observability"; routed by lib/observe/health-route.ts): the version, the store in
  * use and whether it answers one read, whether the auth issuer answers, and each mount's state. Every probe is
  * bounded by MCP_HEALTH_TIMEOUT_MS. It says nothing secret: no key, token, store URL or mount URL; the issuer is
  * named, as the protected-resource metadata already names it.

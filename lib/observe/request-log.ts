@@ -1,5 +1,5 @@
 /**
- * One JSON line per request to the MCP endpoint, on stdout (README "Observability"): what was called, by what
+ * One JSON line per request to the MCP endpoint, on stdout (docs/observability.md "Observability"): what was called, by what
  * kind of caller, how it ended and how long it and its upstream took. Only the fields of an Observation, which
  * holds no token, caller id, message text or URL. On by default; `MCP_LOG=off` turns it off.
  */

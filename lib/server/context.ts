@@ -103,7 +103,7 @@ export interface ClientRequestOptions {
   signal?: AbortSignal;
 }
 
-/** Legacy clients get logs at `info` and above unless a level is known; see README "Logging". */
+/** Legacy clients get logs at `info` and above unless a level is known; see docs/protocol.md "Both eras on one endpoint". */
 const LEGACY_DEFAULT_LOG_LEVEL: LogLevel = 'info';
 
 /**

@@ -1,5 +1,5 @@
 /**
- * Which store a deployment uses (README "Shared state (Upstash / Vercel KV)"): Upstash when its REST
+ * Which store a deployment uses (docs/deploy.md "Shared state (Upstash / Vercel KV)"): Upstash when its REST
  * endpoint is configured, else this process's memory, and a line for the start-up log saying which.
  */
 

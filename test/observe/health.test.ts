@@ -1,5 +1,5 @@
 /**
- * The health probe (README "Observability"), over real HTTP on the local server with vercel.json's routes: the
+ * The health probe (docs/observability.md "Observability"), over real HTTP on the local server with vercel.json's routes: the
  * production handler from the environment, a real redis-server behind the Upstash REST bridge (reached through
  * a proxy the test switches off), a real token issuer that can go down, and a real mounted MCP server.
  */

@@ -1,5 +1,5 @@
 /**
- * The request log (README "Observability"): one JSON line per request to the MCP endpoint, over real HTTP with
+ * The request log (docs/observability.md "Observability"): one JSON line per request to the MCP endpoint, over real HTTP with
  * the official SDK client, bearer auth from a real issuer and the real upstream agent process. The line says
  * what was called and how it went, and never who called, with what, or with which key.
  */
