@@ -71,10 +71,10 @@ function toolsCheck(entry: Record<string, unknown>): string | undefined {
   return undefined;
 }
 
-/** One agent's settings with defaults, or a TypeError naming `variable` and the field (after `path`). */
-function toUpstreamConfig(variable: string, entry: unknown, path = ''): UpstreamAgentConfig {
+/** One agent's settings with defaults, or a TypeError naming `variable`, the agent (`who`) and the field. */
+function toUpstreamConfig(variable: string, entry: unknown, who = ''): UpstreamAgentConfig {
   const problem = findProblem(entry, KEYS, CHECKS, 'an agent setting');
-  if (problem) throw new TypeError(`${variable} is invalid: ${path}${problem}.`);
+  if (problem) throw new TypeError(`${variable} is invalid: ${who}${problem}${problem.endsWith('?') ? '' : '.'}`);
   const config = entry as Omit<UpstreamAgentConfig, 'format'> & { format?: UpstreamAgentConfig['format'] };
   return { ...config, format: config.format ?? 'openai' };
 }
@@ -204,7 +204,9 @@ function readAgentList(env: Env): UpstreamAgentConfig[] {
       const id = typeof entry.id === 'string' ? entry.id : String(index);
       throw new TypeError(`AGENTS: agent ${id} inlines its key; put the key in its own variable and name it with "apiKeyEnv", e.g. "apiKeyEnv": "${id.toUpperCase().replace(/[^A-Z0-9]/g, '_')}_API_KEY".`);
     }
-    return toUpstreamConfig('AGENTS', entry, `${index}.`);
+    // The agent's id says which one is meant far better than its place in the array.
+    const id = isRecord(entry) && typeof entry.id === 'string' && AGENT_ID.test(entry.id) ? entry.id : undefined;
+    return toUpstreamConfig('AGENTS', entry, id === undefined ? `entry ${index}: ` : `agent ${id} (entry ${index}): `);
   });
   for (const agent of agents) {
     if (agent.apiKeyEnv && !env[agent.apiKeyEnv]) throw new TypeError(`AGENTS: agent ${agent.id} names apiKeyEnv ${agent.apiKeyEnv}, which is not set.`);
