@@ -9,7 +9,7 @@ import { fileURLToPath } from 'node:url';
 import ts from 'typescript';
 import { afterAll, describe, expect, test } from 'vitest';
 import { createDefaultApp } from '../../lib/app.js';
-import type { UserTool } from '../../lib/define/index.js';
+import type { Additions } from '../../lib/define/index.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const README = readFileSync(`${ROOT}README.md`, 'utf8');
@@ -33,28 +33,43 @@ function typeErrors(file: string): string[] {
 }
 
 describe('README "Add your own tool"', () => {
-  // The block says where it goes (its first line names the file); it is written there, as a reader would.
-  const [block] = blocksIn('Add your own tool', 'ts');
-  const target = /^\/\/ (tools\/[\w-]+\.ts)/.exec(block ?? '')?.[1];
-  const path = target && `${ROOT}${target.replace(/\.ts$/, '.readme-check.ts')}`;
-  afterAll(() => { if (path) rmSync(path, { force: true }); });
+  // Two blocks, each naming its file on its first line: the tool's own file, and the lines tools/index.ts gains. Both
+  // are written as a reader would (under names the check removes after), and the deployment they make serves the tool.
+  const [tool, index] = blocksIn('Add your own tool', 'ts');
+  const toolFile = /^\/\/ (tools\/[\w-]+)\.ts\n/.exec(tool ?? '')?.[1];
+  const paths = { tool: `${ROOT}${toolFile}.readme-check.ts`, index: `${ROOT}tools/index.readme-check.ts` };
+  afterAll(() => { for (const path of Object.values(paths)) rmSync(path, { force: true }); });
 
-  test('has one TypeScript block that names the file it goes in, under tools/', () => {
-    expect(block).toBeDefined();
-    expect(target).toMatch(/^tools\//);
+  /** tools/index.ts with the block's imports added after its own and its `tools:` line in place of the empty list. */
+  function applyToIndex(block: string): string {
+    const lines = block.split('\n').filter((line) => line.trim() && !line.startsWith('//'));
+    const imports = lines.filter((line) => line.startsWith('import '))
+      .map((line) => line.replace(`'./${toolFile!.slice('tools/'.length)}.js'`, `'./${toolFile!.slice('tools/'.length)}.readme-check.js'`));
+    const listed = lines.find((line) => /^\s*tools: \[/.test(line));
+    const original = readFileSync(`${ROOT}tools/index.ts`, 'utf8');
+    expect(original).toContain('  tools: [],');
+    return original.replace(/^(import .*\n)(?!import )/m, `$1${imports.join('\n')}\n`).replace('  tools: [],', listed!);
+  }
+
+  test('has the tool\'s file, under tools/, with its imports, and the lines tools/index.ts gains: an import and the list entry', () => {
+    expect(toolFile).toMatch(/^tools\//);
+    expect(tool).toMatch(/^import \* as z from 'zod';$/m);
+    expect(index).toMatch(/^\/\/ tools\/index\.ts/);
+    expect(index).toMatch(new RegExp(`^import \\{ greet \\} from './${toolFile!.slice('tools/'.length)}.js';$`, 'm'));
+    expect(index).toMatch(/^\s*tools: \[greet\],$/m);
   });
 
-  test('the block typechecks with the project\'s compiler settings, and a deployment that lists it serves the tool', { timeout: 60_000 }, async () => {
-    writeFileSync(path!, block!);
-    expect(typeErrors(path!)).toEqual([]);
-    const module = (await import(path!)) as Record<string, UserTool>;
-    const [tool] = Object.values(module);
+  test('both typecheck with the project\'s compiler settings, and the deployment tools/index.ts then makes serves the tool', { timeout: 60_000 }, async () => {
+    writeFileSync(paths.tool, tool!);
+    writeFileSync(paths.index, applyToIndex(index!));
+    expect(typeErrors(paths.index)).toEqual([]);
+    const additions = ((await import(paths.index)) as { default: Additions }).default;
     const client = new Client({ name: 'readme-check', version: '1.0.0' });
-    await client.connect(createDefaultApp({}, { tools: [tool!] }).connectInProcess({ subject: 'reader', scopes: [] }));
+    await client.connect(createDefaultApp({}, additions).connectInProcess({ subject: 'reader', scopes: [] }));
     try {
       const { tools } = await client.listTools();
-      expect(tools.map((t) => t.name)).toContain(tool!.name);
-      const result = await client.callTool({ name: tool!.name, arguments: { name: 'Ada' } });
+      expect(tools.map((t) => t.name)).toContain('greet');
+      const result = await client.callTool({ name: 'greet', arguments: { name: 'Ada' } });
       expect(result.isError).toBeFalsy();
       expect(result.structuredContent).toEqual({ greeting: 'Hello, Ada!' });
     } finally {
