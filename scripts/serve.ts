@@ -7,6 +7,8 @@
 import { createMcpHandler } from '../api/mcp.js';
 import { readAgents } from '../lib/agent/config.js';
 import { createDefaultApp } from '../lib/app.js';
+import { readAuthConfig } from '../lib/auth/config.js';
+import { discoverJwksUri } from '../lib/auth/keys.js';
 import { createProtectedResourceHandler } from '../lib/auth/metadata.js';
 import { readConfig, type Config } from '../lib/config.js';
 import { createDiscoveryHandler } from '../lib/discovery/documents.js';
@@ -47,6 +49,22 @@ function buildFunctions(env: Env): { config: Config; functions: Record<string, F
   }
 }
 
+/** How long start-up waits for the issuer's metadata before it goes on without having checked it. */
+const ISSUER_CHECK_MS = 5_000;
+
+/**
+ * AUTH_ISSUER against the issuer's own metadata, before listening: metadata naming another issuer (a trailing
+ * slash is enough) stops start-up, since no token could ever verify; an issuer that does not answer yet only warns.
+ */
+async function checkIssuer(env: Env): Promise<void> {
+  const auth = readAuthConfig(env);
+  if (!auth || auth.jwksUrl) return;
+  const found = await discoverJwksUri(auth.issuer, AbortSignal.timeout(ISSUER_CHECK_MS));
+  if (typeof found === 'string') return;
+  if ('misconfigured' in found) fail(`configuration error: ${found.misconfigured}`);
+  console.warn(`agent-mcp: ${found.unavailable}; tokens are answered 503 until it does.`);
+}
+
 /** A URL without user info or query, which may hold credentials. */
 const withoutSecrets = (url: string) => {
   const { origin, pathname } = new URL(url);
@@ -73,6 +91,7 @@ function describeOrigins(config: Config): string {
 const port = readPort(process.env);
 const env: Env = { ...process.env, PORT: String(port) };
 const { config, functions } = buildFunctions(env);
+await checkIssuer(env);
 let url: string;
 try {
   ({ url } = await startLocalServer({ port, functions }));

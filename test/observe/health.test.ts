@@ -131,6 +131,15 @@ describe('a shared store, an issuer and a mount', () => {
   });
 });
 
+describe('an AUTH_ISSUER its metadata does not name', () => {
+  test('the probe is 503, down, and says the issuer does not match, not that it is unavailable', async () => {
+    const server = await serve({ AUTH_ISSUER: `${issuer.issuer}/`, AUTH_AUDIENCE: 'https://health.example/mcp' });
+    const { status, text } = await probe(`${server.url}/health`);
+    expect(status).toBe(503);
+    expect(JSON.parse(text)).toMatchObject({ status: 'down', auth: { issuer: `${issuer.issuer}/`, ok: false, error: 'issuer mismatch' } });
+  });
+});
+
 describe('a mount that cannot connect', () => {
   test('the probe is 200 but degraded, and names the failed mount', async () => {
     const dead = await startDownstream('dead', 'failing');

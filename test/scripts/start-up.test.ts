@@ -7,6 +7,7 @@ import { spawn } from 'node:child_process';
 import { createServer, type Server } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { startIssuer, type TestIssuer } from '../support/issuer.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 
@@ -51,6 +52,26 @@ describe('a bad setting stops npm start before it listens, naming the variable',
     expect(lines).toHaveLength(1);
     expect(lines[0]).toMatch(/^agent-mcp: configuration error: /);
     expect(lines[0]).toContain(message);
+  });
+});
+
+describe('an AUTH_ISSUER its authorization server\'s metadata does not name', () => {
+  let issuer: TestIssuer;
+  beforeAll(async () => { issuer = await startIssuer(); });
+  afterAll(() => issuer.close());
+
+  test('stops npm start in one line naming AUTH_ISSUER and the issuer to set, before it listens', async () => {
+    const { code, stdout, stderr } = await start({ AUTH_ISSUER: `${issuer.issuer}/` });
+    expect(code).toBe(1);
+    expect(stdout).not.toContain('ready');
+    expect(stderr.trim().split('\n')).toEqual([`agent-mcp: configuration error: AUTH_ISSUER is "${issuer.issuer}/", but the authorization `
+      + `server's metadata at ${issuer.issuer}/.well-known/oauth-authorization-server names its issuer "${issuer.issuer}"; set AUTH_ISSUER `
+      + 'to exactly that (the token\'s iss must match it too).']);
+  });
+
+  test('an issuer that matches starts as before', async () => {
+    const { stdout } = await start({ AUTH_ISSUER: issuer.issuer });
+    expect(stdout).toContain(issuer.issuer);
   });
 });
 
