@@ -182,7 +182,10 @@ async function converse(
     // Nothing is saved: the retry with the answer runs the turn again.
     if (error instanceof InputNeeded) return { value: inputRequired({ [error.key]: { method: error.method, params: error.params } }, error.state) };
     if (budget.signal.aborted) return stopped();
-    if (error instanceof AgentError) return failed(error.message);
+    if (error instanceof AgentError) {
+      ctx.observation?.noteCause?.(error.code ?? 'agent_error');
+      return failed(error.message);
+    }
     console.error(`[agent-mcp] agent ${agent.profile.id} failed:`, error);
     return failed(`Agent ${agent.profile.id} failed unexpectedly.`);
   } finally {

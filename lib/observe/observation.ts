@@ -35,6 +35,8 @@ export class Observation implements CallObservation {
   upstreamMs?: number;
   /** A JSON-RPC error code, `tool_error`, or the failure that became a 5xx; see `errorType`. */
   errorKind?: string;
+  /** Why an upstream agent failed, as a code (`upstream_http_401`); never its text. */
+  cause?: string;
   /** The client's trace context: the message's `_meta` if it has one, else the HTTP request's headers. */
   trace?: TraceContext;
   /** What an upstream request carries on (the server span's context once tracing runs, else the client's). */
@@ -91,6 +93,10 @@ export class Observation implements CallObservation {
 
   noteUpstream(ms: number): void {
     this.upstreamMs = (this.upstreamMs ?? 0) + ms;
+  }
+
+  noteCause(cause: string): void {
+    this.cause = cause.slice(0, MAX_NAME);
   }
 
   /** Starts the request's span when an OpenTelemetry SDK is registered (lib/observe/tracing.ts); else nothing. */

@@ -1,6 +1,6 @@
 /**
- * One JSON line per request to the MCP endpoint, on stdout (docs/observability.md "Observability"): what was called, by what
- * kind of caller, how it ended and how long it and its upstream took. Only the fields of an Observation, which
+ * One JSON line per request to the MCP endpoint, on stdout (docs/observability.md "Observability"): what was called, by
+ * what kind of caller, how it ended (and why an upstream agent failed, as a code) and how long it and its upstream took. Only the fields of an Observation, which
  * holds no token, caller id, message text or URL. On by default; `MCP_LOG=off` turns it off.
  */
 
@@ -45,6 +45,7 @@ export function formatRequestLog(observation: Observation, status: number): stri
     duration_ms: round(observation.elapsedMs()),
     upstream_ms: observation.upstreamMs === undefined ? undefined : round(observation.upstreamMs),
     error: observation.errorType(status),
+    cause: observation.cause,
     trace_id: observation.trace && traceIdOf(observation.trace.traceparent),
   });
 }

@@ -29,6 +29,8 @@ export interface Outbound {
 /** The request's observation (lib/observe): where a tool reports its upstream time and finds the trace to carry on. */
 export interface CallObservation {
   noteUpstream(ms: number): void;
+  /** Why an upstream agent failed, as a code (AgentError `code`); the request log's `cause`. */
+  noteCause?(cause: string): void;
   /** `traceparent` (and `tracestate`) for a request this call makes on its behalf. */
   readonly traceHeaders?: Record<string, string>;
 }

@@ -114,6 +114,30 @@ describe('the error kind', () => {
     expect(callLine()).toMatchObject({ status: 200, error: 'tool_error', upstream_ms: expect.any(Number) });
   });
 
+  test.each([
+    ['an upstream HTTP status', 'fault:500', 'upstream_http_500'],
+    ['an upstream that closes the connection mid-reply', 'fault:drop', 'upstream_connection_failed:UND_ERR_SOCKET'],
+    ['a reply that breaks the upstream\'s format', 'fault:garbage', 'upstream_malformed_reply'],
+  ])('an agent that fails says why in `cause`: %s (a code, never the upstream\'s text or key)', async (_case, message, cause) => {
+    capture();
+    const client = await connect('modern', await token());
+    expect((await client.callTool({ name: 'chat_with_agent', arguments: { message } })).isError).toBe(true);
+    await vi.waitFor(() => expect(callLine()).toBeDefined());
+    await client.close();
+    expect(callLine()).toMatchObject({ error: 'tool_error', cause });
+    expect(raw.join('\n')).not.toContain(UPSTREAM_KEY);
+  });
+
+  test('a tool that fails for a reason of its own has no cause', async () => {
+    capture();
+    const client = await connect('modern', await token());
+    const result = await client.callTool({ name: 'chat_with_agent', arguments: { message: 'hi', agent_id: 'nobody' } });
+    expect(result.isError).toBe(true);
+    await vi.waitFor(() => expect(callLine()).toBeDefined());
+    await client.close();
+    expect(callLine()).not.toHaveProperty('cause');
+  });
+
   test('a JSON-RPC error is logged by its code, a refused request by its HTTP status', async () => {
     capture();
     const headers = { 'mcp-protocol-version': '2025-11-25', authorization: `Bearer ${await token()}` };
