@@ -30,7 +30,9 @@ import { AGENT_ORIGIN } from './agent/index.js';
 import { selectStore } from './store/select.js';
 import { describeRequestBounds, readRequestBounds, type RequestBounds } from './http/bounds.js';
 import { readUpstashConfig } from './store/upstash-config.js';
-import { readRequestLog } from './observe/request-log.js';
+import { readLogLevel } from './observe/request-log.js';
+import { describeStartup, type StartupReport } from './observe/startup.js';
+import { readAgents } from './agent/config.js';
 import { readHealthTimeout } from './observe/health-route.js';
 import { describeTaskSettings, readTaskSettings } from './tasks/settings.js';
 
@@ -58,6 +60,8 @@ export interface App {
   healthTimeoutMs?: number;
   /** Each caller's share of concurrent calls (MCP_MAX_CONCURRENT_CALLS); the default share when absent. */
   calls?: CallSlots;
+  /** What start-up says about it (lib/observe/startup.ts); the deployment's app has one. */
+  startup?: StartupReport;
 }
 
 export interface AppOptions extends Omit<ServerOptions, 'registry' | 'info'> {
@@ -73,6 +77,7 @@ export interface AppOptions extends Omit<ServerOptions, 'registry' | 'info'> {
   requestLog?: boolean;
   healthTimeoutMs?: number;
   calls?: CallSlots;
+  startup?: StartupReport;
 }
 
 export function createApp(options: AppOptions): App {
@@ -99,6 +104,7 @@ export function createApp(options: AppOptions): App {
     requestLog: options.requestLog,
     healthTimeoutMs: options.healthTimeoutMs,
     calls: options.calls,
+    startup: options.startup,
   };
 }
 
@@ -128,7 +134,7 @@ export function createDefaultApp(env: Record<string, string | undefined> = proce
   const config = readConfig(env);
   const upstash = readUpstashConfig(env);
   const bounds = readRequestBounds(env);
-  const requestLog = readRequestLog(env);
+  const requestLog = readLogLevel(env) !== 'off';
   const healthTimeoutMs = readHealthTimeout(env);
   const tasks = readTaskSettings(env);
   const limits = createLimitsFromEnv(env, upstash);
@@ -150,13 +156,26 @@ export function createDefaultApp(env: Record<string, string | undefined> = proce
   if (config.stateSecret === undefined && !config.local) {
     console.warn('[agent-mcp] MCP_STATE_SECRET is not set: MRTR requestState only verifies on this instance.');
   }
-  console.info(`[agent-mcp] auth: ${authConfig ? `OAuth bearer tokens from ${authConfig.issuer}` : 'none (set AUTH_ISSUER to require OAuth)'}`);
-  console.info(`[agent-mcp] ${summary}`);
-  if (limits) console.info(`[agent-mcp] ${limits.summary}`);
-  console.info(`[agent-mcp] ${describeRequestBounds(bounds)}`);
-  console.info(`[agent-mcp] ${describeTaskSettings(tasks)}`);
-  console.info(`[agent-mcp] concurrent calls: at most ${calls.max} per caller on each instance (MCP_MAX_CONCURRENT_CALLS)`);
-  if (pay) console.info(`[agent-mcp] paid calls: chat_with_agent costs ${pay.price} on ${pay.network}, paid to ${pay.payTo} (facilitator ${pay.facilitatorUrl})`);
+  // Said by whoever starts the app, once it serves: npm start under its "ready" line, a function as one JSON line.
+  const startup = describeStartup({
+    env,
+    config,
+    agents: readAgents(env, options.agents ?? []),
+    sharedStoreHost: upstash && new URL(upstash.url).host,
+    issuer: authConfig?.issuer,
+    rateLimits: limits?.rates,
+    maxConcurrentCalls: calls.max,
+    mounts: mounts?.status().map((m) => m.name) ?? [],
+    payment: pay,
+    details: [
+      summary,
+      ...(limits ? [limits.summary] : []),
+      describeRequestBounds(bounds),
+      describeTaskSettings(tasks),
+      `concurrent calls: at most ${calls.max} per caller on each instance (MCP_MAX_CONCURRENT_CALLS)`,
+      ...(pay ? [`paid calls: chat_with_agent costs ${pay.price} on ${pay.network}, paid to ${pay.payTo} (facilitator ${pay.facilitatorUrl})`] : []),
+    ],
+  });
   return app = createApp({
     definitions,
     mounts,
@@ -167,6 +186,7 @@ export function createDefaultApp(env: Record<string, string | undefined> = proce
     requestLog,
     healthTimeoutMs,
     calls,
+    startup,
     tasks,
     defaultScopes: authConfig?.scopes,
     instructions: INSTRUCTIONS,

@@ -1,18 +1,20 @@
 /**
  * `npm start`: the deployment's functions on http://localhost:PORT. The whole configuration is read and checked
- * before the server listens: a bad setting stops start-up with the message naming the variable, and the banner
- * says what is really served.
+ * before the server listens: a bad setting stops start-up with one line naming the variable. Once it listens, the
+ * first line says where it serves, then a few short lines what is on (lib/observe/startup.ts); MCP_LOG=debug adds
+ * every setting and bound.
  */
 
 import { createMcpHandler } from '../api/mcp.js';
-import { readAgents } from '../lib/agent/config.js';
 import { createDefaultApp } from '../lib/app.js';
 import { readAuthConfig } from '../lib/auth/config.js';
 import { discoverJwksUri } from '../lib/auth/keys.js';
 import { createProtectedResourceHandler } from '../lib/auth/metadata.js';
-import { readConfig, type Config } from '../lib/config.js';
+import { readConfig } from '../lib/config.js';
 import { createDiscoveryHandler } from '../lib/discovery/documents.js';
 import { describeStartupError, type FetchHandler } from '../lib/http/configured.js';
+import { readLogLevel } from '../lib/observe/request-log.js';
+import { formatStartup, type StartupReport } from '../lib/observe/startup.js';
 import { startLocalServer } from './local-server.js';
 
 type Env = Record<string, string | undefined>;
@@ -33,13 +35,14 @@ function readPort(env: Env): number {
  * Every function's handler, built now so that a bad setting fails here rather than on the first request. They read
  * `env`, whose PORT is the port served: served locally, the URLs they advertise and the token audience use it.
  */
-function buildFunctions(env: Env): { config: Config; functions: Record<string, FetchHandler> } {
+function buildFunctions(env: Env): { startup?: StartupReport; functions: Record<string, FetchHandler> } {
   try {
-    const config = readConfig(env);
+    readConfig(env);
+    const app = createDefaultApp(env);
     return {
-      config,
+      startup: app.startup,
       functions: {
-        '/api/mcp': createMcpHandler(createDefaultApp(env)),
+        '/api/mcp': createMcpHandler(app),
         '/api/wk-mcp': createDiscoveryHandler(env),
         '/api/wk-oauth-protected-resource': createProtectedResourceHandler(env),
       },
@@ -65,32 +68,9 @@ async function checkIssuer(env: Env): Promise<void> {
   console.warn(`agent-mcp: ${found.unavailable}; tokens are answered 503 until it does.`);
 }
 
-/** A URL without user info or query, which may hold credentials. */
-const withoutSecrets = (url: string) => {
-  const { origin, pathname } = new URL(url);
-  return `${origin}${pathname}`;
-};
-
-/** The agents `chat_with_agent` serves, as configured (lib/agent/config.ts). */
-function describeAgents(env: Env): string {
-  const agents = readAgents(env).map((a) => a.profile);
-  if (agents.length === 1 && agents[0]!.id === 'demo' && agents[0]!.kind === 'in-process') {
-    return 'demo (the in-process demo agent; set AGENT_URL or AGENTS for yours)';
-  }
-  return agents.map((a) => `${a.id} (${a.kind}${a.id === 'default' && env.AGENT_URL ? ` at ${withoutSecrets(env.AGENT_URL)}` : ''})`).join(', ');
-}
-
-/** Which browser origins and hosts are served (lib/http/origin.ts). */
-function describeOrigins(config: Config): string {
-  const extra = config.allowedOrigins.length ? ` + ${config.allowedOrigins.join(', ')}` : '';
-  if (config.local) return `loopback only (localhost, 127.0.0.1, [::1])${extra}`;
-  const own = config.publicUrl ?? 'the origin each request reaches (VERCEL is set)';
-  return `any host; browser origins: ${own}${extra}`;
-}
-
 const port = readPort(process.env);
 const env: Env = { ...process.env, PORT: String(port) };
-const { config, functions } = buildFunctions(env);
+const { startup, functions } = buildFunctions(env);
 await checkIssuer(env);
 let url: string;
 try {
@@ -103,10 +83,6 @@ try {
 // A URL leaves out http's default port.
 env.PORT = new URL(url).port || '80';
 
-console.log(`agent-mcp listening on ${url}
-  MCP endpoint   ${url}/mcp   (also ${url}/api/mcp)${config.publicUrl ? `; public URL ${config.publicUrl}/mcp` : ''}
-  landing page   ${url}/
-  store          ${env.UPSTASH_REDIS_REST_URL || env.KV_REST_API_URL ? 'Upstash (shared)' : 'memory (one process; set UPSTASH_REDIS_REST_URL to share state across instances)'}
-  agents         ${describeAgents(env)}
-  auth           ${env.AUTH_ISSUER ? `OAuth bearer tokens from ${env.AUTH_ISSUER}` : 'none (set AUTH_ISSUER to require OAuth bearer tokens)'}
-  origins        ${describeOrigins(config)}`);
+// What a user needs first: where to point a client, and where to look.
+console.log(`agent-mcp ready: ${url}/mcp (landing page ${url}/)`);
+if (startup) console.log(formatStartup(startup, readLogLevel(env) === 'debug').join('\n'));

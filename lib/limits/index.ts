@@ -28,8 +28,10 @@ export interface RequestLimits {
    * beyond itself: each nested agent turn of a chat call counts as one more request.
    */
   chargeFor(request: Request, principal?: Principal): ChargeCaller;
-  /** One line for the start-up log. */
+  /** One line for the start-up log (MCP_LOG=debug). */
   summary: string;
+  /** The limits alone, for the start-up summary: `ip 60/1m, principal off`. */
+  rates: string;
 }
 
 export interface LimitsOptions {
@@ -78,6 +80,7 @@ export function createLimitsFromEnv(env: Env, upstash: UpstashConfig | undefined
         return p && chargePrincipal ? chargePrincipal(p.subject, cost) : undefined;
       };
     },
+    rates: `ip ${ip?.text ?? 'off'}, principal ${principal?.text ?? 'off'}`,
     summary: `rate limits: ip ${ip?.text ?? 'off'}, principal ${principal?.text ?? 'off'} (${where}; on a Redis fault: fail ${policy})`,
   };
 }

@@ -9,12 +9,15 @@ import type { Observation } from './observation.js';
 
 type Env = Record<string, string | undefined>;
 
-/** True unless MCP_LOG is `off`; anything but `on`/`off` is a configuration error. */
-export function readRequestLog(env: Env = process.env): boolean {
-  const value = env.MCP_LOG?.trim().toLowerCase();
-  if (value === undefined || value === '' || value === 'on') return true;
-  if (value === 'off') return false;
-  throw new TypeError(`MCP_LOG must be on or off, got "${env.MCP_LOG}".`);
+const LOG_LEVELS = ['on', 'off', 'debug'] as const;
+/** `on` (the default): the request log; `debug`: that and every setting at start-up; `off`: neither. */
+export type LogLevel = (typeof LOG_LEVELS)[number];
+
+/** MCP_LOG; anything but on, off or debug is a configuration error. */
+export function readLogLevel(env: Env = process.env): LogLevel {
+  const value = env.MCP_LOG?.trim().toLowerCase() || 'on';
+  if (!(LOG_LEVELS as readonly string[]).includes(value)) throw new TypeError(`MCP_LOG must be on, off or debug, got "${env.MCP_LOG}".`);
+  return value as LogLevel;
 }
 
 const round = (ms: number) => Math.round(ms * 10) / 10;

@@ -64,7 +64,7 @@ const localize = (text: string) => [...hosts].reduce((t, [from, to]) => t.split(
 
 async function defaultServer(): Promise<string> {
   if (!hosts.has('http://localhost:3000')) {
-    const { match } = await start(['npm', 'start'], { PORT: String(await freePort()) }, /listening on (http:\/\/\S+)/);
+    const { match } = await start(['npm', 'start'], { PORT: String(await freePort()) }, /agent-mcp ready: (http:\/\/\S+)\/mcp /);
     hosts.set('http://localhost:3000', match[1]!);
   }
   return hosts.get('http://localhost:3000')!;
@@ -78,7 +78,7 @@ async function runNpmStart({ text }: DocCommand): Promise<void> {
   const { env, argv } = splitAssignments(shellWords(localize(text)));
   expect(argv).toEqual(['npm', 'start']);
   const port = String(await freePort());
-  const { match, output } = await start(argv, { ...env, PORT: port }, /listening on (http:\/\/\S+)/);
+  const { match, output } = await start(argv, { ...env, PORT: port }, /agent-mcp ready: (http:\/\/\S+)\/mcp /);
   const origin = match[1]!;
   expect(new URL(origin).port).toBe(port); // PORT, given or not, is the port it serves
   if (env.AGENT_URL) expect(output()).toContain(env.AGENT_URL);
@@ -135,7 +135,7 @@ async function runAgentsExample({ text }: DocCommand): Promise<void> {
   const { env, argv } = splitAssignments(shellWords(text));
   expect(argv).toEqual([]);
   const keys = Object.fromEntries([...env.AGENTS!.matchAll(/"apiKeyEnv":"(\w+)"/g)].map(([, name]) => [name!, 'example-key']));
-  const { match } = await start(['npm', 'start'], { ...env, ...keys, PORT: String(await freePort()) }, /listening on (http:\/\/\S+)/);
+  const { match } = await start(['npm', 'start'], { ...env, ...keys, PORT: String(await freePort()) }, /agent-mcp ready: (http:\/\/\S+)\/mcp /);
   const response = await rpc(`${match[1]}/mcp`, 'resources/list');
   const uris = (await response.json()).result.resources.map((r: { uri: string }) => r.uri);
   for (const { id } of JSON.parse(env.AGENTS!)) expect(uris).toContain(`agent://${id}`);

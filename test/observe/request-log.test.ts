@@ -180,7 +180,7 @@ describe('MCP_LOG', () => {
     }
   });
 
-  test('a value other than on or off is a configuration error naming MCP_LOG', () => {
-    expect(() => createDefaultApp(env({ MCP_LOG: 'verbose' }))).toThrow(new TypeError('MCP_LOG must be on or off, got "verbose".'));
+  test('a value other than on, off or debug is a configuration error naming MCP_LOG', () => {
+    expect(() => createDefaultApp(env({ MCP_LOG: 'verbose' }))).toThrow(new TypeError('MCP_LOG must be on, off or debug, got "verbose".'));
   });
 });

@@ -1,6 +1,7 @@
 /**
  * `npm start` checks the whole configuration before it listens (real processes): a bad setting exits 1 with one
- * message naming the variable, a taken port says so in one line, and the banner says what is really served.
+ * message naming the variable, a taken port says so in one line. Once it listens its first line says where, and a
+ * few short lines say what is really served; MCP_LOG=debug adds every setting and bound.
  */
 
 import { spawn } from 'node:child_process';
@@ -11,7 +12,7 @@ import { startIssuer, type TestIssuer } from '../support/issuer.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 
-/** Runs `npm start`'s script until it prints its banner (then stops it) or exits on its own. */
+/** Runs `npm start`'s script until it has said what it serves (then stops it) or exits on its own. */
 function start(env: Record<string, string>): Promise<{ code: number | null; stdout: string; stderr: string }> {
   const child = spawn(process.execPath, ['--import', 'tsx', 'scripts/serve.ts'], {
     cwd: ROOT, env: { ...process.env, PORT: '0', ...env }, stdio: ['ignore', 'pipe', 'pipe'],
@@ -20,7 +21,7 @@ function start(env: Record<string, string>): Promise<{ code: number | null; stdo
   let stderr = '';
   child.stdout.on('data', (chunk) => {
     stdout += chunk;
-    if (/origins .*\n/.test(stdout)) child.kill();
+    if (/\n  (\(MCP_LOG=debug.*|concurrent calls: .*)\n/.test(stdout)) child.kill();
   });
   child.stderr.on('data', (chunk) => { stderr += chunk; });
   return new Promise((resolve) => child.on('exit', (code) => resolve({ code, stdout, stderr })));
@@ -92,7 +93,28 @@ describe('a port in use', () => {
   });
 });
 
-describe('the banner says what is served', () => {
+describe('once it listens, it says where first, then a few short lines of what is on', () => {
+  test('the first line is where to point a client, and the landing page', async () => {
+    const { stdout } = await start({});
+    const [first, ...rest] = stdout.trim().split('\n');
+    expect(first).toMatch(/^agent-mcp ready: http:\/\/localhost:\d+\/mcp \(landing page http:\/\/localhost:\d+\/\)$/);
+    expect(rest.map((line) => /^ {2}(\w+)/.exec(line)?.[1])).toEqual(['agents', 'store', 'auth', 'origins', 'limits', undefined]);
+    expect(rest.at(-1)).toBe('  (MCP_LOG=debug prints every setting and bound)');
+    for (const line of rest) expect(line.length, line).toBeLessThanOrEqual(120);
+  });
+
+  test('MCP_LOG=debug adds every setting and bound, each naming its variable', async () => {
+    const { stdout } = await start({ MCP_LOG: 'debug', RATE_LIMIT_IP: '60/1m' });
+    expect(stdout).toContain('  limits   rate limits ip 60/1m, principal off; 16 concurrent calls per caller\n');
+    expect(stdout).toContain('  rate limits: ip 60/1m, principal off');
+    for (const variable of ['MEMORY_STORE_MAX_BYTES', 'MCP_MAX_BODY_BYTES', 'TASK_TTL_MS', 'MCP_MAX_CONCURRENT_CALLS']) {
+      expect(stdout).toContain(variable);
+    }
+    expect(stdout).not.toContain('(MCP_LOG=debug prints');
+  });
+});
+
+describe('the lines say what is served', () => {
   test('with AGENTS set it lists those agents, not the demo agent (AGENTS replaces the demo agent)', async () => {
     const { stdout } = await start({ AGENTS: '[{"id":"support","format":"platform","url":"https://agents.example.com/chat"}]' });
     expect(stdout).toMatch(/agents +support \(platform\)\n/);
@@ -110,7 +132,7 @@ describe('the banner says what is served', () => {
 
   test('with nothing set it is the demo agent and loopback origins', async () => {
     const { stdout } = await start({});
-    expect(stdout).toMatch(/agents +demo \(the in-process demo agent/);
+    expect(stdout).toMatch(/agents +demo \(the offline demo agent/);
     expect(stdout).toMatch(/origins +loopback only/);
   });
 
@@ -122,6 +144,6 @@ describe('the banner says what is served', () => {
   test('with PUBLIC_URL the origins and the public MCP URL name it', async () => {
     const { stdout } = await start({ PUBLIC_URL: 'https://agent.example.com', MCP_ALLOWED_ORIGINS: 'https://app.example.com' });
     expect(stdout).toMatch(/origins +any host; browser origins: https:\/\/agent\.example\.com \+ https:\/\/app\.example\.com\n/);
-    expect(stdout).toContain('public URL https://agent.example.com/mcp');
+    expect(stdout).toMatch(/\n {2}public +https:\/\/agent\.example\.com\/mcp\n/);
   });
 });
