@@ -145,6 +145,7 @@ const EXERCISES: Array<[RegExp, Exercise]> = [
   [/^npm install$/, { in: '.ci/run', contains: 'npm install' }],
   [/^npm test$/, { in: '.ci/run', contains: 'npm test' }],
   [/^npm run build$/, { in: 'package.json', contains: '&& npm run build &&' }],
+  [/^npm run build -- --prod$/, { in: 'test/artifact/deploy-commands.test.ts', contains: "['scripts/build.mjs', '--prod']" }],
   [/^([A-Z_]+=('[^']*'|\S+) )*npm start$/, { run: runNpmStart }],
   [/^AGENTS='/, { run: runAgentsExample }],
   [/^curl /, { run: runCurl }],
@@ -153,7 +154,8 @@ const EXERCISES: Array<[RegExp, Exercise]> = [
     { in: 'test/scripts/local-server.test.ts', contains: "'scripts/smoke.ts', `${origin}/mcp`, '--header'" }],
   [/^node --version$/, { run: async () => expect(spawnSync('node', ['--version'], { encoding: 'utf8' }).stdout).toMatch(/^v\d+\.\d+\.\d+/) }],
   [/^npx tsx test\/support\/dev-oauth-server\.ts$/, { run: runDevOAuthServer }],
-  [/^npx vercel deploy --prebuilt( --prod)?$/, { external: 'needs a Vercel account and the network; the `npm run build` before it runs in npm test' }],
+  [/^npx vercel deploy --prebuilt$/, { in: 'test/artifact/deploy-commands.test.ts', contains: "deploy(dir, ['--prebuilt'])" }],
+  [/^npx vercel deploy --prebuilt --prod$/, { in: 'test/artifact/deploy-commands.test.ts', contains: "deploy(dir, ['--prebuilt', '--prod'])" }],
   [/^claude mcp add /, { external: 'Claude Code is not installed here; the landing page test checks the same command for a deployment' }],
   [/^npx @modelcontextprotocol\/inspector$/, { external: 'the MCP Inspector needs Node >= 22.19 and a browser session' }],
 ];
