@@ -157,7 +157,8 @@ const EXERCISES: Array<[RegExp, Exercise]> = [
   [/^npx vercel deploy --prebuilt$/, { in: 'test/artifact/deploy-commands.test.ts', contains: "deploy(dir, ['--prebuilt'])" }],
   [/^npx vercel deploy --prebuilt --prod$/, { in: 'test/artifact/deploy-commands.test.ts', contains: "deploy(dir, ['--prebuilt', '--prod'])" }],
   [/^claude mcp add /, { external: 'Claude Code is not installed here; the landing page test checks the same command for a deployment' }],
-  [/^npx @modelcontextprotocol\/inspector$/, { external: 'the MCP Inspector needs Node >= 22.19 and a browser session' }],
+  [/^npx -y --loglevel=error -p node@22 -p @modelcontextprotocol\/inspector@latest mcp-inspector$/,
+    { in: 'test/clients/inspector-npx.test.ts', contains: "run(['--cli', `${server.url}/mcp`, '--method', 'tools/list'])" }],
 ];
 
 const exerciseOf = (command: DocCommand) => EXERCISES.filter(([pattern]) => pattern.test(command.text));
