@@ -89,7 +89,7 @@ export interface InProcessAgentDefinition {
   tools?: string[];
 }
 
-/** Bounds on agents that use tools (README "Give your agent tools"). */
+/** Bounds on agents that use tools (docs/agents.md "Give your agent tools"). */
 export interface ToolLimits {
   /** AGENT_MAX_TOOL_STEPS: rounds of tool calls in one turn before the turn ends without an answer. */
   maxSteps: number;

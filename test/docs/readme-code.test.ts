@@ -1,6 +1,7 @@
 /**
- * The README's code is code: its TypeScript blocks typecheck with the project's compiler settings and run, and
- * its JSON agent configuration is accepted at start-up. A block that drifts from the API fails here.
+ * The documents' code is code: the README's TypeScript blocks typecheck with the project's compiler settings and
+ * run, and docs/agents.md's JSON agent configuration is accepted at start-up. A block that drifts from the API
+ * fails here.
  */
 
 import { Client } from '@modelcontextprotocol/client';
@@ -14,12 +15,12 @@ import type { Additions } from '../../lib/define/index.js';
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const README = readFileSync(`${ROOT}README.md`, 'utf8');
 
-/** The fenced blocks of `lang` that follow the heading `section`, up to the next heading of its level. */
-function blocksIn(section: string, lang: string): string[] {
-  const start = README.indexOf(`\n## ${section}\n`);
-  if (start < 0) throw new Error(`README.md has no section "${section}"`);
-  const end = README.indexOf('\n## ', start + 1);
-  const text = README.slice(start, end < 0 ? undefined : end);
+/** The fenced blocks of `lang` that follow the heading `section` of `document`, up to the next heading of its level. */
+function blocksIn(section: string, lang: string, document = README): string[] {
+  const start = document.indexOf(`\n## ${section}\n`);
+  if (start < 0) throw new Error(`the document has no section "${section}"`);
+  const end = document.indexOf('\n## ', start + 1);
+  const text = document.slice(start, end < 0 ? undefined : end);
   return [...text.matchAll(new RegExp(`^\`\`\`${lang}\\n([\\s\\S]*?)^\`\`\``, 'gm'))].map((m) => m[1]!);
 }
 
@@ -78,9 +79,9 @@ describe('README "Add your own tool"', () => {
   });
 });
 
-describe('README "Give your agent tools"', () => {
+describe('docs/agents.md "Give your agent tools"', () => {
   test('its AGENTS value is accepted at start-up, and each agent is offered to callers', async () => {
-    const [block] = blocksIn('Give your agent tools', 'json');
+    const [block] = blocksIn('Give your agent tools', 'json', readFileSync(`${ROOT}docs/agents.md`, 'utf8'));
     const app = createDefaultApp({ AGENTS: block!, OPENAI_API_KEY: 'sk-readme' });
     const client = new Client({ name: 'readme-check', version: '1.0.0' });
     await client.connect(app.connectInProcess({ subject: 'reader', scopes: [] }));
