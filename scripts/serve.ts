@@ -10,7 +10,6 @@ import { createDefaultApp } from '../lib/app.js';
 import { readAuthConfig } from '../lib/auth/config.js';
 import { discoverJwksUri } from '../lib/auth/keys.js';
 import { createProtectedResourceHandler } from '../lib/auth/metadata.js';
-import { readConfig } from '../lib/config.js';
 import { createDiscoveryHandler } from '../lib/discovery/documents.js';
 import { describeStartupError, type FetchHandler } from '../lib/http/configured.js';
 import { readLogLevel } from '../lib/observe/request-log.js';
@@ -37,7 +36,6 @@ function readPort(env: Env): number {
  */
 function buildFunctions(env: Env): { startup?: StartupReport; functions: Record<string, FetchHandler> } {
   try {
-    readConfig(env);
     const app = createDefaultApp(env);
     return {
       startup: app.startup,
