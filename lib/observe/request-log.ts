@@ -27,7 +27,7 @@ const pad = (n: number, width = 2) => String(n).padStart(width, '0');
  * `Date.prototype.toISOString`, written out: V8's first toISOString of a process costs ~0.3 ms, and the first
  * line is written on the cold start's first request (bench/cold-start.mjs).
  */
-function isoTime(ms: number): string {
+export function isoTime(ms: number): string {
   const d = new Date(ms);
   return `${d.getUTCFullYear()}-${pad(d.getUTCMonth() + 1)}-${pad(d.getUTCDate())}T${pad(d.getUTCHours())}:` +
     `${pad(d.getUTCMinutes())}:${pad(d.getUTCSeconds())}.${pad(d.getUTCMilliseconds(), 3)}Z`;

@@ -7,6 +7,7 @@
 
 import type { Agent } from '../agent/types.js';
 import type { Config } from '../config.js';
+import { isoTime } from './request-log.js';
 
 type Env = Record<string, string | undefined>;
 
@@ -83,7 +84,7 @@ export function formatStartup(report: StartupReport, debug: boolean): string[] {
 /** A function's cold start: the summary as one JSON line, with the details under MCP_LOG=debug. */
 export function startupLogLine(report: StartupReport, debug: boolean): string {
   return JSON.stringify({
-    time: new Date().toISOString(),
+    time: isoTime(Date.now()), // not toISOString, whose first call costs a cold start ~0.3 ms
     msg: 'agent-mcp start',
     ...Object.fromEntries(report.summary),
     ...(debug ? { details: report.details } : {}),
