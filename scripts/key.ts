@@ -5,7 +5,7 @@
  */
 
 import { parseArgs } from 'node:util';
-import { mintApiKey } from '../lib/auth/api-key.js';
+import { API_KEY_PREFIX, mintApiKey } from '../lib/auth/api-key.js';
 import { apiKeyLine, KEY_NAME, KEY_NAME_RULE, KEY_SCOPE, readApiKeys } from '../lib/auth/api-keys.js';
 import { parseRate } from '../lib/limits/rate.js';
 
@@ -32,6 +32,7 @@ const { positionals, values } = readArguments();
 if (positionals.length !== 1 || positionals[0] !== 'create') fail(`the command is "create", got "${positionals.join(' ')}".`);
 const name = values.name ?? fail('--name is required: the name of the key\'s principal (key:<name>).');
 if (!KEY_NAME.test(name)) fail(`--name must be ${KEY_NAME_RULE}, got "${name}".`);
+if (name.includes(API_KEY_PREFIX)) fail(`--name must not hold "${API_KEY_PREFIX}": the server refuses a line that looks like it holds a key.`);
 const scopes = (values.scopes ?? '').split(/[\s,]+/).filter(Boolean);
 const badScope = scopes.find((scope) => !KEY_SCOPE.test(scope));
 if (badScope !== undefined) fail(`--scopes: "${badScope}" is not a scope (printable characters but space, ", \\, "," and ";").`);

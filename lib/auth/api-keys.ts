@@ -15,7 +15,7 @@
 import { createCountedWarning } from '../warn.js';
 import { parseRate, type Rate } from '../limits/rate.js';
 import type { Principal } from '../server/context.js';
-import { apiKeyDigest, hasApiKeyShape, sameDigest } from './api-key.js';
+import { API_KEY_PREFIX, apiKeyDigest, hasApiKeyShape, sameDigest } from './api-key.js';
 import type { Verification } from './verify.js';
 
 type Env = Record<string, string | undefined>;
@@ -61,6 +61,8 @@ export function apiKeyLine(name: string, key: string, scopes: readonly string[],
 function parseLine(line: string, where: string): ApiKey {
   const [name = '', ...rest] = line.split(/\s+/);
   const bad = (why: string) => new TypeError(`MCP_API_KEYS ${where} is not ${SHAPE}: ${why}.`);
+  // A key pasted in clear would be echoed by the messages below, and kept in the environment: refused unquoted.
+  if (line.includes(API_KEY_PREFIX)) throw bad('it holds a key itself; the line takes only the key\'s hash, and the key is best replaced now');
   if (!KEY_NAME.test(name)) throw bad(`the name "${name.slice(0, 64)}" must be ${KEY_NAME_RULE}`);
   const fields = new Map<string, string>();
   for (const field of rest) {

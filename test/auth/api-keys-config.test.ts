@@ -36,7 +36,8 @@ describe('MCP_API_KEYS', () => {
     ['no sha256', 'ci scopes=a', 'line 1 is not "<name> sha256=<64 hex digits> [scopes=a,b] [rate=60/1m]" (npm run key -- create prints one): sha256= must be the key\'s SHA-256 in 64 lowercase hex digits.'],
     ['a short hash', `ci sha256=${HASH.slice(1)}`, 'sha256= must be the key\'s SHA-256'],
     ['an upper-case hash', `ci sha256=${HASH.toUpperCase()}`, 'sha256= must be the key\'s SHA-256'],
-    ['the key itself in place of its hash', `ci sha256=${KEY}`, 'sha256= must be the key\'s SHA-256'],
+    ['the key itself in place of its hash', `ci sha256=${KEY}`, 'it holds a key itself; the line takes only the key\'s hash'],
+    ['the key itself as the name', `${KEY} sha256=${HASH}`, 'it holds a key itself'],
     ['an unknown field', `ci sha256=${HASH} scope=a`, '"scope" is not a field (sha256, scopes, rate)'],
     ['a field twice', `ci sha256=${HASH} scopes=a scopes=b`, 'scopes is given twice'],
     ['a name with a slash', `c/i sha256=${HASH}`, 'the name "c/i" must be 1-64 letters'],
@@ -49,6 +50,12 @@ describe('MCP_API_KEYS', () => {
   ])('%s is refused at start-up, naming the variable and the line', (_name, value, message) => {
     expect(() => readApiKeys({ MCP_API_KEYS: value })).toThrow(TypeError);
     expect(() => readApiKeys({ MCP_API_KEYS: value })).toThrow(message);
+  });
+
+  test('a key pasted in clear is never quoted in the message', () => {
+    for (const value of [`ci sha256=${KEY}`, `${KEY} sha256=${HASH}`, `ci sha256=${HASH} ${KEY}`]) {
+      expect(() => readApiKeys({ MCP_API_KEYS: value })).toThrow(expect.objectContaining({ message: expect.not.stringContaining(KEY.slice(9, 20)) }));
+    }
   });
 
   test('the line named is the line of the variable, blank lines and comments counted', () => {

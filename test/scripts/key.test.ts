@@ -62,6 +62,7 @@ describe('npm run key -- create', () => {
     ['no command', [], 'the command is "create"'],
     ['no name', ['create'], '--name is required'],
     ['a name the line cannot hold', ['create', '--name', 'c i'], '--name must be 1-64 letters'],
+    ['a name that looks like a key', ['create', '--name', 'agentmcp_ci'], '--name must not hold "agentmcp_"'],
     ['a scope with a quote', ['create', '--name', 'ci', '--scopes', 'a,"b"'], '--scopes: ""b"" is not a scope'],
     ['a bad rate', ['create', '--name', 'ci', '--rate', 'lots'], '--rate must look like 60/1m'],
     ['an unknown option', ['create', '--name', 'ci', '--scope', 'a'], "Unknown option '--scope'"],
