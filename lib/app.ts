@@ -22,7 +22,7 @@ import { MemoryStore } from './store/memory.js';
 import type { Store } from './store/types.js';
 import { createLimitsFromEnv, type RequestLimits } from './limits/index.js';
 import { createCallSlots, readMaxConcurrentCalls, type CallSlots } from './limits/concurrency.js';
-import { createBearerAuth, readAuthConfig, requireAudienceSource, type BearerAuth } from './auth/index.js';
+import { createBearerAuth, describeAuth, readApiKeys, readAuthConfig, readAuthScopes, requireAudienceSource, type BearerAuth } from './auth/index.js';
 import { readPayConfig } from './pay/config.js';
 import { createPaymentEngine } from './pay/engine.js';
 import { withPaidTool } from './pay/with-payment.js';
@@ -131,17 +131,19 @@ export function createDefaultApp(env: Record<string, string | undefined> = proce
   const requestLog = readRequestLog(env);
   const healthTimeoutMs = readHealthTimeout(env);
   const tasks = readTaskSettings(env);
-  const limits = createLimitsFromEnv(env, upstash);
+  const apiKeys = readApiKeys(env);
+  const limits = createLimitsFromEnv(env, upstash, { ownRates: apiKeys?.rates });
   // On Vercel the edge sets the client's address in headers; elsewhere only the socket's can be trusted.
   const calls = createCallSlots(readMaxConcurrentCalls(env), { trustForwarded: Boolean(env.VERCEL) });
   const authConfig = readAuthConfig(env);
   if (authConfig) requireAudienceSource(authConfig, config, env);
-  const auth = authConfig ? createBearerAuth(authConfig, env) : undefined;
+  const auth = authConfig || apiKeys ? createBearerAuth(authConfig, env, apiKeys) : undefined;
+  const defaultScopes = auth ? readAuthScopes(env) : undefined;
   const pay = readPayConfig(env);
   // The demo agent reaches the app it belongs to, which exists once createApp returns. It lists as a caller
   // holding the deployment's default scopes would see the tools, no more.
   let app: App | undefined;
-  const demoPrincipal: Principal = { subject: 'agent:demo', scopes: authConfig?.scopes ?? [] };
+  const demoPrincipal: Principal = { subject: 'agent:demo', scopes: defaultScopes ?? [] };
   const listTools = () => listToolsInProcess(app!.connectInProcess(demoPrincipal));
   const definitions = defaultDefinitions(env, { ...options, listTools, connect: (principal) => app!.connectInProcess(principal) });
   const mounts = mountsFromEnv(env);
@@ -150,7 +152,7 @@ export function createDefaultApp(env: Record<string, string | undefined> = proce
   if (config.stateSecret === undefined && !config.local) {
     console.warn('[agent-mcp] MCP_STATE_SECRET is not set: MRTR requestState only verifies on this instance.');
   }
-  console.info(`[agent-mcp] auth: ${authConfig ? `OAuth bearer tokens from ${authConfig.issuer}` : 'none (set AUTH_ISSUER to require OAuth)'}`);
+  console.info(`[agent-mcp] auth: ${describeAuth(auth)}`);
   console.info(`[agent-mcp] ${summary}`);
   if (limits) console.info(`[agent-mcp] ${limits.summary}`);
   console.info(`[agent-mcp] ${describeRequestBounds(bounds)}`);
@@ -168,7 +170,7 @@ export function createDefaultApp(env: Record<string, string | undefined> = proce
     healthTimeoutMs,
     calls,
     tasks,
-    defaultScopes: authConfig?.scopes,
+    defaultScopes,
     instructions: INSTRUCTIONS,
     stateSecret: config.stateSecret,
     origin: originPolicyOf(config),

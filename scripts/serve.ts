@@ -7,6 +7,7 @@
 import { createMcpHandler } from '../api/mcp.js';
 import { readAgents } from '../lib/agent/config.js';
 import { createDefaultApp } from '../lib/app.js';
+import { describeAuth, type BearerAuth } from '../lib/auth/index.js';
 import { createProtectedResourceHandler } from '../lib/auth/metadata.js';
 import { readConfig, type Config } from '../lib/config.js';
 import { createDiscoveryHandler } from '../lib/discovery/documents.js';
@@ -31,13 +32,15 @@ function readPort(env: Env): number {
  * Every function's handler, built now so that a bad setting fails here rather than on the first request. They read
  * `env`, whose PORT is the port served: served locally, the URLs they advertise and the token audience use it.
  */
-function buildFunctions(env: Env): { config: Config; functions: Record<string, FetchHandler> } {
+function buildFunctions(env: Env): { config: Config; auth?: BearerAuth; functions: Record<string, FetchHandler> } {
   try {
     const config = readConfig(env);
+    const app = createDefaultApp(env);
     return {
       config,
+      auth: app.auth,
       functions: {
-        '/api/mcp': createMcpHandler(createDefaultApp(env)),
+        '/api/mcp': createMcpHandler(app),
         '/api/wk-mcp': createDiscoveryHandler(env),
         '/api/wk-oauth-protected-resource': createProtectedResourceHandler(env),
       },
@@ -72,7 +75,7 @@ function describeOrigins(config: Config): string {
 
 const port = readPort(process.env);
 const env: Env = { ...process.env, PORT: String(port) };
-const { config, functions } = buildFunctions(env);
+const { config, auth, functions } = buildFunctions(env);
 let url: string;
 try {
   ({ url } = await startLocalServer({ port, functions }));
@@ -89,5 +92,5 @@ console.log(`agent-mcp listening on ${url}
   landing page   ${url}/
   store          ${env.UPSTASH_REDIS_REST_URL || env.KV_REST_API_URL ? 'Upstash (shared)' : 'memory (one process; set UPSTASH_REDIS_REST_URL to share state across instances)'}
   agents         ${describeAgents(env)}
-  auth           ${env.AUTH_ISSUER ? `OAuth bearer tokens from ${env.AUTH_ISSUER}` : 'none (set AUTH_ISSUER to require OAuth bearer tokens)'}
+  auth           ${describeAuth(auth)}
   origins        ${describeOrigins(config)}`);

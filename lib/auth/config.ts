@@ -1,5 +1,6 @@
 /**
- * Bearer auth settings, read once (README "Authentication"). Auth is on when AUTH_ISSUER is set.
+ * Bearer auth settings, read once (docs/oauth.md). OAuth is on when AUTH_ISSUER is set; API keys (MCP_API_KEYS)
+ * are read in lib/auth/api-keys.ts.
  * Misconfiguration throws at start-up naming the variable.
  */
 
@@ -33,11 +34,18 @@ function secureUrl(name: string, value: string): string {
   throw new TypeError(`${name} must be an absolute https URL (http only for localhost), got "${value}".`);
 }
 
+/** AUTH_SCOPES: what every entry needs unless it names its own, for OAuth tokens and API keys alike. */
+export const readAuthScopes = (env: Env): string[] => (env.AUTH_SCOPES ?? '').split(/[\s,]+/).filter(Boolean);
+
 /** The auth settings, or undefined when AUTH_ISSUER is unset; throws a TypeError naming a misused variable. */
 export function readAuthConfig(env: Env): AuthConfig | undefined {
   if (!env.AUTH_ISSUER) {
-    for (const name of ['AUTH_JWKS_URL', 'AUTH_AUDIENCE', 'AUTH_SCOPES', 'AUTH_ALGORITHMS']) {
+    for (const name of ['AUTH_JWKS_URL', 'AUTH_AUDIENCE', 'AUTH_ALGORITHMS']) {
       if (env[name]) throw new TypeError(`${name} is set but AUTH_ISSUER is not; set AUTH_ISSUER to turn auth on.`);
+    }
+    // API keys carry scopes too, so the default an entry needs applies to them (docs/api-keys.md).
+    if (env.AUTH_SCOPES && !env.MCP_API_KEYS?.trim()) {
+      throw new TypeError('AUTH_SCOPES is set but neither AUTH_ISSUER nor MCP_API_KEYS is; set one of them to turn auth on.');
     }
     return undefined;
   }
@@ -48,7 +56,7 @@ export function readAuthConfig(env: Env): AuthConfig | undefined {
     issuer: secureUrl('AUTH_ISSUER', env.AUTH_ISSUER),
     jwksUrl: env.AUTH_JWKS_URL ? secureUrl('AUTH_JWKS_URL', env.AUTH_JWKS_URL) : undefined,
     audience: env.AUTH_AUDIENCE || undefined,
-    scopes: (env.AUTH_SCOPES ?? '').split(/[\s,]+/).filter(Boolean),
+    scopes: readAuthScopes(env),
     algorithms,
     clockToleranceSec: 30,
   };

@@ -5,6 +5,7 @@
  */
 
 import { INSTRUCTIONS, SERVER_INFO } from '../identity.js';
+import { readApiKeys } from '../auth/api-keys.js';
 import { readAuthConfig, type AuthConfig } from '../auth/config.js';
 import { readConfig } from '../config.js';
 import { createOriginCheck, originPolicyOf } from '../http/origin.js';
@@ -30,12 +31,21 @@ export function cardName(origin: string): string {
   return `${host.split('.').filter(Boolean).reverse().join('.') || 'localhost'}/${SERVER_INFO.name}`;
 }
 
+/** How a client authenticates: OAuth (with API keys too, `apiKeys: true`), API keys alone, or nothing. */
+function authDocument(origin: string, auth: AuthConfig | undefined, apiKeys: boolean) {
+  const keys = apiKeys ? { apiKeys: true } : {};
+  if (auth) return { type: 'oauth-protected-resource', resourceMetadata: resourceMetadataUrl(origin), authorizationServers: [auth.issuer], scopes: auth.scopes, ...keys };
+  // No authorization server to name: a client sends a key it was given (docs/api-keys.md).
+  return apiKeys ? { type: 'api-key', header: 'Authorization', scheme: 'Bearer' } : { type: 'public' };
+}
+
 /**
- * `/.well-known/mcp.json`: where and how to connect, and whether OAuth is needed (`auth` undefined: public).
+ * `/.well-known/mcp.json`: where and how to connect, and how a client authenticates (`auth` undefined and no API
+ * keys: public).
  * `server` repeats name, version, URL and transport in the shape of the widely copied seed tutorial
  * ("Turn your agent into an MCP server", step 6), so clients written against it find `server.url`.
  */
-export function mcpDocument(origin: string, auth: AuthConfig | undefined) {
+export function mcpDocument(origin: string, auth: AuthConfig | undefined, apiKeys = false) {
   const url = mcpUrl(origin);
   return {
     protocolVersion: MODERN_VERSION,
@@ -45,9 +55,7 @@ export function mcpDocument(origin: string, auth: AuthConfig | undefined) {
     url,
     transport: TRANSPORT,
     server: { name: SERVER_INFO.name, version: SERVER_INFO.version, url, transport: TRANSPORT },
-    auth: auth
-      ? { type: 'oauth-protected-resource', resourceMetadata: resourceMetadataUrl(origin), authorizationServers: [auth.issuer], scopes: auth.scopes }
-      : { type: 'public' },
+    auth: authDocument(origin, auth, apiKeys),
     serverCard: `${mcpUrl(origin)}/server-card`,
   };
 }
@@ -73,6 +81,7 @@ export function serverCard(origin: string) {
  */
 export function createDiscoveryHandler(env: Env = process.env) {
   const auth = readAuthConfig(env);
+  const apiKeys = readApiKeys(env) !== undefined;
   const { checkHost } = createOriginCheck(originPolicyOf(readConfig(env)));
   return async function handleDiscovery(request: Request): Promise<Response> {
     const refused = checkHost(request);
@@ -82,6 +91,6 @@ export function createDiscoveryHandler(env: Env = process.env) {
     const card = url.searchParams.get('doc') === 'card' || MCP_PATHS.some((p) => url.pathname === `${p}/server-card`);
     return card
       ? serveDocument(request, serverCard(origin), SERVER_CARD_TYPE, 3600)
-      : serveDocument(request, mcpDocument(origin, auth), 'application/json', 300);
+      : serveDocument(request, mcpDocument(origin, auth, apiKeys), 'application/json', 300);
   };
 }

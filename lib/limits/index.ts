@@ -1,6 +1,6 @@
 /**
  * The endpoint's rate limits from the environment (README "Rate limits"): `RATE_LIMIT_IP` is checked before
- * auth, `RATE_LIMIT_PRINCIPAL` right after it, `RATE_LIMIT_ON_ERROR` (`open` | `closed`) decides what a
+ * auth, `RATE_LIMIT_PRINCIPAL` right after it (or an API key's own `rate=`, MCP_API_KEYS), `RATE_LIMIT_ON_ERROR` (`open` | `closed`) decides what a
  * Redis fault does, `RATE_LIMIT_TIMEOUT_MS` how long a check waits for Redis. Each message counts:
  * a legacy batch is charged for its further messages once it is parsed, and a chat call for each nested agent turn
  * it runs (`chargeFor`). With Upstash configured every instance shares one budget; without it each instance
@@ -10,7 +10,7 @@
 import { integerEnv } from '../config.js';
 import type { ChargeCaller, Principal } from '../server/context.js';
 import { DEFAULT_PREFIX, type UpstashConfig } from '../store/upstash-config.js';
-import { clientIp, createLimitCharge, createLimitCheck, createLimitCount, type FailurePolicy } from './check.js';
+import { clientIp, createLimitCharge, createLimitCheck, createLimitCount, type FailurePolicy, type LimitCount } from './check.js';
 import { createMemoryLimiter } from './memory.js';
 import { parseRate, type Rate } from './rate.js';
 import type { LimitScope } from './reply.js';
@@ -35,6 +35,11 @@ export interface RequestLimits {
 export interface LimitsOptions {
   /** Key namespace in Redis (default `agent-mcp:`), followed by `rl:<scope>`. */
   prefix?: string;
+  /**
+   * Principals with a rate of their own (an API key's `rate=`, MCP_API_KEYS), by subject: checked and charged
+   * instead of RATE_LIMIT_PRINCIPAL, even when that is off.
+   */
+  ownRates?: ReadonlyMap<string, Rate>;
 }
 
 function readFailurePolicy(env: Env): FailurePolicy {
@@ -47,37 +52,52 @@ function readFailurePolicy(env: Env): FailurePolicy {
 
 const readTimeout = (env: Env) => integerEnv(env, 'RATE_LIMIT_TIMEOUT_MS', LIMIT_TIMEOUT_MS, 1, 'a positive integer of milliseconds');
 
+/** One limit as the request path's step and as a charge for the work a request sets off. */
+function limitOf(scope: LimitScope, rate: Rate, count: LimitCount) {
+  return { check: createLimitCheck(scope, rate, count), charge: createLimitCharge(scope, rate, count) };
+}
+
 /** The limits configured in `env`, on Upstash when `upstash` is given; undefined when both are off. */
 export function createLimitsFromEnv(env: Env, upstash: UpstashConfig | undefined, options: LimitsOptions = {}): RequestLimits | undefined {
   const ip = parseRate('RATE_LIMIT_IP', env.RATE_LIMIT_IP);
   const principal = parseRate('RATE_LIMIT_PRINCIPAL', env.RATE_LIMIT_PRINCIPAL);
   const policy = readFailurePolicy(env);
   const timeoutMs = readTimeout(env);
-  if (!ip && !principal) return undefined;
+  const ownRates = options.ownRates ?? new Map<string, Rate>();
+  if (!ip && !principal && ownRates.size === 0) return undefined;
   const prefix = options.prefix ?? DEFAULT_PREFIX;
-  const counter = (scope: LimitScope, rate: Rate) => createLimitCount(scope, upstash
-    ? createUpstashLimiter(rate, upstash, { prefix: `${prefix}rl:${scope}`, timeoutMs })
+  // One counter per rate, its own key space (`rl:key:<rate>`) so that no two windows share a Redis key.
+  const counter = (scope: LimitScope, rate: Rate, space: string = scope) => createLimitCount(scope, upstash
+    ? createUpstashLimiter(rate, upstash, { prefix: `${prefix}rl:${space}`, timeoutMs })
     : createMemoryLimiter(rate), policy);
   const trustForwarded = Boolean(env.VERCEL);
   const ipCount = ip && counter('ip', ip);
-  const principalCount = principal && counter('principal', principal);
   const byIp = ipCount && createLimitCheck('ip', ip, ipCount);
-  const byPrincipal = principalCount && createLimitCheck('principal', principal, principalCount);
   const chargeIp = ipCount && createLimitCharge('ip', ip, ipCount);
-  const chargePrincipal = principalCount && createLimitCharge('principal', principal, principalCount);
+  const principalLimit = principal && limitOf('principal', principal, counter('principal', principal));
+  const perRate = new Map<string, ReturnType<typeof limitOf>>();
+  for (const rate of ownRates.values()) {
+    if (!perRate.has(rate.text)) perRate.set(rate.text, limitOf('key', rate, counter('key', rate, `key:${rate.text}`)));
+  }
+  /** The limit that counts `p`'s requests: its own rate, else RATE_LIMIT_PRINCIPAL, else none. */
+  const limitFor = (p: Principal) => {
+    const own = ownRates.get(p.subject);
+    return own ? perRate.get(own.text) : principalLimit;
+  };
   const where = upstash ? 'shared on Upstash' : 'counted per instance in memory';
+  const own = ownRates.size ? `, their own for ${ownRates.size} API key name${ownRates.size === 1 ? '' : 's'} (MCP_API_KEYS)` : '';
   return {
     ...(byIp ? { byIp: (request: Request, cost?: number) => byIp(clientIp(request, trustForwarded), cost) } : {}),
-    ...(byPrincipal ? { byPrincipal: (p: Principal, cost?: number) => byPrincipal(p.subject, cost) } : {}),
+    ...(principalLimit || perRate.size ? { byPrincipal: async (p: Principal, cost?: number) => limitFor(p)?.check(p.subject, cost) } : {}),
     chargeFor(request, p) {
       // The address is read now: the work may outlive the request (a task).
       const address = chargeIp && clientIp(request, trustForwarded);
       return async (cost) => {
         const overIp = chargeIp && (await chargeIp(address!, cost));
         if (overIp) return overIp;
-        return p && chargePrincipal ? chargePrincipal(p.subject, cost) : undefined;
+        return p ? limitFor(p)?.charge(p.subject, cost) : undefined;
       };
     },
-    summary: `rate limits: ip ${ip?.text ?? 'off'}, principal ${principal?.text ?? 'off'} (${where}; on a Redis fault: fail ${policy})`,
+    summary: `rate limits: ip ${ip?.text ?? 'off'}, principal ${principal?.text ?? 'off'}${own} (${where}; on a Redis fault: fail ${policy})`,
   };
 }

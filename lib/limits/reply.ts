@@ -11,11 +11,11 @@ import { errorReply, refuse } from '../http/replies.js';
 import type { ChargeRefusal } from '../server/context.js';
 import type { Rate } from './rate.js';
 
-export type LimitScope = 'ip' | 'principal';
+export type LimitScope = 'ip' | 'principal' | 'key';
 
-const SCOPE_WORDS: Record<LimitScope, string> = { ip: 'per IP address', principal: 'per caller' };
+const SCOPE_WORDS: Record<LimitScope, string> = { ip: 'per IP address', principal: 'per caller', key: 'for this API key' };
 /** The variable that sets each limit, named when work a request sets off is refused. */
-const SCOPE_VARIABLE: Record<LimitScope, string> = { ip: 'RATE_LIMIT_IP', principal: 'RATE_LIMIT_PRINCIPAL' };
+const SCOPE_VARIABLE: Record<LimitScope, string> = { ip: 'RATE_LIMIT_IP', principal: 'RATE_LIMIT_PRINCIPAL', key: 'MCP_API_KEYS' };
 const UNAVAILABLE = 'the rate limiter cannot be reached';
 
 /** Seconds until `reset`, at least 1 (a 0 would invite an immediate retry that fails again). */

@@ -62,6 +62,18 @@ describe('/.well-known/mcp.json', () => {
     expect((await open.json()).auth).toEqual({ type: 'public' });
   });
 
+  test('with API keys alone it says a client sends a key as a Bearer token, and names no authorization server', async () => {
+    const keys = { MCP_API_KEYS: `ci sha256=${'0'.repeat(64)}` };
+    const doc = await (await createDiscoveryHandler(keys)(new Request('http://localhost/.well-known/mcp.json'))).json();
+    expect(doc.auth).toEqual({ type: 'api-key', header: 'Authorization', scheme: 'Bearer' });
+  });
+
+  test('with API keys beside OAuth it names the OAuth metadata and says keys are taken too', async () => {
+    const both = { ...AUTH, MCP_API_KEYS: `ci sha256=${'0'.repeat(64)}` };
+    const doc = await (await createDiscoveryHandler(both)(new Request('http://localhost/.well-known/mcp.json'))).json();
+    expect(doc.auth).toMatchObject({ type: 'oauth-protected-resource', authorizationServers: ['https://auth.example.com'], apiKeys: true });
+  });
+
   test('is cacheable and revalidates with its ETag', async () => {
     const response = await fetch(`${url}/.well-known/mcp.json`);
     expect(response.headers.get('cache-control')).toBe('public, max-age=300');

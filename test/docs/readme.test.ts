@@ -141,6 +141,22 @@ async function runAgentsExample({ text }: DocCommand): Promise<void> {
   for (const { id } of JSON.parse(env.AGENTS!)) expect(uris).toContain(`agent://${id}`);
 }
 
+/** `npm run key -- create …`: it prints a key and its line, and `npm start` with that line takes that key and only it. */
+async function runKeyCreate({ text }: DocCommand): Promise<void> {
+  const words = shellWords(text);
+  const run = spawnSync(words[0]!, words.slice(1), { cwd: ROOT, encoding: 'utf8' });
+  expect(run.status, run.stderr).toBe(0);
+  const key = /^ {2}(agentmcp_\S+)$/m.exec(run.stdout)?.[1];
+  const line = /^ {2}(\S+ sha256=.*)$/m.exec(run.stdout)?.[1];
+  expect(key && line, run.stdout).toBeTruthy();
+  const { match } = await start(['npm', 'start'], { MCP_API_KEYS: line!, PORT: String(await freePort()) }, /listening on (http:\/\/\S+)/);
+  const url = `${match[1]}/mcp`;
+  expect((await rpc(url, 'tools/list')).status).toBe(401);
+  const body = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' });
+  const response = await fetch(url, { method: 'POST', headers: { ...MCP_HEADERS, authorization: `Bearer ${key}` }, body });
+  expect(response.status).toBe(200);
+}
+
 const EXERCISES: Array<[RegExp, Exercise]> = [
   [/^npm install$/, { in: '.ci/run', contains: 'npm install' }],
   [/^npm test$/, { in: '.ci/run', contains: 'npm test' }],
@@ -153,6 +169,7 @@ const EXERCISES: Array<[RegExp, Exercise]> = [
     { in: 'test/scripts/local-server.test.ts', contains: "'scripts/smoke.ts', `${origin}/mcp`, '--header'" }],
   [/^node --version$/, { run: async () => expect(spawnSync('node', ['--version'], { encoding: 'utf8' }).stdout).toMatch(/^v\d+\.\d+\.\d+/) }],
   [/^npx tsx test\/support\/dev-oauth-server\.ts$/, { run: runDevOAuthServer }],
+  [/^npm run key -- create --name \S+( --scopes \S+)?$/, { run: runKeyCreate }],
   [/^npx vercel deploy --prebuilt( --prod)?$/, { external: 'needs a Vercel account and the network; the `npm run build` before it runs in npm test' }],
   [/^claude mcp add /, { external: 'Claude Code is not installed here; the landing page test checks the same command for a deployment' }],
   [/^npx @modelcontextprotocol\/inspector$/, { external: 'the MCP Inspector needs Node >= 22.19 and a browser session' }],

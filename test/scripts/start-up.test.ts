@@ -42,6 +42,7 @@ describe('a bad setting stops npm start before it listens, naming the variable',
     ['a bad X402_PAY_TO', { X402_PAY_TO: 'alice' }, 'X402_PAY_TO must be an EVM address'],
     ['an Upstash URL without its token', { UPSTASH_REDIS_REST_URL: 'https://x.upstash.io', MCP_STATE_SECRET: 'x'.repeat(32) }, 'UPSTASH_REDIS_REST_TOKEN must be set when UPSTASH_REDIS_REST_URL is'],
     ['a shared store without MCP_STATE_SECRET', { UPSTASH_REDIS_REST_URL: 'https://x.upstash.io', UPSTASH_REDIS_REST_TOKEN: 't' }, 'MCP_STATE_SECRET must be set when the store is shared'],
+    ['a malformed MCP_API_KEYS line, named by its number', { MCP_API_KEYS: `ci sha256=${'0'.repeat(64)}\nlaptop scopes=agents:chat` }, 'MCP_API_KEYS line 2 is not "<name> sha256=<64 hex digits>'],
     ['a bad MCP_MOUNTS_WAIT_MS', { MCP_MOUNTS_WAIT_MS: '-1' }, 'MCP_MOUNTS_WAIT_MS must be a non-negative integer'],
   ])('%s', async (_, env, message) => {
     const { code, stdout, stderr } = await start(env);
