@@ -71,6 +71,7 @@ export async function serveLegacy(
     cancelByNotification: true,
     observation,
     chargeCaller: deps.limits?.chargeFor(request, principal),
+    limitTool: deps.limits?.limitToolFor?.(request, principal),
     ...(gone ? { signal: () => gone.signal } : {}),
   };
   const slotKey = deps.calls.keyOf(request, principal);
@@ -133,6 +134,7 @@ export async function serveModern(request: Request, classified: Ok<'modern'>, de
     paramHeaders: paramHeaders(request.headers),
     observation,
     chargeCaller: deps.limits?.chargeFor(request, principal),
+    limitTool: deps.limits?.limitToolFor?.(request, principal),
   };
   return withProtocolVersion(await frameCall({
     run: (outbound) => observation.runCall(() => deps.dispatch(message, { ...call, outbound })).finally(release),

@@ -1,6 +1,7 @@
 /**
  * The endpoint's rate limits from the environment (README "Rate limits"): `RATE_LIMIT_IP` is checked before
- * auth, `RATE_LIMIT_PRINCIPAL` right after it, `RATE_LIMIT_ON_ERROR` (`open` | `closed`) decides what a
+ * auth, `RATE_LIMIT_PRINCIPAL` right after it, `RATE_LIMIT_TOOLS` (limits per tool, tools.ts) as a tool is called,
+ * `RATE_LIMIT_ON_ERROR` (`open` | `closed`) decides what a
  * Redis fault does, `RATE_LIMIT_TIMEOUT_MS` how long a check waits for Redis. Each message counts:
  * a legacy batch is charged for its further messages once it is parsed, and a chat call for each nested agent turn
  * it runs (`chargeFor`). With Upstash configured every instance shares one budget; without it each instance
@@ -8,12 +9,13 @@
  */
 
 import { integerEnv } from '../config.js';
-import type { ChargeCaller, Principal } from '../server/context.js';
+import type { ChargeCaller, LimitTool, Principal } from '../server/context.js';
 import { DEFAULT_PREFIX, type UpstashConfig } from '../store/upstash-config.js';
 import { clientIp, createLimitCharge, createLimitCheck, createLimitCount, type FailurePolicy } from './check.js';
 import { createMemoryLimiter } from './memory.js';
 import { parseRate, type Rate } from './rate.js';
 import type { LimitScope } from './reply.js';
+import { createToolLimit, describeToolRates, readToolRates } from './tools.js';
 import { createUpstashLimiter, LIMIT_TIMEOUT_MS } from './upstash.js';
 
 type Env = Record<string, string | undefined>;
@@ -28,6 +30,11 @@ export interface RequestLimits {
    * beyond itself: each nested agent turn of a chat call counts as one more request.
    */
   chargeFor(request: Request, principal?: Principal): ChargeCaller;
+  /**
+   * The per-tool limits (RATE_LIMIT_TOOLS) of the caller of `request`: its principal's, else its address's; absent
+   * when none is set.
+   */
+  limitToolFor?(request: Request, principal?: Principal): LimitTool;
   /** One line for the start-up log. */
   summary: string;
 }
@@ -53,9 +60,11 @@ export function createLimitsFromEnv(env: Env, upstash: UpstashConfig | undefined
   const principal = parseRate('RATE_LIMIT_PRINCIPAL', env.RATE_LIMIT_PRINCIPAL);
   const policy = readFailurePolicy(env);
   const timeoutMs = readTimeout(env);
-  if (!ip && !principal) return undefined;
+  const toolRates = readToolRates(env);
+  if (!ip && !principal && toolRates.length === 0) return undefined;
   const prefix = options.prefix ?? DEFAULT_PREFIX;
-  const counter = (scope: LimitScope, rate: Rate) => createLimitCount(scope, upstash
+  // Per-tool limits share one key space: each caller's key names its pattern (lib/server/caller.ts toolLimitKeyOf).
+  const counter = (scope: LimitScope | 'tool', rate: Rate, label: string = scope) => createLimitCount(label, upstash
     ? createUpstashLimiter(rate, upstash, { prefix: `${prefix}rl:${scope}`, timeoutMs })
     : createMemoryLimiter(rate), policy);
   const trustForwarded = Boolean(env.VERCEL);
@@ -65,6 +74,7 @@ export function createLimitsFromEnv(env: Env, upstash: UpstashConfig | undefined
   const byPrincipal = principalCount && createLimitCheck('principal', principal, principalCount);
   const chargeIp = ipCount && createLimitCharge('ip', ip, ipCount);
   const chargePrincipal = principalCount && createLimitCharge('principal', principal, principalCount);
+  const toolCounts = toolRates.map((r) => ({ ...r, count: counter('tool', r.rate, `tool "${r.pattern}"`) }));
   const where = upstash ? 'shared on Upstash' : 'counted per instance in memory';
   return {
     ...(byIp ? { byIp: (request: Request, cost?: number) => byIp(clientIp(request, trustForwarded), cost) } : {}),
@@ -78,6 +88,10 @@ export function createLimitsFromEnv(env: Env, upstash: UpstashConfig | undefined
         return p && chargePrincipal ? chargePrincipal(p.subject, cost) : undefined;
       };
     },
-    summary: `rate limits: ip ${ip?.text ?? 'off'}, principal ${principal?.text ?? 'off'} (${where}; on a Redis fault: fail ${policy})`,
+    ...(toolCounts.length > 0
+      ? { limitToolFor: (request: Request, p?: Principal) => createToolLimit(toolCounts, p, clientIp(request, trustForwarded)) }
+      : {}),
+    summary: `rate limits: ip ${ip?.text ?? 'off'}, principal ${principal?.text ?? 'off'}`
+      + `${toolCounts.length > 0 ? `, tools ${describeToolRates(toolCounts)}` : ''} (${where}; on a Redis fault: fail ${policy})`,
   };
 }

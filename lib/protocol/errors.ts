@@ -25,6 +25,12 @@ export const UNSUPPORTED_PROTOCOL_VERSION = -32022;
 export const RATE_LIMITED = 429;
 export const RATE_LIMITED_MESSAGE = 'Rate limit exceeded';
 /**
+ * A call over a per-tool limit (RATE_LIMIT_TOOLS) is a tool result with `isError`, not an error: the key of its
+ * `_meta` that says in how many seconds to try again. (`_meta`, not `structuredContent`: v1 SDK clients check
+ * `structuredContent` against the tool's output schema even on an error result.)
+ */
+export const RETRY_AFTER_META = 'retryAfterSeconds';
+/**
  * The principal lacks a scope the call needs (sent with HTTP 403 and an insufficient_scope challenge);
  * like RATE_LIMITED it mirrors the HTTP status, outside the reserved JSON-RPC range.
  */
