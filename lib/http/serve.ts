@@ -78,12 +78,16 @@ export async function serveLegacy(
   if (classified.batch) {
     const unpayable = refuseBatchPayment(request.headers, classified.messages);
     if (unpayable) return withProtocolVersion(errorReply(400, { code: INVALID_REQUEST, message: unpayable }), classified.version);
-    // Each call of a batch takes its own slot; those past the caller's share are refused in the batch's reply.
-    const replies = await observation.within(() => Promise.all(classified.messages.map((m) => {
+    // Each call of a batch takes its own slot; those past the caller's share are refused in the batch's reply. Each
+    // message is observed on its own (its span, its tool's failure), the request as a whole for the log line.
+    const replies = await Promise.all(classified.messages.map((m) => {
+      const one = observation.message(m);
       const release = deps.calls.take(slotKey, m);
-      const reply = release ? deps.dispatch(m, base).finally(release) : Promise.resolve(errorMessage(readId(m), tooManyCalls(deps.calls.max)));
+      const reply = one.run(() => (release
+        ? deps.dispatch(m, { ...base, observation: one }).finally(release)
+        : Promise.resolve(errorMessage(readId(m), tooManyCalls(deps.calls.max)))));
       return reply.then(observation.noteReply);
-    })));
+    }));
     const answered = replies.filter((r): r is JsonRpcResponse => r !== undefined);
     return withProtocolVersion(answered.length ? jsonReply(answered) : accepted(), classified.version);
   }

@@ -17,6 +17,8 @@ export const SESSION_NOT_FOUND = -32001;
 export const HEADER_MISMATCH = -32020;
 export const MISSING_REQUIRED_CLIENT_CAPABILITY = -32021;
 export const UNSUPPORTED_PROTOCOL_VERSION = -32022;
+/** The user must visit a URL before the call can go on (2025-11-25 client/elicitation, URL mode); a mount may answer it. */
+export const URL_ELICITATION_REQUIRED = -32042;
 /**
  * Over a rate limit (sent with HTTP 429). New codes go outside the JSON-RPC reserved range -32768..-32000
  * (2026-07-28 basic/index §Error Codes: -32000..-32019 closed to new codes, -32020..-32099 the spec's), so it

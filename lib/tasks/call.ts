@@ -56,7 +56,11 @@ function linkUntilTask(ctx: RequestContext): RequestLink & { detach(): void } {
   return {
     ...(outbound ? { outbound: { write: (message) => { if (open) outbound.write(message); } } } : {}),
     ...(observation ? {
-      observation: { noteUpstream: (ms) => { if (open) observation.noteUpstream(ms); }, traceHeaders: observation.traceHeaders },
+      observation: {
+        noteUpstream: (ms) => { if (open) observation.noteUpstream(ms); },
+        noteToolFailure: (failure) => { if (open) observation.noteToolFailure?.(failure); },
+        traceHeaders: observation.traceHeaders,
+      },
     } : {}),
     detach: () => { open = false; },
   };
