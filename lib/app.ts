@@ -13,7 +13,7 @@ import { INSTRUCTIONS, SERVER_INFO } from './identity.js';
 import { originPolicyOf, type OriginPolicy } from './http/origin.js';
 import { createSessions, type Sessions } from './http/session.js';
 import { createDispatcher, type Dispatch } from './server/dispatch.js';
-import { InProcessTransport } from './server/in-process.js';
+import { InProcessTransport, type InProcessLimits } from './server/in-process.js';
 import { listToolsInProcess, mountStatusDefinitions, mountsFromEnv, type Mounts } from './mounts/index.js';
 import type { Principal } from './server/context.js';
 import { createRegistry, type RegistryDefinition } from './server/registry.js';
@@ -42,8 +42,11 @@ export interface App {
   /** The legacy wire's stateless `Mcp-Session-Id`s, MACs under the server's key (lib/http/session.ts). */
   sessions: Sessions;
   origin: OriginPolicy;
-  /** A client transport on this app with no network hop; `principal` counts as a verified token. */
-  connectInProcess(principal?: Principal): InProcessTransport;
+  /**
+   * A client transport on this app with no network hop; `principal` counts as a verified token. `limits` carries the
+   * per-tool limits of an HTTP caller the connection acts for (an agent calling tools for it).
+   */
+  connectInProcess(principal?: Principal, limits?: InProcessLimits): InProcessTransport;
   /** The MCP servers mounted into this app (README "Mount MCP servers and call agent-mcp in-process"). */
   mounts?: Mounts;
   /** The HTTP endpoint's rate limits (README "Rate limits"); none when absent. */
@@ -91,7 +94,7 @@ export function createApp(options: AppOptions): App {
     store,
     sessions: createSessions(server.keyring),
     origin: options.origin,
-    connectInProcess: (principal) => new InProcessTransport({ dispatch, store, principal }),
+    connectInProcess: (principal, limits) => new InProcessTransport({ dispatch, store, principal, limitTool: limits?.limitTool }),
     mounts,
     limits: options.limits,
     auth: options.auth,
@@ -145,7 +148,7 @@ export function createDefaultApp(env: Record<string, string | undefined> = proce
   let app: App | undefined;
   const demoPrincipal: Principal = { subject: 'agent:demo', scopes: defaultScopes ?? [] };
   const listTools = () => listToolsInProcess(app!.connectInProcess(demoPrincipal));
-  const definitions = defaultDefinitions(env, { ...options, listTools, connect: (principal) => app!.connectInProcess(principal) });
+  const definitions = defaultDefinitions(env, { ...options, listTools, connect: (principal, limits) => app!.connectInProcess(principal, limits) });
   const mounts = mountsFromEnv(env);
   const { store, summary } = selectStore(upstash, env);
 

@@ -50,6 +50,7 @@ export async function ask(agent: Agent, turn: Turn, chain: readonly string[], op
   const toolbox = agent.tools && tooling ? createToolbox({
     patterns: agent.tools,
     principal: ctx.principal,
+    limitTool: ctx.limitTool,
     connect: tooling.connect,
     agents: profiles,
     askAgent: (id, message) => askAgent(id, message, [...chain, id], options),

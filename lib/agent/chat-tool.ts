@@ -31,6 +31,8 @@ const CLAIM_MARGIN_MS = 30_000;
 const CONVERSATION = 'conversation';
 const UPSTREAM_CONVERSATION = 'upstream-conversation';
 
+const UPSTREAM_FAILED = { outcome: 'api_error', errorType: 'api_error' } as const;
+
 function toolError(text: string): ToolResult {
   return { content: [{ type: 'text', text }], isError: true };
 }
@@ -182,7 +184,11 @@ async function converse(
     // Nothing is saved: the retry with the answer runs the turn again.
     if (error instanceof InputNeeded) return { value: inputRequired({ [error.key]: { method: error.method, params: error.params } }, error.state) };
     if (budget.signal.aborted) return stopped();
-    if (error instanceof AgentError) return failed(error.message);
+    if (error instanceof AgentError) {
+      // The agent, an upstream this tool calls, failed the turn (the call's span says api_error).
+      ctx.observation?.noteToolFailure?.(UPSTREAM_FAILED);
+      return failed(error.message);
+    }
     console.error(`[agent-mcp] agent ${agent.profile.id} failed:`, error);
     return failed(`Agent ${agent.profile.id} failed unexpectedly.`);
   } finally {

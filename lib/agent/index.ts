@@ -1,7 +1,7 @@
 /** The agent layer as registry definitions: the `chat_with_agent` tool, the `agent://` resources and a skill per agent. */
 
 import type { Principal } from '../server/context.js';
-import type { InProcessTransport } from '../server/in-process.js';
+import type { InProcessLimits, InProcessTransport } from '../server/in-process.js';
 import type { RegistryDefinition } from '../server/registry.js';
 import { chatWithAgentTool } from './chat-tool.js';
 import { readAgentTaskAfter, readAgentTimeout, readAgents, readBudgetLimits, readToolLimits, type InProcessAgentDefinition } from './config.js';
@@ -22,7 +22,7 @@ export interface AgentOptions {
    * An in-process transport on the app as a given principal: how agents that name tools reach them, as their
    * caller (createDefaultApp passes the app's `connectInProcess`).
    */
-  connect?: (principal?: Principal) => InProcessTransport;
+  connect?: (principal?: Principal, limits?: InProcessLimits) => InProcessTransport;
 }
 
 /** The agents configured in `env` (plus in-process ones) as a tool, resources and skills. */

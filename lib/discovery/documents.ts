@@ -1,7 +1,9 @@
 /**
- * `/.well-known/mcp.json` and the MCP Server Card at `<mcp-url>/server-card` (SEP-2127 draft, experimental
- * extension `application/mcp-server-card+json`). Both say what `server/discover` and `initialize` say: the
- * same server info and versions, derived per deployment so previews describe themselves.
+ * `/.well-known/mcp.json`, the MCP Server Card at `<mcp-url>/server-card` (SEP-2127, as the Server Card working
+ * group's experimental-ext-server-card states it: `application/mcp-server-card+json`), and the domain's AI Catalog at
+ * `/.well-known/ai-catalog.json` that lists the card (docs/protocol.md "Discovery" names the texts and dates followed).
+ * They say what `server/discover` and `initialize` say: the same server info and versions, derived per deployment so
+ * previews describe themselves.
  */
 
 import { INSTRUCTIONS, SERVER_INFO } from '../identity.js';
@@ -9,18 +11,24 @@ import { readApiKeys } from '../auth/api-keys.js';
 import { readAuthConfig, type AuthConfig } from '../auth/config.js';
 import { readConfig } from '../config.js';
 import { createOriginCheck, originPolicyOf } from '../http/origin.js';
-import { MCP_JSON_PATH, MCP_PATHS, mcpUrl, publicOrigin, resourceMetadataUrl } from '../http/public-url.js';
+import { AI_CATALOG_PATH, MCP_JSON_PATH, MCP_PATHS, mcpUrl, publicOrigin, resourceMetadataUrl } from '../http/public-url.js';
 import { MODERN_VERSION, SUPPORTED_VERSIONS } from '../protocol/revisions.js';
 import { serveDocument } from './respond.js';
 
 type Env = Record<string, string | undefined>;
 
-/** The server card's media type (experimental-ext-server-card). */
+/** The server card's media type (experimental-ext-server-card), which is also its `type` in an AI Catalog. */
 export const SERVER_CARD_TYPE = 'application/mcp-server-card+json';
+/** The AI Catalog's media type and the version of its format (AI Catalog specification 1.0). */
+export const AI_CATALOG_TYPE = 'application/ai-catalog+json';
+const AI_CATALOG_VERSION = '1.0';
 const SERVER_CARD_SCHEMA = 'https://static.modelcontextprotocol.io/schemas/v1/server-card.schema.json';
 
 /** The transport name both documents use (MCP registry server.json `remotes[].type`). */
 const TRANSPORT = 'streamable-http';
+
+/** Where the server card is: `<streamable-http-url>/server-card`, the location the card's text reserves for it. */
+const serverCardUrl = (origin: string) => `${mcpUrl(origin)}/server-card`;
 
 /** The server card's `_meta` key linking this deployment's mcp.json. */
 export const MCP_DISCOVERY_KEY = 'agent-mcp/mcp.json';
@@ -56,7 +64,7 @@ export function mcpDocument(origin: string, auth: AuthConfig | undefined, apiKey
     transport: TRANSPORT,
     server: { name: SERVER_INFO.name, version: SERVER_INFO.version, url, transport: TRANSPORT },
     auth: authDocument(origin, auth, apiKeys),
-    serverCard: `${mcpUrl(origin)}/server-card`,
+    serverCard: serverCardUrl(origin),
   };
 }
 
@@ -76,7 +84,30 @@ export function serverCard(origin: string) {
 }
 
 /**
- * The handler of both documents; configuration is read once, here. Both name the Host a request reached, so the
+ * The AI Catalog of the deployment at `origin`: who hosts it, and one entry naming its server card by URL and media
+ * type. The entry repeats none of the card's fields (its title, description and version stay in the card, so they
+ * cannot drift); its identifier is the catalog's domain-anchored URN, `urn:air:{domain}:mcp:{card name after the /}`.
+ */
+export function aiCatalog(origin: string) {
+  const { hostname } = new URL(origin);
+  const name = cardName(origin).split('/')[1]!;
+  return {
+    specVersion: AI_CATALOG_VERSION,
+    host: { displayName: SERVER_INFO.title ?? SERVER_INFO.name, identifier: hostname, documentationUrl: `${origin}/` },
+    entries: [{ identifier: `urn:air:${hostname}:mcp:${name}`, type: SERVER_CARD_TYPE, url: serverCardUrl(origin) }],
+  };
+}
+
+/** Which document a request asks for: a Vercel rewrite says it in `?doc=`, the local server by the path. */
+function documentOf(url: URL): 'card' | 'catalog' | 'mcp' {
+  const doc = url.searchParams.get('doc');
+  if (doc === 'card' || MCP_PATHS.some((p) => url.pathname === `${p}/server-card`)) return 'card';
+  if (doc === 'catalog' || url.pathname === AI_CATALOG_PATH) return 'catalog';
+  return 'mcp';
+}
+
+/**
+ * The handler of the three documents; configuration is read once, here. Both name the Host a request reached, so the
  * Host is checked as the MCP endpoint checks it (an authority; served locally, a loopback name) before it is used.
  */
 export function createDiscoveryHandler(env: Env = process.env) {
@@ -86,11 +117,11 @@ export function createDiscoveryHandler(env: Env = process.env) {
   return async function handleDiscovery(request: Request): Promise<Response> {
     const refused = checkHost(request);
     if (refused) return refused;
-    const url = new URL(request.url);
     const origin = publicOrigin(request, env);
-    const card = url.searchParams.get('doc') === 'card' || MCP_PATHS.some((p) => url.pathname === `${p}/server-card`);
-    return card
-      ? serveDocument(request, serverCard(origin), SERVER_CARD_TYPE, 3600)
-      : serveDocument(request, mcpDocument(origin, auth, apiKeys), 'application/json', 300);
+    switch (documentOf(new URL(request.url))) {
+      case 'card': return serveDocument(request, serverCard(origin), SERVER_CARD_TYPE, 3600);
+      case 'catalog': return serveDocument(request, aiCatalog(origin), AI_CATALOG_TYPE, 3600);
+      default: return serveDocument(request, mcpDocument(origin, auth, apiKeys), 'application/json', 300);
+    }
   };
 }

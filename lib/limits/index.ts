@@ -1,6 +1,7 @@
 /**
  * The endpoint's rate limits from the environment (README "Rate limits"): `RATE_LIMIT_IP` is checked before
- * auth, `RATE_LIMIT_PRINCIPAL` right after it (or an API key's own `rate=`, MCP_API_KEYS), `RATE_LIMIT_ON_ERROR` (`open` | `closed`) decides what a
+ * auth, `RATE_LIMIT_PRINCIPAL` right after it (or an API key's own `rate=`, MCP_API_KEYS), `RATE_LIMIT_TOOLS` (limits
+ * per tool, tools.ts) as a tool is called, `RATE_LIMIT_ON_ERROR` (`open` | `closed`) decides what a
  * Redis fault does, `RATE_LIMIT_TIMEOUT_MS` how long a check waits for Redis. Each message counts:
  * a legacy batch is charged for its further messages once it is parsed, and a chat call for each nested agent turn
  * it runs (`chargeFor`). With Upstash configured every instance shares one budget; without it each instance
@@ -8,12 +9,13 @@
  */
 
 import { integerEnv } from '../config.js';
-import type { ChargeCaller, Principal } from '../server/context.js';
+import type { ChargeCaller, LimitTool, Principal } from '../server/context.js';
 import { DEFAULT_PREFIX, type UpstashConfig } from '../store/upstash-config.js';
 import { clientIp, createLimitCharge, createLimitCheck, createLimitCount, type FailurePolicy, type LimitCount } from './check.js';
 import { createMemoryLimiter } from './memory.js';
 import { parseRate, type Rate } from './rate.js';
 import type { LimitScope } from './reply.js';
+import { createToolLimit, describeToolRates, readToolRates } from './tools.js';
 import { createUpstashLimiter, LIMIT_TIMEOUT_MS } from './upstash.js';
 
 type Env = Record<string, string | undefined>;
@@ -28,6 +30,11 @@ export interface RequestLimits {
    * beyond itself: each nested agent turn of a chat call counts as one more request.
    */
   chargeFor(request: Request, principal?: Principal): ChargeCaller;
+  /**
+   * The per-tool limits (RATE_LIMIT_TOOLS) of the caller of `request`: its principal's, else its address's; absent
+   * when none is set.
+   */
+  limitToolFor?(request: Request, principal?: Principal): LimitTool;
   /** One line for the start-up log. */
   summary: string;
 }
@@ -64,12 +71,15 @@ export function createLimitsFromEnv(env: Env, upstash: UpstashConfig | undefined
   const policy = readFailurePolicy(env);
   const timeoutMs = readTimeout(env);
   const ownRates = options.ownRates ?? new Map<string, Rate>();
-  if (!ip && !principal && ownRates.size === 0) return undefined;
+  const toolRates = readToolRates(env);
+  if (!ip && !principal && ownRates.size === 0 && toolRates.length === 0) return undefined;
   const prefix = options.prefix ?? DEFAULT_PREFIX;
-  // One counter per rate, its own key space (`rl:key:<rate>`) so that no two windows share a Redis key.
-  const counter = (scope: LimitScope, rate: Rate, space: string = scope) => createLimitCount(scope, upstash
-    ? createUpstashLimiter(rate, upstash, { prefix: `${prefix}rl:${space}`, timeoutMs })
-    : createMemoryLimiter(rate), policy);
+  // One counter per rate, its own key space (`rl:<space>`, e.g. `rl:key:<rate>`) so that no two windows share a
+  // Redis key; per-tool limits share `rl:tool`, each caller's key naming its pattern (caller.ts toolLimitKeyOf).
+  const counter = (scope: LimitScope | 'tool', rate: Rate, { space = scope, label = scope }: { space?: string; label?: string } = {}) =>
+    createLimitCount(label, upstash
+      ? createUpstashLimiter(rate, upstash, { prefix: `${prefix}rl:${space}`, timeoutMs })
+      : createMemoryLimiter(rate), policy);
   const trustForwarded = Boolean(env.VERCEL);
   const ipCount = ip && counter('ip', ip);
   const byIp = ipCount && createLimitCheck('ip', ip, ipCount);
@@ -77,13 +87,14 @@ export function createLimitsFromEnv(env: Env, upstash: UpstashConfig | undefined
   const principalLimit = principal && limitOf('principal', principal, counter('principal', principal));
   const perRate = new Map<string, ReturnType<typeof limitOf>>();
   for (const rate of ownRates.values()) {
-    if (!perRate.has(rate.text)) perRate.set(rate.text, limitOf('key', rate, counter('key', rate, `key:${rate.text}`)));
+    if (!perRate.has(rate.text)) perRate.set(rate.text, limitOf('key', rate, counter('key', rate, { space: `key:${rate.text}` })));
   }
   /** The limit that counts `p`'s requests: its own rate, else RATE_LIMIT_PRINCIPAL, else none. */
   const limitFor = (p: Principal) => {
     const own = ownRates.get(p.subject);
     return own ? perRate.get(own.text) : principalLimit;
   };
+  const toolCounts = toolRates.map((r) => ({ ...r, count: counter('tool', r.rate, { label: `tool "${r.pattern}"` }) }));
   const where = upstash ? 'shared on Upstash' : 'counted per instance in memory';
   const own = ownRates.size ? `, their own for ${ownRates.size} API key name${ownRates.size === 1 ? '' : 's'} (MCP_API_KEYS)` : '';
   return {
@@ -98,6 +109,10 @@ export function createLimitsFromEnv(env: Env, upstash: UpstashConfig | undefined
         return p ? limitFor(p)?.charge(p.subject, cost) : undefined;
       };
     },
-    summary: `rate limits: ip ${ip?.text ?? 'off'}, principal ${principal?.text ?? 'off'}${own} (${where}; on a Redis fault: fail ${policy})`,
+    ...(toolCounts.length > 0
+      ? { limitToolFor: (request: Request, p?: Principal) => createToolLimit(toolCounts, p, clientIp(request, trustForwarded)) }
+      : {}),
+    summary: `rate limits: ip ${ip?.text ?? 'off'}, principal ${principal?.text ?? 'off'}${own}`
+      + `${toolCounts.length > 0 ? `, tools ${describeToolRates(toolCounts)}` : ''} (${where}; on a Redis fault: fail ${policy})`,
   };
 }

@@ -41,6 +41,15 @@ export function concurrencyKeyOf(principal: Subject, ip: string): string {
 }
 
 /**
+ * Whose budget of a per-tool rate limit (RATE_LIMIT_TOOLS) a call spends: the verified principal's, else the
+ * address's, as the endpoint's own limits count callers (a session costs nothing to mint, so it is not one); one
+ * budget per limit pattern. Long parts are keyed by their digest (keyOf), so a subject never makes a key large.
+ */
+export function toolLimitKeyOf(pattern: string, principal: Subject, ip: string): string {
+  return principal === undefined ? keyOf('tool', pattern, 'ip', ip) : keyOf('tool', pattern, 'principal', principal.subject);
+}
+
+/**
  * Whose share of the store a request's writes are charged to (ARCHITECTURE rule 12): the owner of its per-caller
  * state (stateOwnerOf: the principal, which a caller cannot shed by opening sessions; else the session the server
  * issued), or the pool of callers without an identity. Every write of the request counts there, whatever key it

@@ -38,7 +38,7 @@ function taskContext(
 ): RequestContext {
   const call: CallContext = {
     era: ctx.era, protocolVersion: ctx.protocolVersion, principal: ctx.principal, caller: ctx.caller,
-    clientCapabilities: ctx.clientCapabilities, logLevel: ctx.logLevel, store: ctx.store, chargeCaller: ctx.chargeCaller, ...link,
+    clientCapabilities: ctx.clientCapabilities, logLevel: ctx.logLevel, store: ctx.store, chargeCaller: ctx.chargeCaller, limitTool: ctx.limitTool, ...link,
   };
   const { meta, ...answers } = round;
   const params = { name: record.tool, arguments: record.args, ...(meta ? { _meta: meta } : {}) };
@@ -56,7 +56,11 @@ function linkUntilTask(ctx: RequestContext): RequestLink & { detach(): void } {
   return {
     ...(outbound ? { outbound: { write: (message) => { if (open) outbound.write(message); } } } : {}),
     ...(observation ? {
-      observation: { noteUpstream: (ms) => { if (open) observation.noteUpstream(ms); }, traceHeaders: observation.traceHeaders },
+      observation: {
+        noteUpstream: (ms) => { if (open) observation.noteUpstream(ms); },
+        noteToolFailure: (failure) => { if (open) observation.noteToolFailure?.(failure); },
+        traceHeaders: observation.traceHeaders,
+      },
     } : {}),
     detach: () => { open = false; },
   };

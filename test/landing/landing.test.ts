@@ -98,7 +98,7 @@ describe('the landing page of a public server', () => {
   test('links the discovery documents, one at a path that needs no /.well-known rewrite; each answers', async () => {
     const page = await visit(open);
     const links = await page.$$eval('#discovery a', (anchors) => anchors.map((a) => (a as HTMLAnchorElement).href));
-    expect(links).toEqual([`${open.url}/.well-known/mcp.json`, `${open.url}/mcp.json`, `${open.url}/mcp/server-card`]);
+    expect(links).toEqual([`${open.url}/.well-known/mcp.json`, `${open.url}/mcp.json`, `${open.url}/mcp/server-card`, `${open.url}/.well-known/ai-catalog.json`]);
     for (const link of links) expect((await fetch(link)).status).toBe(200);
     await page.close();
   });

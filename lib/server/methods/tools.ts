@@ -2,11 +2,11 @@
 
 import { decodeHeaderValue, H_PARAM_PREFIX } from '../../protocol/headers.js';
 import {
-  HEADER_MISMATCH, INVALID_PARAMS, METHOD_NOT_FOUND, MISSING_REQUIRED_CLIENT_CAPABILITY, McpError,
+  HEADER_MISMATCH, INVALID_PARAMS, METHOD_NOT_FOUND, MISSING_REQUIRED_CLIENT_CAPABILITY, McpError, RETRY_AFTER_META,
 } from '../../protocol/errors.js';
 import { isObject } from '../../protocol/jsonrpc.js';
 import { mayUse, requireAccess } from '../access.js';
-import type { RequestContext } from '../context.js';
+import type { RequestContext, ToolLimitRefusal } from '../context.js';
 import { paginate } from '../pagination.js';
 import {
   findInSources, listTtl, mergeEntries, withRegistries, type CompiledTool, type InputRequired, type ToolResult,
@@ -49,6 +49,10 @@ export async function callTool(
     if (!result.success) return invalidArguments(tool.definition.name, result.error.issues);
     parsed = result.data;
   }
+  // A call that will run spends from its caller's per-tool limits, once: a later round of a 2026-07-28 call carries
+  // the requestState its first round was given (verified and used once), and was counted then.
+  const refused = ctx.requestState === undefined ? await ctx.limitTool?.(tool.definition.name) : undefined;
+  if (refused) return overToolLimit(refused, ctx);
   const support = tool.definition.task?.support;
   const asksTask = asksForTask(ctx, params);
   if (support && asksTask) return callAsTask(server, tool, parsed, args, ctx);
@@ -67,6 +71,12 @@ export async function callTool(
 function listingFor(tool: CompiledTool, ctx: RequestContext): Record<string, unknown> {
   const support = tool.definition.task?.support;
   return support && ctx.era === 'legacy' ? { ...tool.listing, execution: { taskSupport: support } } : tool.listing;
+}
+
+/** A refusal of a per-tool limit: a tool result, never a JSON-RPC error, saying when to try again (docs/rate-limits.md). */
+function overToolLimit(refusal: ToolLimitRefusal, ctx: RequestContext): ToolResult {
+  ctx.observation?.noteToolFailure?.({ outcome: 'request_error', errorType: 'rate_limited' });
+  return { content: [{ type: 'text', text: refusal.message }], isError: true, _meta: { [RETRY_AFTER_META]: refusal.retryAfterSeconds } };
 }
 
 function invalidArguments(name: string, issues: Array<{ path: PropertyKey[]; message: string }>): ToolResult {
