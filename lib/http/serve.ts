@@ -71,9 +71,10 @@ export async function serveLegacy(
     cancelByNotification: true,
     observation,
     chargeCaller: deps.limits?.chargeFor(request, principal),
+    concurrencyKey: deps.calls.keyOf(request, principal),
     ...(gone ? { signal: () => gone.signal } : {}),
   };
-  const slotKey = deps.calls.keyOf(request, principal);
+  const slotKey = base.concurrencyKey;
   if (classified.batch) {
     const unpayable = refuseBatchPayment(request.headers, classified.messages);
     if (unpayable) return withProtocolVersion(errorReply(400, { code: INVALID_REQUEST, message: unpayable }), classified.version);
@@ -116,7 +117,8 @@ export async function serveModern(request: Request, classified: Ok<'modern'>, de
   const message = paid.message as typeof classified.message;
   const starting = observation.begin();
   if (starting) await starting;
-  const release = deps.calls.take(deps.calls.keyOf(request, principal), message);
+  const concurrencyKey = deps.calls.keyOf(request, principal);
+  const release = deps.calls.take(concurrencyKey, message);
   if (!release) return withProtocolVersion(tooManyCallsReply(deps.calls.max, message.id), version);
   // The client cancels by closing its response stream or dropping the request; the signal is made if read.
   const gone = new Cancellation(() => request.signal);
@@ -133,6 +135,7 @@ export async function serveModern(request: Request, classified: Ok<'modern'>, de
     paramHeaders: paramHeaders(request.headers),
     observation,
     chargeCaller: deps.limits?.chargeFor(request, principal),
+    concurrencyKey,
   };
   return withProtocolVersion(await frameCall({
     run: (outbound) => observation.runCall(() => deps.dispatch(message, { ...call, outbound })).finally(release),

@@ -42,6 +42,19 @@ export interface ChargeRefusal {
 /** Charges the caller's rate limits `cost` requests (default 1) for work beyond the request itself. */
 export type ChargeCaller = (cost?: number) => Promise<ChargeRefusal | undefined>;
 
+/**
+ * Where a call whose reply may be due before its work ends says how far it got (lib/tasks/on-behalf.ts): what the
+ * answers given while it goes on, and the calls that collect it, show. Present only on such a call.
+ */
+export interface RunReport {
+  /** Facts the answers about the run need (the chat tool: its agent_id and session_id). */
+  describe(facts: Record<string, string>): void;
+  /** More of the reply's text. */
+  text(chunk: string): void;
+  /** The latest status line ("Waiting for 1 earlier message(s) in this session."). */
+  note(line: string): void;
+}
+
 /** What a transport knows about one call; the dispatcher adds the rest. */
 export interface CallContext {
   era: Era;
@@ -69,6 +82,13 @@ export interface CallContext {
    * absent when no rate limit is on, or the call did not come over HTTP (in process).
    */
   chargeCaller?: ChargeCaller;
+  /**
+   * Whose share of concurrent calls this call took (lib/server/caller.ts concurrencyKeyOf: the principal, else the
+   * address); work that outlives the call counts there too. Absent when the call did not come over HTTP.
+   */
+  concurrencyKey?: string;
+  /** Set on a call that may answer before its work ends (lib/tasks/on-behalf.ts); the work reports its progress here. */
+  report?: RunReport;
 }
 
 export interface RequestContext extends CallContext {
@@ -124,6 +144,8 @@ class Context implements RequestContext {
   readonly paramHeaders?: Record<string, string>;
   readonly observation?: CallObservation;
   readonly chargeCaller?: ChargeCaller;
+  readonly concurrencyKey?: string;
+  readonly report?: RunReport;
   readonly inputResponses: Record<string, unknown>;
   readonly requestState?: unknown;
   readonly meta: Record<string, unknown>;
@@ -151,6 +173,8 @@ class Context implements RequestContext {
     this.paramHeaders = call.paramHeaders;
     this.observation = call.observation;
     this.chargeCaller = call.chargeCaller;
+    this.concurrencyKey = call.concurrencyKey;
+    this.report = call.report;
     this.inputResponses = extra.inputResponses ?? {};
     this.requestState = extra.requestState;
     this.meta = isObject(params._meta) ? params._meta : {};
