@@ -91,12 +91,13 @@ export function chatWithAgentTool(options: ChatToolOptions): ToolDefinition<type
           return toolError(`Invalid arguments: session_id is not a conversation this server started for you with agent ` +
             `"${agent.profile.id}". Omit session_id to start a new conversation.`);
         }
-        ctx.report?.describe({ agent_id: agent.profile.id, session_id: session.id });
         // A conversation this call starts has an id nobody else holds yet: no history to load and no earlier
         // turn to wait for, so it skips those. Only a retry joins a running or finished call: the same caller
         // sending the same request (id and arguments) again. A caller the server cannot recognise gets no
         // joining; a new request always runs.
         const isNew = args.session_id === undefined && asked.conversation === undefined;
+        // What the answers given while the run goes on name (reply-deadline.ts), and whether it started the conversation.
+        ctx.report?.describe({ agent_id: agent.profile.id, session_id: session.id, ...(isNew ? { starts: 'conversation' } : {}) });
         const reads = agent.keepsHistory && !isNew;
         return await runTurn<ToolResult | InputRequired>({
           store: ctx.store,

@@ -20,6 +20,8 @@ import { createSlots } from '../limits/slots.js';
 import type { input } from './chat-schema.js';
 import type { ReplyDeadlineSettings } from './config.js';
 import { openConversation } from './conversation.js';
+import { releaseLater } from './late-release.js';
+import { turnKeysOf } from './turn.js';
 import type { Agent } from './types.js';
 import type * as z from 'zod';
 
@@ -76,11 +78,21 @@ export function chatDeadline(settings: ReplyDeadlineSettings, agents: ReadonlyMa
     },
 
     async started(run, ctx) {
-      const { agent_id, session_id } = run.facts;
-      // A run that stopped at the deadline before it named its conversation is found by its handle only.
-      if (agent_id === undefined || session_id === undefined) return;
+      const { agent_id, session_id, starts } = run.facts;
+      // A run that reached the deadline before it named its conversation is found by its handle only.
+      if (agent_id === undefined || session_id === undefined) return undefined;
+      const owner = ownerOf(ctx.principal);
       const pending: PendingReply = { handle: run.handle, owner: run.owner };
-      await ctx.store.set(storeKeys.pendingReply(ownerOf(ctx.principal), agent_id, session_id), pending, runMs + ttlMs);
+      const filed = ctx.store.set(storeKeys.pendingReply(owner, agent_id, session_id), pending, runMs + ttlMs);
+      if (starts === undefined) return void (await filed);
+      // A conversation's first turn takes no place in its queue (turn.ts): its id was nobody else's. This answer gives
+      // the id out while the turn goes on, so the turn takes the queue's first ticket now, before the answer, and a
+      // message sent meanwhile waits for it, as for any turn; the ticket ends when the run does.
+      const turn = turnKeysOf(storeKeys.turns(owner, agent_id, session_id));
+      const [, { ticket = 1 }] = await Promise.all([filed, ctx.store.enter({ turn: { ...turn, turnMs: runMs } })]);
+      const release = { turn: { ...turn, ticket } };
+      const takenAt = Date.now();
+      return () => ctx.store.leave(release).catch(() => releaseLater(ctx.store, release, takenAt + runMs));
     },
 
     answer(run) {

@@ -108,8 +108,11 @@ export interface ReplyDeadline<Args = unknown> {
   runs: Slots;
   /** The run this call collects or stops, when it starts none (undefined: it starts one). */
   collects(args: Args, ctx: RequestContext): Promise<Collection | undefined>;
-  /** Files a run that has just outlived its call where a collecting call will look (before the call answers). */
-  started(run: { handle: string; owner: string; facts: Record<string, string> }, ctx: RequestContext): Promise<void>;
+  /**
+   * Files a run that has just outlived its call where a collecting call will look, before the call answers, and takes
+   * what the run must hold until it ends; what it returns is called once the run's work is over.
+   */
+  started(run: { handle: string; owner: string; facts: Record<string, string> }, ctx: RequestContext): Promise<(() => Promise<void>) | undefined>;
   /** The answer about a run as it stands; undefined: the caller has no such run (never made, or expired). */
   answer(run: RunView | undefined, ctx: RequestContext): ToolResult;
 }

@@ -15,6 +15,7 @@
  * than left with a call its client will cut off and lose.
  */
 
+import { keepAlive } from '../http/keep-alive.js';
 import { backgroundKeyOf, taskQuotaOf } from '../server/caller.js';
 import type { RequestContext } from '../server/context.js';
 import type { CompiledTool, ReplyDeadline, ToolResult } from '../server/registry.js';
@@ -77,9 +78,12 @@ export async function callOnBehalf(
     return failedToKeep(error);
   }
   const { ref, record } = opened;
-  driveTask(ref, record, work, cancellation, { refresh: (kept) => void (kept.onBehalf = report.soFar()), ended: release });
+  let over!: () => void;
+  const workOver = new Promise<void>((resolve) => (over = resolve));
+  driveTask(ref, record, work, cancellation, { refresh: (kept) => void (kept.onBehalf = report.soFar()), ended: () => { release(); over(); } });
   try {
-    await deadline.started({ handle: ref.taskId, owner: ref.owner, facts: record.onBehalf!.facts }, ctx);
+    const finish = await deadline.started({ handle: ref.taskId, owner: ref.owner, facts: record.onBehalf!.facts }, ctx);
+    if (finish) keepAlive(workOver.then(finish).catch((error: unknown) => console.error(`[agent-mcp] task ${ref.taskId}: what its run held was not given back:`, error)));
   } catch (error) {
     // Nobody could find the run by its conversation: it is stopped rather than left to run for nobody.
     await endTask(ref, { status: 'cancelled' }).catch(() => undefined);

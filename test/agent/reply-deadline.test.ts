@@ -8,7 +8,7 @@
 import type { Client } from '@modelcontextprotocol/client';
 import { afterAll, beforeAll, describe, expect, test, vi } from 'vitest';
 import { createMcpHandler } from '../../api/mcp.js';
-import { agentDefinitions } from '../../lib/agent/index.js';
+import { agentDefinitions, type AgentTurn } from '../../lib/agent/index.js';
 import { createApp } from '../../lib/app.js';
 import { createBearerAuth, readAuthConfig } from '../../lib/auth/index.js';
 import { TASKS_EXTENSION } from '../../lib/protocol/tasks.js';
@@ -29,7 +29,16 @@ let server: TestServer;
 let off: TestServer;
 let guarded: TestServer;
 let bounded: TestServer;
+let asking: TestServer;
 const clients: Client[] = [];
+
+/** An in-process agent that writes, thinks past the deadline, then asks the user a question. */
+async function* asksLate(turn: AgentTurn): AsyncIterable<string> {
+  yield 'Let me think. ';
+  await new Promise((resolve) => setTimeout(resolve, 2 * DEADLINE_MS));
+  const answer = await turn.ask.elicit({ message: 'Which one?', requestedSchema: { type: 'object', properties: { pick: { type: 'string' } } } });
+  yield `You picked ${JSON.stringify(answer.content)}.`;
+}
 
 function appOf(upstreamUrl: string, extra: Record<string, string>, auth?: { issuer: string }) {
   const env = {
@@ -53,21 +62,25 @@ function appOf(upstreamUrl: string, extra: Record<string, string>, auth?: { issu
 beforeAll(async () => {
   [upstream, issuer] = await Promise.all([startUpstream(), startIssuer()]);
   const deadline = { AGENT_REPLY_DEADLINE_MS: String(DEADLINE_MS) };
-  [server, off, guarded, bounded] = await Promise.all([
+  [server, off, guarded, bounded, asking] = await Promise.all([
     startTestServer(appOf(upstream.url, deadline)),
     startTestServer(appOf(upstream.url, { AGENT_REPLY_DEADLINE_MS: 'off' })),
     startTestServer(appOf(upstream.url, deadline, issuer)),
     startTestServer(appOf(upstream.url, { ...deadline, AGENT_MAX_BACKGROUND_RUNS: '1', AGENT_BACKGROUND_TTL_MS: '1500' })),
+    startTestServer(createMcpHandler(createApp({
+      definitions: [agentDefinitions(deadline, [{ id: 'late', name: 'Late', description: 'Asks after the deadline.', reply: asksLate }])],
+      origin: { local: true, allowedOrigins: new Set() },
+    }))),
   ]);
 }, 30_000);
 afterAll(async () => {
   await Promise.all(clients.map((c) => c.close().catch(() => undefined)));
-  await Promise.all([server?.close(), off?.close(), guarded?.close(), bounded?.close(), issuer?.close()]);
+  await Promise.all([server?.close(), off?.close(), guarded?.close(), bounded?.close(), asking?.close(), issuer?.close()]);
   upstream?.stop();
 });
 
-async function connect(era: Era, url = server.mcpUrl, headers?: Record<string, string>): Promise<Client> {
-  const client = createV2Client(era);
+async function connect(era: Era, url = server.mcpUrl, headers?: Record<string, string>, capabilities = {}): Promise<Client> {
+  const client = createV2Client(era, capabilities);
   await connectHttp(client, url, headers);
   clients.push(client);
   return client;
@@ -153,6 +166,27 @@ describe.each(['legacy', 'modern'] as const)('a slow agent on the %s wire', (era
     expect(stopped.isError).toBe(true);
     expect(textOf(stopped)).toContain('stopped before it finished');
     await upstream.waitFor((log) => log.some((e) => e.kind === 'closed' && e.body?.messages?.at(-1)?.content === message));
+  });
+
+  test('a new message while the run goes on waits for it: never two runs of one conversation at once', async () => {
+    const client = await connect(era);
+    const message = slowMessage();
+    const first = await chat(client, { message });
+    const { session_id } = first.structuredContent;
+    const next = await chat(client, { session_id, message: 'and then?' });
+    const answers = await collectAll(client, next);
+    // It ran after the first turn was saved: the upstream saw both of its messages.
+    expect(answers.at(-1)!.structuredContent.reply).toBe(echoOf('and then?', 2));
+    expect(await upstream.requestsFor(message)).toHaveLength(1);
+  });
+
+  test('an agent that asks a question after the deadline cannot be answered: the run fails saying so, it does not hang', async () => {
+    const client = await connect(era, asking.mcpUrl, undefined, { elicitation: {} });
+    const first = await chat(client, { message: 'pick one' });
+    expect(first.structuredContent).toMatchObject({ pending: true, reply: 'Let me think. ' });
+    const answers = await collectAll(client, first);
+    expect(answers.at(-1)!.isError).toBe(true);
+    expect(textOf(answers.at(-1)!)).toContain('after its call had answered');
   });
 
   test('cancelling the collecting call cancels the run: its upstream request is aborted', async () => {
