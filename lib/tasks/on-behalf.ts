@@ -26,7 +26,7 @@ import { linkUntilTask, openTask, settlesWithin, startWork } from './call.js';
 import { collectRun, runSettings, viewOfRun } from './collect.js';
 import { endTask, type TaskRecord } from './record.js';
 import { createRunReport } from './report.js';
-import { takeTaskSlot } from './quota.js';
+import { takeTaskSlot, type TaskSlot } from './quota.js';
 import { driveTask, type Outcome } from './run.js';
 
 /** The bound on runs that outlived their call, named to the caller and the operator when it is hit. */
@@ -58,7 +58,14 @@ export async function callOnBehalf(
   }
 
   const release = deadline.runs.take(backgroundKeyOf(ctx.concurrencyKey, ctx.principal, ctx.caller));
-  const slot = release && (await takeTaskSlot(ctx.store, taskQuotaOf(ctx.principal, ctx.caller), server.tasks).catch(() => undefined));
+  let slot: TaskSlot | undefined;
+  try {
+    slot = release && (await takeTaskSlot(ctx.store, taskQuotaOf(ctx.principal, ctx.caller), server.tasks));
+  } catch (error) {
+    release!();
+    cancellation.cancel(error);
+    return failedToKeep(error);
+  }
   if (!release || !slot?.granted) {
     release?.();
     const bound = slot ? { variable: slot.variable, max: slot.max } : { variable: RUN_SLOTS_VARIABLE, max: deadline.runs.max };
