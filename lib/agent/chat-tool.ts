@@ -9,9 +9,9 @@ import type { RequestContext } from '../server/context.js';
 import { inputRequired, type InputRequired, type ToolDefinition, type ToolResult } from '../server/registry.js';
 import { sha256Hex } from '../digest.js';
 import { canonicalJson } from '../server/request-state.js';
-import { ownerOf, storeKeys } from '../server/caller.js';
+import { storeKeys } from '../server/caller.js';
 import { StoreFullError, StoreUnavailableError } from '../store/types.js';
-import { historyKey, historyOf, turnWrite, type Conversation } from './conversation.js';
+import { historyKey, historyOf, openConversation, turnWrite, type Conversation } from './conversation.js';
 import { createAsk, InputNeeded, readAskState, type AskState } from './ask-client.js';
 import { createProgressReporter } from './progress.js';
 import { ask, type Tooling } from './ask.js';
@@ -20,16 +20,14 @@ import type { ToolCallRecord } from './toolbox.js';
 import { runTurn, type Ran } from './turn.js';
 import { AgentError, type Agent, type ChatMessage } from './types.js';
 import { INPUT_JSON_SCHEMA, OUTPUT_JSON_SCHEMA } from './chat-json-schema.js';
-import { DEFAULT_TASK_AFTER_MS, defaultBudget } from './config.js';
+import { DEFAULT_TASK_AFTER_MS, defaultBudget, type ReplyDeadlineSettings } from './config.js';
+import { chatDeadline } from './reply-deadline.js';
 import type { input } from './chat-schema.js';
 
 /** zod, the largest part of a cold start, loads with the first call rather than with tools/list. */
 const loadInput = () => import('./chat-schema.js').then((schemas) => schemas.input);
 
 const CLAIM_MARGIN_MS = 30_000;
-/** Keyring labels: a conversation id as clients hold it, and as the upstream agent sees it. */
-const CONVERSATION = 'conversation';
-const UPSTREAM_CONVERSATION = 'upstream-conversation';
 
 const UPSTREAM_FAILED = { outcome: 'api_error', errorType: 'api_error' } as const;
 
@@ -53,9 +51,15 @@ export interface ChatToolOptions {
    * tasks extension (2026-07-28); a legacy client that sends `params.task` gets one at once. Default DEFAULT_TASK_AFTER_MS.
    */
   taskAfterMs?: number;
+  /**
+   * For a caller that did not ask for a task: a call still running after `ms` answers with the reply so far and how
+   * to collect the rest, and its run goes on (reply-deadline.ts). Absent: a call runs to its end.
+   */
+  replyDeadline?: ReplyDeadlineSettings;
 }
 
-export function chatWithAgentTool({ agents, timeoutMs, budget = defaultBudget(timeoutMs), tooling, taskAfterMs = DEFAULT_TASK_AFTER_MS }: ChatToolOptions): ToolDefinition<typeof input> {
+export function chatWithAgentTool(options: ChatToolOptions): ToolDefinition<typeof input> {
+  const { agents, timeoutMs, budget = defaultBudget(timeoutMs), tooling, taskAfterMs = DEFAULT_TASK_AFTER_MS, replyDeadline } = options;
   // A call holds its claim and its conversation's turn for as long as it may run.
   const holdMs = budget.turnTimeoutMs + CLAIM_MARGIN_MS;
   const byId = new Map(agents.map((a) => [a.profile.id, a]));
@@ -69,7 +73,7 @@ export function chatWithAgentTool({ agents, timeoutMs, budget = defaultBudget(ti
     input: { jsonSchema: INPUT_JSON_SCHEMA, load: loadInput },
     output: { jsonSchema: OUTPUT_JSON_SCHEMA },
     annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true },
-    task: { support: 'optional', afterMs: taskAfterMs },
+    task: { support: 'optional', afterMs: taskAfterMs, ...(replyDeadline ? { deadline: chatDeadline(replyDeadline, byId, holdMs) } : {}) },
     async run(args, ctx) {
       const agentId = args.agent_id ?? (agents.length === 1 ? agents[0]!.profile.id : undefined);
       const agent = agentId === undefined ? undefined : byId.get(agentId);
@@ -77,7 +81,10 @@ export function chatWithAgentTool({ agents, timeoutMs, budget = defaultBudget(ti
         const why = args.agent_id === undefined ? 'agent_id is required when the server has several agents' : `unknown agent "${args.agent_id}"`;
         return toolError(`Cannot chat: ${why}. Known agents: ${[...byId.keys()].join(', ')}.`);
       }
-      const progress = createProgressReporter(ctx);
+      // Only a call that may answer before its run ends collects one (reply-deadline.ts); here there is nothing to collect.
+      const { message } = args;
+      if (message === undefined) return toolError('Invalid arguments: message is required.');
+      const progress = reporting(createProgressReporter(ctx), ctx);
       const asked = readAskState(ctx);
       try {
         // An MRTR retry continues the conversation its first round started.
@@ -91,6 +98,8 @@ export function chatWithAgentTool({ agents, timeoutMs, budget = defaultBudget(ti
         // sending the same request (id and arguments) again. A caller the server cannot recognise gets no
         // joining; a new request always runs.
         const isNew = args.session_id === undefined && asked.conversation === undefined;
+        // What the answers given while the run goes on name (reply-deadline.ts), and whether it started the conversation.
+        ctx.report?.describe({ agent_id: agent.profile.id, session_id: session.id, ...(isNew ? { starts: 'conversation' } : {}) });
         const reads = agent.keepsHistory && !isNew;
         return await runTurn<ToolResult | InputRequired>({
           store: ctx.store,
@@ -111,7 +120,7 @@ export function chatWithAgentTool({ agents, timeoutMs, budget = defaultBudget(ti
             },
           }),
           read: reads ? [historyKey(session)] : [],
-        }, ([history]) => converse({ agent, agents: byId, tooling, budget }, session, historyOf(history), args.message, ctx, progress, asked));
+        }, ([history]) => converse({ agent, agents: byId, tooling, budget }, session, historyOf(history), message, ctx, progress, asked));
       } catch (error) {
         if (error instanceof StoreUnavailableError) {
           console.error(`[agent-mcp] chat_with_agent: ${error.message}`, error.cause);
@@ -127,18 +136,6 @@ export function chatWithAgentTool({ agents, timeoutMs, budget = defaultBudget(ti
       }
     },
   };
-}
-
-/**
- * The conversation a call continues or starts. Conversation ids are capabilities the server issues, bound by a MAC
- * to their owner and agent: an id another principal holds, or one a client made up, is refused. The upstream
- * sees a third id derived from all three, never the client's string.
- */
-async function openConversation(ctx: RequestContext, agentId: string, given: string | undefined): Promise<Conversation | undefined> {
-  const owner = ownerOf(ctx.principal);
-  const id = given ?? (await ctx.keyring.issue(CONVERSATION, owner, agentId));
-  if (given !== undefined && !(await ctx.keyring.check(CONVERSATION, given, owner, agentId))) return undefined;
-  return { owner, agentId, id, upstreamId: await ctx.keyring.mac(UPSTREAM_CONVERSATION, owner, agentId, id) };
 }
 
 /**
@@ -194,6 +191,16 @@ async function converse(
   } finally {
     budget.close();
   }
+}
+
+/** The progress reporter, telling the call's run report (context.ts RunReport) too, when the call has one. */
+function reporting(progress: ReturnType<typeof createProgressReporter>, { report }: RequestContext): ReturnType<typeof createProgressReporter> {
+  if (!report) return progress;
+  return {
+    ...progress,
+    text: (chunk) => { report.text(chunk); progress.text(chunk); },
+    note: (line) => { report.note(line); progress.note(line); },
+  };
 }
 
 /** The calls a failed turn made, for the caller: "Tool calls made: research: docs.search (ok), …". */

@@ -167,6 +167,28 @@ export function readAgentTaskAfter(env: Env): number {
   return integerEnv(env, 'AGENT_TASK_AFTER_MS', DEFAULT_TASK_AFTER_MS, 0, 'a whole number of milliseconds (0 or more)');
 }
 
+/** How a chat call answers a caller that did not ask for a task when its agent is slow (docs/agents.md "Slow agents"). */
+export interface ReplyDeadlineSettings {
+  /** AGENT_REPLY_DEADLINE_MS: a call still running after this long answers with what it has; its run goes on. */
+  ms: number;
+  /** AGENT_BACKGROUND_TTL_MS: how long a run that outlived its call is kept, its reply included, after its last change. */
+  ttlMs: number;
+  /** AGENT_MAX_BACKGROUND_RUNS: runs that outlived their call, per caller at once on an instance. */
+  maxRuns: number;
+}
+
+/** Under the cut-off of the hosted clients (about 60 s), with room for the answer's way back. */
+export const DEFAULT_REPLY_DEADLINE: Readonly<ReplyDeadlineSettings> = { ms: 45_000, ttlMs: 3_600_000, maxRuns: 8 };
+
+/** The reply deadline from the environment; undefined when AGENT_REPLY_DEADLINE_MS is `off` (a call then runs to its end). */
+export function readReplyDeadline(env: Env): ReplyDeadlineSettings | undefined {
+  const ttlMs = integerEnv(env, 'AGENT_BACKGROUND_TTL_MS', DEFAULT_REPLY_DEADLINE.ttlMs, 1, 'a positive integer of milliseconds');
+  const maxRuns = integerEnv(env, 'AGENT_MAX_BACKGROUND_RUNS', DEFAULT_REPLY_DEADLINE.maxRuns);
+  if (env.AGENT_REPLY_DEADLINE_MS?.trim().toLowerCase() === 'off') return undefined;
+  const ms = integerEnv(env, 'AGENT_REPLY_DEADLINE_MS', DEFAULT_REPLY_DEADLINE.ms, 1, 'a positive integer of milliseconds, or off');
+  return { ms, ttlMs, maxRuns };
+}
+
 /** AGENT_TIMEOUT_MS, the longest an upstream agent may take. */
 export function readAgentTimeout(env: Env): number {
   if (env.AGENT_TIMEOUT_MS === undefined) return DEFAULT_TIMEOUT_MS;

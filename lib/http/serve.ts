@@ -72,9 +72,10 @@ export async function serveLegacy(
     observation,
     chargeCaller: deps.limits?.chargeFor(request, principal),
     limitTool: deps.limits?.limitToolFor?.(request, principal),
+    concurrencyKey: deps.calls.keyOf(request, principal),
     ...(gone ? { signal: () => gone.signal } : {}),
   };
-  const slotKey = deps.calls.keyOf(request, principal);
+  const slotKey = base.concurrencyKey;
   if (classified.batch) {
     const unpayable = refuseBatchPayment(request.headers, classified.messages);
     if (unpayable) return withProtocolVersion(errorReply(400, { code: INVALID_REQUEST, message: unpayable }), classified.version);
@@ -121,7 +122,8 @@ export async function serveModern(request: Request, classified: Ok<'modern'>, de
   const message = paid.message as typeof classified.message;
   const starting = observation.begin();
   if (starting) await starting;
-  const release = deps.calls.take(deps.calls.keyOf(request, principal), message);
+  const concurrencyKey = deps.calls.keyOf(request, principal);
+  const release = deps.calls.take(concurrencyKey, message);
   if (!release) return withProtocolVersion(tooManyCallsReply(deps.calls.max, message.id), version);
   // The client cancels by closing its response stream or dropping the request; the signal is made if read.
   const gone = new Cancellation(() => request.signal);
@@ -139,6 +141,7 @@ export async function serveModern(request: Request, classified: Ok<'modern'>, de
     observation,
     chargeCaller: deps.limits?.chargeFor(request, principal),
     limitTool: deps.limits?.limitToolFor?.(request, principal),
+    concurrencyKey,
   };
   return withProtocolVersion(await frameCall({
     run: (outbound) => observation.runCall(() => deps.dispatch(message, { ...call, outbound })).finally(release),

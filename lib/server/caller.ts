@@ -50,6 +50,15 @@ export function toolLimitKeyOf(pattern: string, principal: Subject, ip: string):
 }
 
 /**
+ * Whose share of runs that outlived their call (AGENT_MAX_BACKGROUND_RUNS, lib/tasks/on-behalf.ts) a run takes: the
+ * share of concurrent calls its call took (concurrencyKeyOf), since such a run is that call going on; a call that did
+ * not come over HTTP (in process) has none, and counts against its state's owner.
+ */
+export function backgroundKeyOf(concurrencyKey: string | undefined, principal: Subject, caller: string | undefined): string {
+  return concurrencyKey ?? JSON.stringify(['owner', stateOwnerOf(principal, caller) ?? null]);
+}
+
+/**
  * Whose share of the store a request's writes are charged to (ARCHITECTURE rule 12): the owner of its per-caller
  * state (stateOwnerOf: the principal, which a caller cannot shed by opening sessions; else the session the server
  * issued), or the pool of callers without an identity. Every write of the request counts there, whatever key it
@@ -92,6 +101,8 @@ export const storeKeys = {
   /** A conversation's history and its turn queue. */
   conversation: (owner: string, agentId: string, conversationId: string) => keyOf('conv', owner, agentId, conversationId),
   turns: (owner: string, agentId: string, conversationId: string) => keyOf('session', owner, agentId, conversationId),
+  /** The run of a conversation that outlived its call (lib/agent/reply-deadline.ts): where a collecting call finds it. */
+  pendingReply: (owner: string, agentId: string, conversationId: string) => keyOf('pending', owner, agentId, conversationId),
   /** A task's working state, its terminal outcome (claimed once), an answer to one of its input requests, a resumption. */
   task: (owner: string, taskId: string) => keyOf('task', owner, taskId),
   taskEnd: (owner: string, taskId: string) => keyOf('task-end', owner, taskId),

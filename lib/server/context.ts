@@ -63,6 +63,19 @@ export interface ToolLimitRefusal {
 /** Counts one call of tool `name` against its caller's per-tool limits: the refusal, or undefined to go on. */
 export type LimitTool = (name: string) => Promise<ToolLimitRefusal | undefined>;
 
+/**
+ * Where a call whose reply may be due before its work ends says how far it got (lib/tasks/on-behalf.ts): what the
+ * answers given while it goes on, and the calls that collect it, show. Present only on such a call.
+ */
+export interface RunReport {
+  /** Facts the answers about the run need (the chat tool: its agent_id and session_id). */
+  describe(facts: Record<string, string>): void;
+  /** More of the reply's text. */
+  text(chunk: string): void;
+  /** The latest status line ("Waiting for 1 earlier message(s) in this session."). */
+  note(line: string): void;
+}
+
 /** What a transport knows about one call; the dispatcher adds the rest. */
 export interface CallContext {
   era: Era;
@@ -96,6 +109,13 @@ export interface CallContext {
    * came from an in-process client of the deployment's own code.
    */
   limitTool?: LimitTool;
+  /**
+   * Whose share of concurrent calls this call took (lib/server/caller.ts concurrencyKeyOf: the principal, else the
+   * address); work that outlives the call counts there too. Absent when the call did not come over HTTP.
+   */
+  concurrencyKey?: string;
+  /** Set on a call that may answer before its work ends (lib/tasks/on-behalf.ts); the work reports its progress here. */
+  report?: RunReport;
 }
 
 export interface RequestContext extends CallContext {
@@ -152,6 +172,8 @@ class Context implements RequestContext {
   readonly observation?: CallObservation;
   readonly chargeCaller?: ChargeCaller;
   readonly limitTool?: LimitTool;
+  readonly concurrencyKey?: string;
+  readonly report?: RunReport;
   readonly inputResponses: Record<string, unknown>;
   readonly requestState?: unknown;
   readonly meta: Record<string, unknown>;
@@ -180,6 +202,8 @@ class Context implements RequestContext {
     this.observation = call.observation;
     this.chargeCaller = call.chargeCaller;
     this.limitTool = call.limitTool;
+    this.concurrencyKey = call.concurrencyKey;
+    this.report = call.report;
     this.inputResponses = extra.inputResponses ?? {};
     this.requestState = extra.requestState;
     this.meta = isObject(params._meta) ? params._meta : {};

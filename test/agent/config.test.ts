@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'vitest';
-import { readAgents, readBudgetLimits } from '../../lib/agent/config.js';
+import { readAgents, readBudgetLimits, readReplyDeadline } from '../../lib/agent/config.js';
 import { agentDefinitions } from '../../lib/agent/index.js';
 
 describe('agent configuration is validated at start-up, naming the variable', () => {
@@ -98,5 +98,28 @@ describe('what one request may cost, from the environment', () => {
     const message = `${name} must be ${shape}, got "${value}".`;
     expect(() => readBudgetLimits({ [name]: value })).toThrow(new TypeError(message));
     expect(() => agentDefinitions({ [name]: value })).toThrow(new TypeError(message));
+  });
+});
+
+describe('the reply deadline, from the environment (docs/agents.md "Slow agents")', () => {
+  test('absent variables mean a 45 s deadline, runs kept an hour, 8 at once per caller; off means none', () => {
+    expect(readReplyDeadline({})).toEqual({ ms: 45_000, ttlMs: 3_600_000, maxRuns: 8 });
+    expect(readReplyDeadline({ AGENT_REPLY_DEADLINE_MS: '20000', AGENT_BACKGROUND_TTL_MS: '60000', AGENT_MAX_BACKGROUND_RUNS: '2' }))
+      .toEqual({ ms: 20_000, ttlMs: 60_000, maxRuns: 2 });
+    expect(readReplyDeadline({ AGENT_REPLY_DEADLINE_MS: 'off' })).toBeUndefined();
+  });
+
+  test.each([
+    ['AGENT_REPLY_DEADLINE_MS', '45s', 'a positive integer of milliseconds, or off'],
+    ['AGENT_REPLY_DEADLINE_MS', '0', 'a positive integer of milliseconds, or off'],
+    ['AGENT_BACKGROUND_TTL_MS', '1h', 'a positive integer of milliseconds'],
+    ['AGENT_MAX_BACKGROUND_RUNS', '0', 'a positive integer'],
+  ])('%s=%s stops start-up naming the variable', (name, value, shape) => {
+    const message = `${name} must be ${shape}, got "${value}".`;
+    expect(() => agentDefinitions({ [name]: value })).toThrow(new TypeError(message));
+  });
+
+  test('a bad bound stops start-up even with the deadline off', () => {
+    expect(() => readReplyDeadline({ AGENT_REPLY_DEADLINE_MS: 'off', AGENT_MAX_BACKGROUND_RUNS: 'lots' })).toThrow(/AGENT_MAX_BACKGROUND_RUNS/);
   });
 });

@@ -15,6 +15,7 @@ import type { Server } from '../server.js';
 import { cacheHints } from './lifecycle.js';
 import { callAsTask } from '../../tasks/call.js';
 import { asksForTask, missingTasksExtension } from '../../tasks/negotiate.js';
+import { callOnBehalf } from '../../tasks/on-behalf.js';
 
 export function listTools(server: Server, params: Record<string, unknown>, ctx: RequestContext) {
   return withRegistries(server.registry, server.sources, ctx, (registries) => {
@@ -63,6 +64,9 @@ export async function callTool(
   // A legacy client must not ask a tool without task support for a task (2025-11-25 tasks §Tool-Level Negotiation);
   // the modern wire tolerates and ignores the old `task` param (SEP-2663).
   if (asksTask && ctx.era === 'legacy') throw new McpError(METHOD_NOT_FOUND, `Tool ${tool.definition.name} cannot be called as a task.`);
+  // A caller that did not ask for a task still gets its answer before its client gives up (lib/tasks/on-behalf.ts).
+  const deadline = tool.definition.task?.deadline;
+  if (deadline) return callOnBehalf(server, tool, deadline, parsed, args, ctx);
   const outcome = await tool.definition.run(parsed, ctx);
   return outcome;
 }
