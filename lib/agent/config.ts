@@ -189,7 +189,7 @@ export function readReplyDeadline(env: Env): ReplyDeadlineSettings | undefined {
   return { ms, ttlMs, maxRuns };
 }
 
-/** AGENT_TIMEOUT_MS, the longest an upstream agent may take. */
+/** AGENT_TIMEOUT_MS, the longest an upstream agent may go without sending a byte. */
 export function readAgentTimeout(env: Env): number {
   if (env.AGENT_TIMEOUT_MS === undefined) return DEFAULT_TIMEOUT_MS;
   const value = Number(env.AGENT_TIMEOUT_MS);

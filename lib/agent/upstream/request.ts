@@ -67,8 +67,11 @@ export interface UpstreamResponse {
 }
 
 /**
- * POSTs JSON and returns the response once its status is 2xx; the timeout covers the whole exchange.
- * `traceHeaders` (W3C trace context of the call) go along so the agent's work joins the caller's trace.
+ * POSTs JSON and returns the response once its status is 2xx. The timeout (AGENT_TIMEOUT_MS) is a silence: the
+ * longest the upstream may go without sending a byte, until its headers and then between chunks, so an agent that
+ * streams for minutes is not cut off while one that hangs is; the turn's own bound (AGENT_TURN_TIMEOUT_MS, through
+ * `signal`) ends even a trickle. `traceHeaders` (W3C trace context of the call) go along so the agent's work joins
+ * the caller's trace.
  */
 export async function postUpstream(
   target: UpstreamTarget, body: unknown, signal: AbortSignal, traceHeaders?: Record<string, string>,
@@ -123,7 +126,7 @@ export async function postUpstream(
   };
   return {
     response,
-    chunks: () => readText(response, fail, release, { maxBytes: target.maxReplyBytes, tooLarge }),
+    chunks: () => readText(response, fail, release, { maxBytes: target.maxReplyBytes, tooLarge }, () => timer.refresh()),
     abandon,
   };
 }
@@ -137,7 +140,7 @@ const TIMED_OUT = new Error('The upstream did not answer in time.');
 function failure(target: UpstreamTarget, error: unknown, timedOut: boolean, signal: AbortSignal): Error {
   if (error instanceof AgentError) return error;
   if (signal.aborted) return new AgentError(`Agent ${target.agentId}: the call was cancelled.`);
-  if (timedOut) return new AgentError(`Agent ${target.agentId} did not answer within ${target.timeoutMs} ms.`);
+  if (timedOut) return new AgentError(`Agent ${target.agentId} sent nothing for ${target.timeoutMs} ms (AGENT_TIMEOUT_MS).`);
   const cause = (error as { cause?: { code?: string; message?: string } }).cause;
   if (cause?.message === 'unexpected redirect') {
     return new AgentError(`Agent ${target.agentId}: the upstream answered with a redirect; configure the URL it redirects to.`);
@@ -151,6 +154,7 @@ async function* readText(
   fail: (error: unknown) => Error,
   release: () => void,
   cap: { maxBytes: number; tooLarge: () => AgentError },
+  heard: () => void,
 ): AsyncIterable<string> {
   const reader = response.body!.getReader();
   const decoder = new TextDecoder();
@@ -168,6 +172,7 @@ async function* readText(
       }
       bytes += value.byteLength;
       if (bytes > cap.maxBytes) throw cap.tooLarge();
+      heard();
       yield decoder.decode(value, { stream: true });
     }
   } catch (error) {
