@@ -83,6 +83,8 @@ export const storeKeys = {
   /** A conversation's history and its turn queue. */
   conversation: (owner: string, agentId: string, conversationId: string) => keyOf('conv', owner, agentId, conversationId),
   turns: (owner: string, agentId: string, conversationId: string) => keyOf('session', owner, agentId, conversationId),
+  /** What an upstream that keeps the conversation gave us to continue it (a Responses id, an A2A context and task). */
+  upstreamState: (owner: string, agentId: string, conversationId: string) => keyOf('upstream-conv', owner, agentId, conversationId),
   /** A task's working state, its terminal outcome (claimed once), an answer to one of its input requests, a resumption. */
   task: (owner: string, taskId: string) => keyOf('task', owner, taskId),
   taskEnd: (owner: string, taskId: string) => keyOf('task-end', owner, taskId),
