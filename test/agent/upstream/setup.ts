@@ -37,3 +37,6 @@ export function cancelledCall(client: Client, agentId: string, message: string, 
     onprogress: (p) => { if (marker(p.message ?? '')) controller.abort(); },
   }).then(() => 'answered', () => 'aborted');
 }
+
+/** True when a progress message is `note`, or is `note` with a count of others (notes within 100 ms come as one). */
+export const noted = (progress: string[], note: string) => progress.some((line) => line === note || line.startsWith(`${note} (and `));
