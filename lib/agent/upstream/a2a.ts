@@ -108,11 +108,19 @@ export const createReply: LazyFormat['createReply'] = (kit, profile, settings) =
 
 /** Our caller's answer to the task's question, asked through turn.ask; a declined question cancels the task. */
 async function answerOf(kit: Kit, profile: AgentProfile, target: UpstreamTarget, turn: AgentTurn, taskId: string, question: string, round: number): Promise<string> {
-  const answer = await turn.ask.elicit({
-    message: `${profile.name} asks: ${question}`,
-    requestedSchema: { type: 'object', properties: { answer: { type: 'string', title: 'Your answer' } }, required: ['answer'] },
-  }, `a2a-${round}`);
-  const given = answer.action === 'accept' ? answer.content?.answer : undefined;
+  let given: unknown;
+  try {
+    const answer = await turn.ask.elicit({
+      message: `${profile.name} asks: ${question}`,
+      requestedSchema: { type: 'object', properties: { answer: { type: 'string', title: 'Your answer' } }, required: ['answer'] },
+    }, `a2a-${round}`);
+    given = answer.action === 'accept' ? answer.content?.answer : undefined;
+  } catch (error) {
+    // The caller cannot answer (no elicitation, no answer on its stream): nobody will. A question that ends this
+    // round on the 2026 wire (not an AgentError) leaves the task waiting for the retry that carries the answer.
+    if (error instanceof kit.AgentError) void cancelTask(kit, target, taskId);
+    throw error;
+  }
   if (typeof given === 'string' && given) return given;
   void cancelTask(kit, target, taskId);
   throw new kit.AgentError(`Agent ${profile.id} needed an answer to its question and got none; its task was cancelled.`);
@@ -198,7 +206,9 @@ async function* send(
       if (result.task) {
         const task = record(result.task);
         ids({ ...task, taskId: task.id });
-        // A task as a whole (SendMessage's answer): its artifacts, then its status.
+        // A stream opens with the task as it stands (a task answered after input-required still shows that state and
+        // its earlier artifacts): only its ids count there. SendMessage answers the task as a whole: its artifacts, then its status.
+        if (streaming) continue;
         if (Array.isArray(task.artifacts)) {
           for (const artifact of task.artifacts) {
             const said = partsText(artifact);

@@ -65,6 +65,8 @@ const needsModel: Check = (entry) => (entry.model !== undefined ? undefined : `m
 
 /** The Anthropic Messages API version this adapter speaks (the `anthropic-version` header). */
 export const ANTHROPIC_VERSION = '2023-06-01';
+/** The A2A protocol version this adapter speaks (the `A2A-Version` header of its requests). */
+export const A2A_VERSION = '1.0';
 /** `max_tokens` of an anthropic agent's requests unless it sets `maxTokens`. */
 export const DEFAULT_MAX_TOKENS = 4096;
 
@@ -139,7 +141,7 @@ export const FORMAT_TABLE: Record<Format, FormatEntry> = {
     fields: ['headersEnv'],
     ownTools: 'an A2A agent runs its own',
     keeps: 'handle',
-    auth: bearer,
+    auth: (apiKey) => ({ 'a2a-version': A2A_VERSION, ...bearer(apiKey) }),
     create: lazily(() => import('./a2a.js'), 'handle'),
   },
 };
