@@ -17,7 +17,7 @@ beforeAll(async () => {
   api = await startMessagesServer();
   h = await startToolsHarness({
     agents: { claude: { name: 'Claude', format: 'anthropic', url: `${api.url}/v1`, apiKeyEnv: 'CLAUDE_KEY', maxTokens: 512, systemPrompt: 'Be brief.', tools: ['docs.*', 'premium'] } },
-    env: { CLAUDE_KEY: KEY },
+    env: { CLAUDE_KEY: KEY, AGENT_MAX_TOOL_CALLS_PER_REPLY: '3' },
   });
 });
 afterAll(async () => {
@@ -112,6 +112,18 @@ describe('tools in the Messages wire', () => {
         { type: 'tool_result', tool_use_id: 'toolu_0_1', content: "Tool premium was refused: it is a paid tool, and agent-mcp never pays on the caller's behalf." },
       ] },
     ]);
+  });
+});
+
+describe('bounds', () => {
+  test('a reply asking for more calls than AGENT_MAX_TOOL_CALLS_PER_REPLY ends the turn with an isError naming it, nothing run', async () => {
+    const client = await h.connect('legacy', 'alice', ALICE);
+    const echo = { name: 'docs__echo', arguments: { text: 'x' } };
+    const message = script({ steps: [[echo, echo, echo, echo]] });
+    const { result, text } = await chat(client, 'claude', message);
+    expect(result.isError).toBe(true);
+    expect(text).toBe('Agent claude asked for more than 3 tool calls in one reply (AGENT_MAX_TOOL_CALLS_PER_REPLY is 3); the turn was stopped.');
+    expect(api.requestsFor(message)).toHaveLength(1);
   });
 });
 

@@ -18,7 +18,7 @@ beforeAll(async () => {
   api = await startResponsesServer();
   h = await startToolsHarness({
     agents: { responder: { name: 'Responder', format: 'openai-responses', url: `${api.url}/v1`, apiKeyEnv: 'RESPONSES_KEY', systemPrompt: 'Be brief.', tools: ['docs.*', 'premium'] } },
-    env: { RESPONSES_KEY: KEY },
+    env: { RESPONSES_KEY: KEY, AGENT_MAX_TOOL_CALLS_PER_REPLY: '3' },
   });
 });
 afterAll(async () => {
@@ -109,6 +109,18 @@ describe('tools in the Responses wire', () => {
       { type: 'function_call_output', call_id: 'call_0_0', output: 'docs: one' },
       { type: 'function_call_output', call_id: 'call_0_1', output: "Tool premium was refused: it is a paid tool, and agent-mcp never pays on the caller's behalf." },
     ]);
+  });
+});
+
+describe('bounds', () => {
+  test('a reply asking for more calls than AGENT_MAX_TOOL_CALLS_PER_REPLY ends the turn with an isError naming it, nothing run', async () => {
+    const client = await h.connect('legacy', 'alice', ALICE);
+    const echo = { name: 'docs__echo', arguments: { text: 'x' } };
+    const message = script({ steps: [[echo, echo, echo, echo]] });
+    const { result, text } = await chat(client, 'responder', message);
+    expect(result.isError).toBe(true);
+    expect(text).toBe('Agent responder asked for more than 3 tool calls in one reply (AGENT_MAX_TOOL_CALLS_PER_REPLY is 3); the turn was stopped.');
+    expect(api.requestsFor(message)).toHaveLength(1);
   });
 });
 
