@@ -7,6 +7,8 @@
 import type { ClientCapabilities } from '@modelcontextprotocol/client';
 import { afterAll, beforeAll, describe, expect, test, vi } from 'vitest';
 import { startA2aAgent, type A2aAgent } from '../../support/a2a-server.js';
+import { TASKS_EXTENSION } from '../../../lib/protocol/tasks.js';
+import { postModern } from '../../support/rpc.js';
 import { answerElicitation, connectHttp, createV2Client, type Era } from '../../support/sdk.js';
 import { CHAT_SCOPE, startToolsHarness, type ToolsHarness } from '../tools-setup.js';
 import { chat, noted, until } from './setup.js';
@@ -21,7 +23,8 @@ beforeAll(async () => {
       helper: { name: 'Helper', format: 'a2a', url: agent.url, apiKeyEnv: 'A2A_KEY' },
       blocking: { name: 'Blocking', format: 'a2a', url: `${blocking.url}/.well-known/agent-card.json` },
     },
-    env: { A2A_KEY: 'a2a-key-0123456789' },
+    // Every call of a client that declares the tasks extension is a task at once (the SDK clients here do not).
+    env: { A2A_KEY: 'a2a-key-0123456789', AGENT_TASK_AFTER_MS: '0', TASK_POLL_INTERVAL_MS: '50' },
   });
 });
 afterAll(async () => {
@@ -134,5 +137,30 @@ describe('cancellation and failures', () => {
     expect(second.text).toBe('A2A echo: and again (turn 2 of this context)');
     expect(blocking.requests.map((r) => r.method)).toEqual(['SendMessage', 'SendMessage']);
     expect(blocking.cardReads()).toBe(1);
+  });
+});
+
+describe('an A2A task as an MCP task (2026-07-28 tasks extension)', () => {
+  test('the call becomes a task; the A2A question is the task\'s input request, and the answer given with tasks/update completes it', async () => {
+    const authorization = `Bearer ${await h.token('alice', ALICE)}`;
+    const capabilities = { elicitation: {}, extensions: { [TASKS_EXTENSION]: {} } };
+    const send = async (id: number, method: string, params: Record<string, unknown>) =>
+      (await (await postModern(h.server.mcpUrl, id, method, params, { capabilities, headers: { authorization, ...(params.taskId ? { 'mcp-name': String(params.taskId) } : {}) } })).json()).result;
+    const state = async (taskId: string, status: string) => {
+      for (let id = 100; ; id++) {
+        const result = await send(id, 'tasks/get', { taskId });
+        if (result.status === status) return result;
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      }
+    };
+    const created = await send(1, 'tools/call', { name: 'chat_with_agent', arguments: { agent_id: 'helper', message: 'ask in a task' } });
+    expect(created).toMatchObject({ resultType: 'task', status: 'working' });
+    const asking = await state(created.taskId, 'input_required');
+    const [key] = Object.keys(asking.inputRequests);
+    expect(asking.inputRequests[key!]).toMatchObject({ method: 'elicitation/create', params: { message: 'Helper asks: What is your name?' } });
+    await send(2, 'tasks/update', { taskId: created.taskId, inputResponses: { [key!]: { action: 'accept', content: { answer: 'Grace' } } } });
+    const done = await state(created.taskId, 'completed');
+    expect(JSON.stringify(done)).toContain('Hello, Grace!');
+    expect(sent(agent, 'ask in a task')).toHaveLength(1);
   });
 });
