@@ -98,7 +98,7 @@ export interface AgentTools {
 
 export interface Agent {
   profile: AgentProfile;
-  /** True when we keep the conversation (openai); false when the upstream does (platform, in-process). */
+  /** True when we keep the conversation's messages and send them (openai, anthropic, ai-sdk, in-process); false when the upstream keeps it. */
   keepsHistory: boolean;
   /** True when the upstream keeps the conversation and we keep its handle on it (turn.upstreamState). */
   keepsUpstreamState?: boolean;
