@@ -3,7 +3,7 @@
  * Upstream adapters (the formats of upstream/index.ts) and in-process agents all fit this one shape.
  */
 
-import type { Format } from './upstream/index.js';
+import type { Format } from './upstream/formats.js';
 
 export type AgentKind = Format | 'in-process';
 

@@ -13,7 +13,7 @@
  */
 
 import type { AgentProfile, AgentTurn } from '../types.js';
-import type { FormatSettings, LazyFormat } from './index.js';
+import type { FormatSettings, LazyFormat } from './settings.js';
 import type { Kit } from './kit.js';
 import type { UpstreamTarget } from './request.js';
 import { isEventStream, parseObject, readAll, shortLine } from './wire.js';

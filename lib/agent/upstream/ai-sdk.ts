@@ -10,7 +10,7 @@
  */
 
 import type { AgentTurn } from '../types.js';
-import type { LazyFormat } from './index.js';
+import type { LazyFormat } from './settings.js';
 import { parseObject } from './wire.js';
 
 /** The header a UI message stream carries, and the SSE data that ends one. */

@@ -7,31 +7,13 @@
 
 import { isNonEmptyString, isPositiveInteger, isRecord, type Check } from '../../checks.js';
 import type { Agent, AgentProfile } from '../types.js';
-import { KIT, type Kit } from './kit.js';
+import type { Format } from './formats.js';
+import { KIT } from './kit.js';
 import { createOpenAiAgent } from './openai.js';
 import { createPlatformAgent } from './platform.js';
-import type { UpstreamTarget } from './request.js';
+import type { FormatSettings, LazyFormat } from './settings.js';
 
-export const FORMATS = ['openai', 'platform', 'openai-responses', 'anthropic', 'ai-sdk', 'a2a'] as const;
-export type Format = (typeof FORMATS)[number];
-
-/** An agent's settings as its format receives them: checked, with the deployment's defaults filled in. */
-export interface FormatSettings {
-  /** The configured URL, the key's headers and the reply bounds; a format may derive the URLs it calls from `url`. */
-  target: UpstreamTarget;
-  model?: string;
-  systemPrompt?: string;
-  /** platform: the upstream's own name for the agent. */
-  upstreamAgent?: string;
-  /** anthropic: `max_tokens` of each request. */
-  maxTokens: number;
-  /** ai-sdk: fields added to each request body. */
-  body?: Record<string, unknown>;
-  /** Rounds of tool calls in one turn, calls run per round, distinct calls one reply may ask for. */
-  maxToolSteps: number;
-  maxToolCalls: number;
-  maxToolCallsPerReply: number;
-}
+export { FORMATS, type Format } from './formats.js';
 
 /**
  * Who keeps a conversation: `history`, we do, and send it with each turn (a stateless upstream); `handle`, the
@@ -53,11 +35,6 @@ export interface FormatEntry {
   /** The headers that carry the configured key. */
   auth(apiKey: string | undefined): Record<string, string>;
   create(profile: AgentProfile, settings: FormatSettings): Agent;
-}
-
-/** A module of a format loaded on first use: it makes the agent's reply from what the start path hands it. */
-export interface LazyFormat {
-  createReply(kit: Kit, profile: AgentProfile, settings: FormatSettings): Agent['reply'];
 }
 
 const bearer = (apiKey: string | undefined): Record<string, string> => (apiKey ? { authorization: `Bearer ${apiKey}` } : {});

@@ -11,7 +11,7 @@ import { metered } from '../budget.js';
 import { runToolLoop, tooManyCalls, type FunctionCall, type FunctionSpec, type ToolStep } from '../tool-loop.js';
 import { AgentError, type Agent, type AgentProfile, type AgentTurn } from '../types.js';
 import { streamError } from './error-text.js';
-import type { FormatSettings } from './index.js';
+import type { FormatSettings } from './settings.js';
 import { postUpstream, type UpstreamTarget } from './request.js';
 import { sseData } from './sse.js';
 import { EVENT_STREAM } from '../../protocol/headers.js';

@@ -5,7 +5,7 @@
 
 import { metered } from '../budget.js';
 import { AgentError, type Agent, type AgentProfile, type AgentTurn } from '../types.js';
-import type { FormatSettings } from './index.js';
+import type { FormatSettings } from './settings.js';
 import { postUpstream } from './request.js';
 
 export function createPlatformAgent(profile: AgentProfile, options: FormatSettings): Agent {
