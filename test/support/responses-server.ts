@@ -7,7 +7,7 @@
  * `previous_response_id` continues a chain: a follow-up carrying `function_call_output` items continues the turn
  * that asked for the calls. The turn's user text picks:
  *   "script {json}" calls tools as messages-server.ts's scripts do · "slow …" text pieces 200 ms apart ·
- *   "fault:error" an `error` event holding a secret · anything else: a reasoning summary ("secret reasoning"), a
+ *   "fault:error" an `error` event holding a secret · "fault:long-id" a response id of 305 characters · anything else: a reasoning summary ("secret reasoning"), a
  *   web_search_call, then "Responses echo: <text> (after <previous id or none>, turn N)", N the user turns in the chain.
  */
 
@@ -48,7 +48,7 @@ export function startResponsesServer(): Promise<ScriptedServer> {
     const state: Kept = fresh
       ? { text, step: 0, results: [], turns: (previous?.turns ?? 0) + 1 }
       : { ...previous!, step: previous!.step + 1, results: [...previous!.results, ...outputs] };
-    const id = `resp_${crypto.randomUUID().replaceAll('-', '')}`;
+    const id = text === 'fault:long-id' ? `resp_${'x'.repeat(300)}` : `resp_${crypto.randomUUID().replaceAll('-', '')}`;
     kept.set(id, state);
     let sequence = 0;
     const output: any[] = [];

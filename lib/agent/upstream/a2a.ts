@@ -16,7 +16,7 @@ import type { AgentProfile, AgentTurn } from '../types.js';
 import type { FormatSettings, LazyFormat } from './settings.js';
 import type { Kit } from './kit.js';
 import type { UpstreamTarget } from './request.js';
-import { isEventStream, parseObject, readAll, shortLine } from './wire.js';
+import { isEventStream, parseObject, readAll, shortLine, upstreamId } from './wire.js';
 
 const CARD_PATH = '/.well-known/agent-card.json';
 /** The question a task asks is kept this long at most (it rides in the store between rounds). */
@@ -180,8 +180,8 @@ async function* send(
     for await (const data of kit.sseData(upstream.chunks())) yield parseObject(kit, target, data);
   };
   const ids = (value: Json) => {
-    const contextId = typeof value.contextId === 'string' ? value.contextId : undefined;
-    const id = typeof value.taskId === 'string' ? value.taskId : typeof value.id === 'string' ? value.id : undefined;
+    const contextId = upstreamId(kit, profile.id, value.contextId);
+    const id = upstreamId(kit, profile.id, value.taskId);
     if (id) taskId = id;
     learn({ ...(contextId ? { contextId } : {}), ...(id ? { taskId: id } : {}) });
   };
@@ -205,7 +205,7 @@ async function* send(
       const result = record(response.result);
       if (result.task) {
         const task = record(result.task);
-        ids({ ...task, taskId: task.id });
+        ids({ contextId: task.contextId, taskId: task.id });
         // A stream opens with the task as it stands (a task answered after input-required still shows that state and
         // its earlier artifacts): only its ids count there. SendMessage answers the task as a whole: its artifacts, then its status.
         if (streaming) continue;
@@ -221,7 +221,7 @@ async function* send(
         if (task.status) yield* status(task.status);
       } else if (result.message) {
         // The agent answered with a message and no task: that is the whole reply.
-        ids(record(result.message));
+        ids({ contextId: record(result.message).contextId });
         const said = partsText(result.message);
         if (said) yield said;
         return { state: 'TASK_STATE_COMPLETED', question: '' };

@@ -15,7 +15,7 @@ import type { AgentProfile, AgentTurn } from '../types.js';
 import type { FormatSettings, LazyFormat } from './settings.js';
 import type { Kit } from './kit.js';
 import type { UpstreamTarget } from './request.js';
-import { isEventStream, parseObject, readAll } from './wire.js';
+import { isEventStream, parseObject, readAll, upstreamId } from './wire.js';
 
 /** `…/v1` or the full `…/v1/responses`. */
 export function responsesUrl(baseUrl: string): string {
@@ -95,15 +95,14 @@ async function* request(
   };
   const result = () => ({ text, calls: [...calls.entries()].sort(([a], [b]) => a - b).map(([, call]) => call), ...(responseId ? { responseId } : {}) });
   const idOf = (event: Record<string, unknown>) => {
-    const id = (event.response as { id?: unknown } | undefined)?.id;
-    if (typeof id === 'string') responseId = id;
+    responseId = upstreamId(kit, profile.id, (event.response as { id?: unknown } | undefined)?.id) ?? responseId;
   };
 
   if (!isEventStream(kit, upstream)) {
     // One JSON response: a compatible server that does not stream.
     const response = parseObject(kit, target, await readAll(upstream));
     if (response.error) throw kit.streamError(target, JSON.stringify(response.error));
-    if (typeof response.id === 'string') responseId = response.id;
+    responseId = upstreamId(kit, profile.id, response.id);
     const output = Array.isArray(response.output) ? (response.output as Array<Record<string, unknown>>) : [];
     for (const [index, item] of output.entries()) {
       added(index, item);

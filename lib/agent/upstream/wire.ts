@@ -42,3 +42,13 @@ export function shortLine(text: string, max = 200): string {
   const flat = text.replace(/\s+/g, ' ').trim();
   return flat.length > max ? `${flat.slice(0, max)}…` : flat;
 }
+
+/** The longest upstream id (a Responses id, an A2A context or task id) kept with a conversation or sent back. */
+export const MAX_UPSTREAM_ID_CHARS = 256;
+
+/** An id the upstream gave, to keep in the store: a string of at most MAX_UPSTREAM_ID_CHARS, else the turn fails. */
+export function upstreamId(kit: Kit, agentId: string, value: unknown): string | undefined {
+  if (typeof value !== 'string' || value === '') return undefined;
+  if (value.length > MAX_UPSTREAM_ID_CHARS) throw new kit.AgentError(`Agent ${agentId}: the upstream sent an id longer than ${MAX_UPSTREAM_ID_CHARS} characters.`);
+  return value;
+}

@@ -125,6 +125,13 @@ describe('bounds', () => {
 });
 
 describe('failures and cancellation', () => {
+  test('a response id longer than 256 characters is not kept: the turn is an isError saying so', async () => {
+    const client = await h.connect('legacy', 'alice', ALICE);
+    const { result, text } = await chat(client, 'responder', 'fault:long-id');
+    expect(result.isError).toBe(true);
+    expect(text).toBe('Agent responder: the upstream sent an id longer than 256 characters.');
+  });
+
   test('an error event is an isError naming the agent; its text goes to the log, not the caller', async () => {
     const logged = vi.spyOn(console, 'error').mockImplementation(() => undefined);
     try {
