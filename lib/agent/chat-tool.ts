@@ -11,7 +11,7 @@ import { sha256Hex } from '../digest.js';
 import { canonicalJson } from '../server/request-state.js';
 import { storeKeys } from '../server/caller.js';
 import { StoreFullError, StoreUnavailableError } from '../store/types.js';
-import { historyKey, historyOf, openConversation, turnWrite, type Conversation } from './conversation.js';
+import { historyKey, historyOf, openConversation, turnWrite, upstreamStateKey, upstreamStateWrite, type Conversation } from './conversation.js';
 import { createAsk, InputNeeded, readAskState, type AskState } from './ask-client.js';
 import { createProgressReporter } from './progress.js';
 import { ask, type Tooling } from './ask.js';
@@ -100,7 +100,8 @@ export function chatWithAgentTool(options: ChatToolOptions): ToolDefinition<type
         const isNew = args.session_id === undefined && asked.conversation === undefined;
         // What the answers given while the run goes on name (reply-deadline.ts), and whether it started the conversation.
         ctx.report?.describe({ agent_id: agent.profile.id, session_id: session.id, ...(isNew ? { starts: 'conversation' } : {}) });
-        const reads = agent.keepsHistory && !isNew;
+        const readsHistory = agent.keepsHistory && !isNew;
+        const readsState = agent.keepsUpstreamState === true && !isNew;
         return await runTurn<ToolResult | InputRequired>({
           store: ctx.store,
           signal: ctx.signal,
@@ -119,8 +120,11 @@ export function chatWithAgentTool(options: ChatToolOptions): ToolDefinition<type
               onWait: (ahead: number) => progress.note(`Waiting for ${ahead} earlier message(s) in this session.`),
             },
           }),
-          read: reads ? [historyKey(session)] : [],
-        }, ([history]) => converse({ agent, agents: byId, tooling, budget }, session, historyOf(history), message, ctx, progress, asked));
+          read: [...(readsHistory ? [historyKey(session)] : []), ...(readsState ? [upstreamStateKey(session)] : [])],
+        }, (values) => converse({ agent, agents: byId, tooling, budget }, session, {
+          history: historyOf(readsHistory ? values[0] : undefined),
+          state: readsState ? values.at(-1) : undefined,
+        }, message, ctx, progress, asked));
       } catch (error) {
         if (error instanceof StoreUnavailableError) {
           console.error(`[agent-mcp] chat_with_agent: ${error.message}`, error.cause);
@@ -146,14 +150,19 @@ export function chatWithAgentTool(options: ChatToolOptions): ToolDefinition<type
 async function converse(
   team: { agent: Agent; agents: ReadonlyMap<string, Agent>; tooling?: Tooling; budget: BudgetLimits },
   session: Conversation,
-  history: ChatMessage[],
+  kept: { history: ChatMessage[]; state: unknown },
   message: string,
   ctx: RequestContext,
   progress: ReturnType<typeof createProgressReporter>,
   answers: AskState,
 ): Promise<Ran<ToolResult | InputRequired>> {
   const { agent } = team;
+  const { history } = kept;
   const calls: ToolCallRecord[] = [];
+  // What a stateful upstream saves goes with the turn's end, even when the turn ends in a question for the caller.
+  let saved: { value: unknown } | undefined;
+  const upstreamState = agent.keepsUpstreamState ? { value: kept.state, save: (value: unknown) => void (saved = { value }) } : undefined;
+  const stateWrites = () => (saved ? [upstreamStateWrite(session, saved.value)] : []);
   // One budget for everything this call sets off, nested agents included; its signal is the caller's and the clock's.
   const budget = new RequestBudget(team.budget, agent.profile.id, ctx.signal);
   const failed = (text: string) => ({ value: toolError(calls.length ? `${text} ${describeCalls(calls)}` : text) });
@@ -165,7 +174,8 @@ async function converse(
     try {
       const questions = createAsk(ctx, { ...answers, conversation: session.id });
       const options = { agents: team.agents, tooling: team.tooling, ctx, budget, note: progress.note, calls, ask: questions };
-      reply = await budget.within(ask(agent, { message, sessionId: session.upstreamId, history }, [agent.profile.id], options, progress.text));
+      const turn = { message, sessionId: session.upstreamId, history, ...(upstreamState ? { upstreamState } : {}) };
+      reply = await budget.within(ask(agent, turn, [agent.profile.id], options, progress.text));
     } finally {
       ctx.observation?.noteUpstream(performance.now() - asked);
     }
@@ -175,11 +185,13 @@ async function converse(
     const structured = { agent_id: agent.profile.id, session_id: session.id, reply, ...(agent.tools ? { tool_calls: calls } : {}) };
     return {
       value: { content: [{ type: 'text', text: reply }], structuredContent: structured },
-      writes: agent.keepsHistory ? [turnWrite(session, history, message, reply)] : [],
+      writes: [...(agent.keepsHistory ? [turnWrite(session, history, message, reply)] : []), ...stateWrites()],
     };
   } catch (error) {
-    // Nothing is saved: the retry with the answer runs the turn again.
-    if (error instanceof InputNeeded) return { value: inputRequired({ [error.key]: { method: error.method, params: error.params } }, error.state) };
+    // No history is saved (the retry with the answer runs the turn again), only what a stateful upstream kept.
+    if (error instanceof InputNeeded) {
+      return { value: inputRequired({ [error.key]: { method: error.method, params: error.params } }, error.state), writes: stateWrites() };
+    }
     if (budget.signal.aborted) return stopped();
     if (error instanceof AgentError) {
       // The agent, an upstream this tool calls, failed the turn (the call's span says api_error).

@@ -39,9 +39,15 @@ export async function openConversation(ctx: Pick<RequestContext, 'principal' | '
 }
 
 export const historyKey = (c: Conversation) => storeKeys.conversation(c.owner, c.agentId, c.id);
+export const upstreamStateKey = (c: Conversation) => storeKeys.upstreamState(c.owner, c.agentId, c.id);
 
 /** The history as read from the store (absent: none yet). */
 export const historyOf = (value: unknown): ChatMessage[] => (Array.isArray(value) ? (value as ChatMessage[]) : []);
+
+/** The write that keeps an upstream's handle on the conversation (types.ts UpstreamState), idle as long as history. */
+export function upstreamStateWrite(session: Conversation, value: unknown): Put {
+  return { key: upstreamStateKey(session), value, ttlMs: HISTORY_TTL_MS };
+}
 
 /** The write that saves a turn, done with the turn's release. */
 export function turnWrite(session: Conversation, history: ChatMessage[], user: string, reply: string): Put {

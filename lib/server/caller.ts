@@ -103,6 +103,8 @@ export const storeKeys = {
   turns: (owner: string, agentId: string, conversationId: string) => keyOf('session', owner, agentId, conversationId),
   /** The run of a conversation that outlived its call (lib/agent/reply-deadline.ts): where a collecting call finds it. */
   pendingReply: (owner: string, agentId: string, conversationId: string) => keyOf('pending', owner, agentId, conversationId),
+  /** What an upstream that keeps the conversation gave us to continue it (a Responses id, an A2A context and task). */
+  upstreamState: (owner: string, agentId: string, conversationId: string) => keyOf('upstream-conv', owner, agentId, conversationId),
   /** A task's working state, its terminal outcome (claimed once), an answer to one of its input requests, a resumption. */
   task: (owner: string, taskId: string) => keyOf('task', owner, taskId),
   taskEnd: (owner: string, taskId: string) => keyOf('task-end', owner, taskId),

@@ -17,6 +17,13 @@ describe('agent configuration is validated at start-up, naming the variable', ()
     expect(platform!.profile.kind).toBe('platform');
   });
 
+  test('each format of the table is an AGENT_FORMAT, and its agents say which in their profiles', () => {
+    for (const format of ['openai', 'platform', 'openai-responses', 'anthropic', 'ai-sdk', 'a2a']) {
+      const [agent] = readAgents({ AGENT_URL: 'http://localhost:9/v1', AGENT_FORMAT: format, AGENT_MODEL: 'm' });
+      expect(agent!.profile.kind).toBe(format);
+    }
+  });
+
   test('an agent without a description is described by its format, in plain English', () => {
     const [openai] = readAgents({ AGENT_URL: 'http://localhost:11434/v1', AGENT_MODEL: 'llama3' });
     const [platform] = readAgents({ AGENT_URL: 'https://agents.example.com/chat', AGENT_FORMAT: 'platform' });
@@ -61,7 +68,19 @@ describe('agent configuration is validated at start-up, naming the variable', ()
     [{ AGENTS: '[{"id":"a","url":"http://x","model":"m","tools":["agent:nobody"]}]' }, /AGENTS: agent a names tool "agent:nobody", but no agent has id "nobody" \(agents: a\)/],
     [{ AGENTS: '[{"id":"a","url":"http://x","model":"m","tools":"docs.*"}]' }, /AGENTS is invalid: 0\.tools: must be an array of tool patterns/],
     [{ AGENTS: '[{"id":"a","url":"http://x","model":"m","tools":["docs/*"]}]' }, /AGENTS is invalid: 0\.tools\.0: "docs\/\*" is a tool name, or a pattern/],
-    [{ AGENTS: '[{"id":"a","format":"platform","url":"http://x","tools":["docs.*"]}]' }, /0\.tools: only openai agents call tools/],
+    [{ AGENTS: '[{"id":"a","format":"platform","url":"http://x","tools":["docs.*"]}]' },
+      /0\.tools: only openai, openai-responses and anthropic agents call tools \(a platform upstream runs its own\)/],
+    [{ AGENTS: '[{"id":"a","format":"ai-sdk","url":"http://x","tools":["docs.*"]}]' }, /0\.tools: .* \(an AI SDK route runs its own\)/],
+    [{ AGENTS: '[{"id":"a","format":"a2a","url":"http://x","tools":["docs.*"]}]' }, /0\.tools: .* \(an A2A agent runs its own\)/],
+    [{ AGENT_URL: 'http://x/v1', AGENT_FORMAT: 'a2a', AGENT_TOOLS: 'docs.*' }, /AGENT_TOOLS: .* \(an A2A agent runs its own\); AGENT_FORMAT is a2a/],
+    [{ AGENT_URL: 'https://api.anthropic.com/v1', AGENT_FORMAT: 'anthropic' }, /AGENT_URL\/AGENT_FORMAT\/AGENT_MODEL is invalid: model: anthropic agents need a model/],
+    [{ AGENTS: '[{"id":"a","format":"openai-responses","url":"http://x"}]' }, /AGENTS is invalid: 0\.model: openai-responses agents need a model/],
+    [{ AGENTS: '[{"id":"a","format":"anthropic","url":"http://x","model":"m","maxTokens":0}]' }, /0\.maxTokens: must be a positive integer/],
+    [{ AGENTS: '[{"id":"a","url":"http://x","model":"m","maxTokens":100}]' }, /0\.maxTokens: is not a setting of openai agents/],
+    [{ AGENTS: '[{"id":"a","format":"ai-sdk","url":"http://x","body":{"messages":[]}}]' }, /0\.body: must be an object of fields to add to each request \(not id or messages/],
+    [{ AGENTS: '[{"id":"a","format":"ai-sdk","url":"http://x","headersEnv":{"x-key":"ROUTE_KEY"}}]' }, /agent a names headersEnv\.x-key ROUTE_KEY, which is not set/],
+    [{ AGENTS: '[{"id":"a","format":"ai-sdk","url":"http://x","headersEnv":{"bad header":"K"}}]' }, /0\.headersEnv\.bad header: must map a header name/],
+    [{ AGENTS: '[{"id":"a","format":"anthropic","url":"http://x","model":"m","body":{}}]' }, /0\.body: is not a setting of anthropic agents/],
     [{ AGENTS: '[{"id":"a","url":"http://x","model":"m","maxToolSteps":0}]' }, /0\.maxToolSteps: must be a positive integer/],
     [{ AGENT_URL: 'http://x/v1', AGENT_MODEL: 'm', AGENT_TOOLS: 'docs.*, agent:research' }, /AGENT_TOOLS: agent default names tool "agent:research", but no agent has id "research"/],
     [{ AGENT_URL: 'http://x/v1', AGENT_MODEL: 'm', AGENT_TOOLS: 'docs.*,agent:' }, /AGENT_TOOLS: agent default: tool "agent:" agent:<id> names an agent id or \*/],

@@ -1,6 +1,6 @@
 /**
- * One HTTP request to an upstream agent: configured credentials only (the client's token is never
- * forwarded), a timeout, the caller's AbortSignal, and a cap on the bytes read (AGENT_MAX_REPLY_BYTES) counted
+ * One HTTP request to an upstream agent: configured credentials only (the client's token is never forwarded; the
+ * headers that carry the key are the format's, upstream/index.ts), a timeout, the caller's AbortSignal, and a cap on the bytes read (AGENT_MAX_REPLY_BYTES) counted
  * here, once, on every byte of every body, whatever the adapter makes of them. Failures become AgentErrors that
  * name the agent and the status; an error body is read ERROR_BODY_BYTES deep and goes to the operator's log, not
  * the caller (error-text.ts).
@@ -13,7 +13,10 @@ import { ERROR_BODY_BYTES, httpError, type ErrorDetail } from './error-text.js';
 export interface UpstreamTarget {
   agentId: string;
   url: string;
+  /** The key, for redacting it from error text; it travels in `headers`. */
   apiKey?: string;
+  /** Headers every request carries: the format's auth headers (upstream/index.ts) and any the agent configures. */
+  headers?: Record<string, string>;
   timeoutMs: number;
   /** The most bytes of body an agent may send (AGENT_MAX_REPLY_BYTES), counted as read. */
   maxReplyBytes: number;
@@ -73,8 +76,19 @@ export interface UpstreamResponse {
  * `signal`) ends even a trickle. `traceHeaders` (W3C trace context of the call) go along so the agent's work joins
  * the caller's trace.
  */
-export async function postUpstream(
+export function postUpstream(
   target: UpstreamTarget, body: unknown, signal: AbortSignal, traceHeaders?: Record<string, string>,
+): Promise<UpstreamResponse> {
+  return requestUpstream(target, JSON.stringify(body), signal, traceHeaders);
+}
+
+/** A GET of `target.url` (a document the agent publishes, such as an A2A agent card), read and bounded as a reply is. */
+export function getUpstream(target: UpstreamTarget, signal: AbortSignal): Promise<UpstreamResponse> {
+  return requestUpstream(target, undefined, signal);
+}
+
+async function requestUpstream(
+  target: UpstreamTarget, body: string | undefined, signal: AbortSignal, traceHeaders?: Record<string, string>,
 ): Promise<UpstreamResponse> {
   // One controller and one timer per call: cheaper on the hot path than AbortSignal.any + AbortSignal.timeout.
   const combined = new AbortController();
@@ -94,14 +108,14 @@ export async function postUpstream(
   let response: Response;
   try {
     response = await fetch(target.url, {
-      method: 'POST',
+      method: body === undefined ? 'GET' : 'POST',
       headers: {
-        'content-type': 'application/json',
+        ...(body === undefined ? {} : { 'content-type': 'application/json' }),
         accept: 'text/event-stream, application/json',
         ...traceHeaders,
-        ...(target.apiKey ? { authorization: `Bearer ${target.apiKey}` } : {}),
+        ...target.headers,
       },
-      body: JSON.stringify(body),
+      body,
       signal: combined.signal,
       // Redirects are not followed: a POST that moves is a misconfigured URL, and following one makes fetch
       // copy the request first (~25 µs a call).
