@@ -22,7 +22,7 @@ import { MemoryStore } from './store/memory.js';
 import type { Store } from './store/types.js';
 import { createLimitsFromEnv, type RequestLimits } from './limits/index.js';
 import { createCallSlots, readMaxConcurrentCalls, type CallSlots } from './limits/concurrency.js';
-import { createBearerAuth, readAuthConfig, requireAudienceSource, type BearerAuth } from './auth/index.js';
+import { createBearerAuth, describeAuth, readAuthConfig, requireAudienceSource, type BearerAuth } from './auth/index.js';
 import { readPayConfig } from './pay/config.js';
 import { createPaymentEngine } from './pay/engine.js';
 import { withPaidTool } from './pay/with-payment.js';
@@ -150,7 +150,7 @@ export function createDefaultApp(env: Record<string, string | undefined> = proce
   if (config.stateSecret === undefined && !config.local) {
     console.warn('[agent-mcp] MCP_STATE_SECRET is not set: MRTR requestState only verifies on this instance.');
   }
-  console.info(`[agent-mcp] auth: ${authConfig ? `OAuth bearer tokens from ${authConfig.issuer}` : 'none (set AUTH_ISSUER to require OAuth)'}`);
+  console.info(`[agent-mcp] auth: ${describeAuth(authConfig)}`);
   console.info(`[agent-mcp] ${summary}`);
   if (limits) console.info(`[agent-mcp] ${limits.summary}`);
   console.info(`[agent-mcp] ${describeRequestBounds(bounds)}`);

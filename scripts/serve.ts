@@ -7,7 +7,9 @@
 import { createMcpHandler } from '../api/mcp.js';
 import { readAgents } from '../lib/agent/config.js';
 import { createDefaultApp } from '../lib/app.js';
+import { describeAuth, readAuthConfig } from '../lib/auth/config.js';
 import { createProtectedResourceHandler } from '../lib/auth/metadata.js';
+import { createAuthorizationServerHandler } from '../lib/auth/server/handler.js';
 import { readConfig, type Config } from '../lib/config.js';
 import { createDiscoveryHandler } from '../lib/discovery/documents.js';
 import { describeStartupError, type FetchHandler } from '../lib/http/configured.js';
@@ -40,6 +42,7 @@ function buildFunctions(env: Env): { config: Config; functions: Record<string, F
         '/api/mcp': createMcpHandler(createDefaultApp(env)),
         '/api/wk-mcp': createDiscoveryHandler(env),
         '/api/wk-oauth-protected-resource': createProtectedResourceHandler(env),
+        '/api/oauth': createAuthorizationServerHandler(env),
       },
     };
   } catch (error) {
@@ -89,5 +92,5 @@ console.log(`agent-mcp listening on ${url}
   landing page   ${url}/
   store          ${env.UPSTASH_REDIS_REST_URL || env.KV_REST_API_URL ? 'Upstash (shared)' : 'memory (one process; set UPSTASH_REDIS_REST_URL to share state across instances)'}
   agents         ${describeAgents(env)}
-  auth           ${env.AUTH_ISSUER ? `OAuth bearer tokens from ${env.AUTH_ISSUER}` : 'none (set AUTH_ISSUER to require OAuth bearer tokens)'}
+  auth           ${describeAuth(readAuthConfig(env))}
   origins        ${describeOrigins(config)}`);

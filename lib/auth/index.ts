@@ -1,7 +1,7 @@
 /**
  * The auth step of the request path: a bearer token becomes a verified principal, or the request is answered
  * with what a client needs to sign in (MCP authorization §Authorization Flow Steps, RFC 6750 §3, RFC 9728
- * §5.1). Built only when AUTH_ISSUER is set; jose loads with the first token.
+ * §5.1). Built only when AUTH_ISSUER or AUTH_SERVER_KEY is set; jose loads with the first token.
  */
 
 import { MCP_PATHS, publicOrigin, resourceMetadataUrl } from '../http/public-url.js';
@@ -10,10 +10,10 @@ import { INSUFFICIENT_SCOPE } from '../protocol/errors.js';
 import { H_RETRY_AFTER } from '../protocol/headers.js';
 import type { Principal } from '../server/context.js';
 import { bearerChallenge, challengeReply } from './challenge.js';
-import type { AuthConfig } from './config.js';
+import { issuerFor, type AuthConfig } from './config.js';
 import { createVerifier, type VerifyToken } from './verify.js';
 
-export { readAuthConfig, requireAudienceSource, type AuthConfig } from './config.js';
+export { describeAuth, issuerFor, readAuthConfig, requireAudienceSource, type AuthConfig } from './config.js';
 
 type Env = Record<string, string | undefined>;
 
@@ -54,7 +54,7 @@ export function createBearerAuth(config: AuthConfig, env: Env = process.env, ver
       const token = BEARER.exec(header)?.[1];
       if (!token) return challengeReply({ ...base, error: 'invalid_token', description: 'The Authorization header does not carry one bearer token.' });
       const origin = publicOrigin(request, env);
-      const result = await verify(token, MCP_PATHS.map((path) => `${origin}${path}`));
+      const result = await verify(token, MCP_PATHS.map((path) => `${origin}${path}`), issuerFor(config, origin));
       if (result.ok) return result.principal;
       if ('description' in result) return challengeReply({ ...base, error: 'invalid_token', description: result.description });
       if (Date.now() - loggedAt > LOG_EVERY_MS) {

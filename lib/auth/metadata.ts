@@ -9,7 +9,7 @@ import { notPublished, serveDocument } from '../discovery/respond.js';
 import { readConfig } from '../config.js';
 import { createOriginCheck, originPolicyOf } from '../http/origin.js';
 import { MCP_PATHS, PRM_PATH, PRM_SUFFIX, mcpUrl, publicOrigin } from '../http/public-url.js';
-import { readAuthConfig } from './config.js';
+import { issuerFor, readAuthConfig } from './config.js';
 
 type Env = Record<string, string | undefined>;
 
@@ -43,7 +43,7 @@ export function createProtectedResourceHandler(env: Env = process.env) {
   return async function handleProtectedResource(request: Request): Promise<Response> {
     const refused = checkHost(request);
     if (refused) return refused;
-    if (!config) return notPublished('This server does not require authorization (AUTH_ISSUER is not set).');
+    if (!config) return notPublished('This server does not require authorization (neither AUTH_ISSUER nor AUTH_SERVER_KEY is set).');
     const path = resourcePath(request);
     if (!path) return notPublished('No protected resource at this path.');
     const origin = publicOrigin(request, env);
@@ -51,7 +51,7 @@ export function createProtectedResourceHandler(env: Env = process.env) {
       // Always the URL itself: clients check it against the URL they were given (RFC 9728 §3.3); AUTH_AUDIENCE
       // only changes the `aud` we accept from an authorization server that does not honour RFC 8707.
       resource: mcpUrl(origin, path),
-      authorization_servers: [config.issuer],
+      authorization_servers: [issuerFor(config, origin)],
       scopes_supported: config.scopes,
       bearer_methods_supported: ['header'],
       resource_name: 'agent-mcp',

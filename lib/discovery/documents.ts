@@ -5,7 +5,7 @@
  */
 
 import { INSTRUCTIONS, SERVER_INFO } from '../identity.js';
-import { readAuthConfig, type AuthConfig } from '../auth/config.js';
+import { issuerFor, readAuthConfig, type AuthConfig } from '../auth/config.js';
 import { readConfig } from '../config.js';
 import { createOriginCheck, originPolicyOf } from '../http/origin.js';
 import { MCP_JSON_PATH, MCP_PATHS, mcpUrl, publicOrigin, resourceMetadataUrl } from '../http/public-url.js';
@@ -46,7 +46,7 @@ export function mcpDocument(origin: string, auth: AuthConfig | undefined) {
     transport: TRANSPORT,
     server: { name: SERVER_INFO.name, version: SERVER_INFO.version, url, transport: TRANSPORT },
     auth: auth
-      ? { type: 'oauth-protected-resource', resourceMetadata: resourceMetadataUrl(origin), authorizationServers: [auth.issuer], scopes: auth.scopes }
+      ? { type: 'oauth-protected-resource', resourceMetadata: resourceMetadataUrl(origin), authorizationServers: [issuerFor(auth, origin)], scopes: auth.scopes }
       : { type: 'public' },
     serverCard: `${mcpUrl(origin)}/server-card`,
   };

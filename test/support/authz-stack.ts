@@ -1,0 +1,88 @@
+/**
+ * Test support: the built-in authorization server in front of the protected app (tools `whoami`, `admin_only`),
+ * with the test OpenID provider (oauth-server.ts, oidc-provider) as the provider people sign in with: everyone
+ * signs in there as `alice` with a verified alice@example.com. All three functions run on one loopback port, as
+ * vercel.json routes them, so the issuer is the server's own origin. The port is chosen first: the provider must
+ * know our callback URL before it starts.
+ */
+
+import { generateKeyPairSync } from 'node:crypto';
+import { createMcpHandler } from '../../api/mcp.js';
+import { createProtectedResourceHandler } from '../../lib/auth/metadata.js';
+import { createAuthorizationServerHandler } from '../../lib/auth/server/handler.js';
+import { startLocalServer } from '../../scripts/local-server.js';
+import { freePort } from './client-harness.js';
+import { startOAuthServer, type OAuthServer, type OAuthServerOptions } from './oauth-server.js';
+import { createProtectedApp, SCOPE } from './protected-app.js';
+
+export const PROVIDER_CLIENT = { id: 'agent-mcp-at-provider', secret: 'provider-secret-for-tests' };
+
+/** A fresh AUTH_SERVER_KEY value. */
+export function newSigningKey(): string {
+  const { kty, crv, x, y, d } = generateKeyPairSync('ec', { namedCurve: 'P-256' }).privateKey.export({ format: 'jwk' });
+  return JSON.stringify({ kty, crv, x, y, d });
+}
+
+export interface AuthzStack {
+  /** The deployment's origin: the issuer. */
+  origin: string;
+  mcpUrl: string;
+  provider: OAuthServer;
+  env: Record<string, string>;
+  close(): Promise<void>;
+}
+
+export interface AuthzStackOptions {
+  /** AUTH_SERVER_ALLOW (default alice@example.com). */
+  allow?: string;
+  /** The provider's options for who signs in. */
+  person?: Pick<OAuthServerOptions, 'account' | 'email' | 'emailVerified'>;
+  /** More variables, or overrides. */
+  env?: Record<string, string>;
+  key?: string;
+  port?: number;
+}
+
+export async function startAuthzStack(options: AuthzStackOptions = {}): Promise<AuthzStack> {
+  const port = options.port ?? await freePort();
+  const origin = `http://localhost:${port}`;
+  const provider = await startOAuthServer({
+    scopes: [],
+    email: 'alice@example.com',
+    ...options.person,
+    clients: [{
+      client_id: PROVIDER_CLIENT.id, client_secret: PROVIDER_CLIENT.secret, redirect_uris: [`${origin}/oauth/callback`],
+      grant_types: ['authorization_code'], response_types: ['code'], token_endpoint_auth_method: 'client_secret_basic',
+    }],
+  });
+  const env: Record<string, string> = {
+    AUTH_SERVER_KEY: options.key ?? newSigningKey(),
+    AUTH_SERVER_PROVIDER: 'oidc',
+    AUTH_SERVER_OIDC_ISSUER: provider.issuer,
+    AUTH_SERVER_CLIENT_ID: PROVIDER_CLIENT.id,
+    AUTH_SERVER_CLIENT_SECRET: PROVIDER_CLIENT.secret,
+    AUTH_SERVER_ALLOW: options.allow ?? 'alice@example.com',
+    AUTH_SCOPES: SCOPE,
+    AUTH_SERVER_SCOPES: `${SCOPE} admin`,
+    PORT: String(port),
+    ...options.env,
+  };
+  const server = await startLocalServer({
+    port,
+    functions: {
+      '/api/mcp': createMcpHandler(createProtectedApp(env)),
+      '/api/wk-oauth-protected-resource': createProtectedResourceHandler(env),
+      '/api/oauth': createAuthorizationServerHandler(env),
+    },
+  });
+  return {
+    origin,
+    mcpUrl: `${server.url}/mcp`,
+    provider,
+    env,
+    close: async () => {
+      await server.close();
+      await provider.close();
+    },
+  };
+}
