@@ -12,6 +12,7 @@ import { createProtectedResourceHandler } from '../../lib/auth/metadata.js';
 import { createAuthorizationServerHandler } from '../../lib/auth/server/handler.js';
 import { startLocalServer } from '../../scripts/local-server.js';
 import { freePort } from './client-harness.js';
+import { startGitHubStandIn, type GitHubPerson, type GitHubStandIn } from './github-stand-in.js';
 import { startOAuthServer, type OAuthServer, type OAuthServerOptions } from './oauth-server.js';
 import { createProtectedApp, SCOPE } from './protected-app.js';
 
@@ -27,7 +28,9 @@ export interface AuthzStack {
   /** The deployment's origin: the issuer. */
   origin: string;
   mcpUrl: string;
+  /** The OpenID provider, or GitHub's stand-in when the stack signs in with GitHub. */
   provider: OAuthServer;
+  github?: GitHubStandIn;
   env: Record<string, string>;
   close(): Promise<void>;
 }
@@ -41,12 +44,16 @@ export interface AuthzStackOptions {
   env?: Record<string, string>;
   key?: string;
   port?: number;
+  /** Sign in with GitHub (its stand-in) as this person, instead of the OpenID provider. */
+  github?: GitHubPerson;
+  /** Another stack's OpenID provider, to share (a preview deployment signing in through production's app). */
+  provider?: OAuthServer;
 }
 
 export async function startAuthzStack(options: AuthzStackOptions = {}): Promise<AuthzStack> {
   const port = options.port ?? await freePort();
   const origin = `http://localhost:${port}`;
-  const provider = await startOAuthServer({
+  const provider = options.provider ?? await startOAuthServer({
     scopes: [],
     email: 'alice@example.com',
     ...options.person,
@@ -55,10 +62,10 @@ export async function startAuthzStack(options: AuthzStackOptions = {}): Promise<
       grant_types: ['authorization_code'], response_types: ['code'], token_endpoint_auth_method: 'client_secret_basic',
     }],
   });
+  const github = options.github && await startGitHubStandIn({ clientId: PROVIDER_CLIENT.id, clientSecret: PROVIDER_CLIENT.secret, callback: `${origin}/oauth/callback` }, options.github);
   const env: Record<string, string> = {
     AUTH_SERVER_KEY: options.key ?? newSigningKey(),
-    AUTH_SERVER_PROVIDER: 'oidc',
-    AUTH_SERVER_OIDC_ISSUER: provider.issuer,
+    ...(github ? { AUTH_SERVER_PROVIDER: 'github', AUTH_SERVER_GITHUB_URL: github.url } : { AUTH_SERVER_PROVIDER: 'oidc', AUTH_SERVER_OIDC_ISSUER: provider.issuer }),
     AUTH_SERVER_CLIENT_ID: PROVIDER_CLIENT.id,
     AUTH_SERVER_CLIENT_SECRET: PROVIDER_CLIENT.secret,
     AUTH_SERVER_ALLOW: options.allow ?? 'alice@example.com',
@@ -79,10 +86,12 @@ export async function startAuthzStack(options: AuthzStackOptions = {}): Promise<
     origin,
     mcpUrl: `${server.url}/mcp`,
     provider,
+    ...(github ? { github } : {}),
     env,
     close: async () => {
       await server.close();
-      await provider.close();
+      if (!options.provider) await provider.close();
+      await github?.close();
     },
   };
 }
