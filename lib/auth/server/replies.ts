@@ -2,7 +2,9 @@
  * What the built-in authorization server answers: OAuth error and success JSON (RFC 6749 §5, never cached,
  * readable by browser clients on any origin), and the HTML pages a person sees (never cached, never framed:
  * X-Frame-Options and CSP frame-ancestors, so no other site can overlay the consent page and steal a click;
- * no Referer, so no URL of the flow leaks to a link). Errors are fixed sentences; details go to the operator's log.
+ * Referer only to this origin, so no URL of the flow leaks to the provider or the client, while the consent
+ * form's POST still carries this Origin: under `no-referrer` browsers send `Origin: null`). Errors are fixed
+ * sentences; details go to the operator's log.
  */
 
 const NO_STORE = { 'cache-control': 'no-store', pragma: 'no-cache' };
@@ -24,13 +26,13 @@ export function oauthError(status: number, error: string, description: string, h
   return oauthJson({ error, error_description: description }, status, headers);
 }
 
-/** The headers of every page: not cached, not framed, no script, no Referer. */
+/** The headers of every page: not cached, not framed, no script, no Referer to another origin. */
 export const PAGE_HEADERS = {
   'content-type': 'text/html; charset=utf-8',
   ...NO_STORE,
   'x-frame-options': 'DENY',
   'content-security-policy': "default-src 'none'; style-src 'unsafe-inline'; frame-ancestors 'none'; base-uri 'none'",
-  'referrer-policy': 'no-referrer',
+  'referrer-policy': 'same-origin',
   'x-content-type-options': 'nosniff',
 };
 
