@@ -95,11 +95,15 @@ export const storeKeys = {
   /** How many tasks a quota owner (taskQuotaOf; '' for the anonymous pool) asked for in one window, and how many were refused. */
   taskCount: (owner: string, window: number) => keyOf('task-count', owner, String(window)),
   taskRefused: (owner: string, window: number) => keyOf('task-refused', owner, String(window)),
-  /**
-   * The built-in authorization server's records (lib/auth/server), written through the 'security' budget: an
-   * authorization code (by its SHA-256: the store never holds a code), its single use, a refresh-token family (its
-   * current token's SHA-256 and the last ones'), the family's revocation, a refresh token's single use.
-   */
+};
+
+/**
+ * The built-in authorization server's records (lib/auth/server), apart from storeKeys so the MCP function's bundle
+ * leaves them out. Written through the 'security' budget: an authorization code (by its SHA-256: the store never
+ * holds a code), its single use, a refresh-token family (its current token's SHA-256 and the last ones'), the
+ * family's revocation, a refresh token's single use. Not per caller: each is named by an unguessable digest or id.
+ */
+export const authorizationKeys = {
   authorizationCode: (digest: string) => keyOf('oauth-code', digest),
   authorizationCodeUsed: (digest: string) => keyOf('oauth-code-used', digest),
   refreshFamily: (family: string) => keyOf('oauth-family', family),

@@ -9,7 +9,7 @@
  */
 
 import { sha256HexSync } from '../../digest.js';
-import { storeKeys } from '../../server/caller.js';
+import { authorizationKeys } from '../../server/caller.js';
 import type { Keyring } from '../../server/keyring.js';
 import type { Store } from '../../store/types.js';
 import { fetchDocument, type FetchLimits } from './fetch-document.js';
@@ -129,7 +129,7 @@ type Cached = { n?: string; u: string[]; r: number };
 
 async function resolveDocument(id: string, { store, local }: ClientSources): Promise<Resolved> {
   if (!isDocumentClientId(id, local)) return { ok: false, reason: 'The client id is not a valid metadata document URL (https, with a path, no fragment).' };
-  const key = storeKeys.clientDocument(id);
+  const key = authorizationKeys.clientDocument(id);
   const cached = await store.get<Cached>(key).catch(() => undefined);
   if (cached) return { ok: true, client: { id, kind: 'document', ...(cached.n ? { name: cached.n } : {}), redirectUris: cached.u, refresh: cached.r === 1 } };
   const limits: FetchLimits = { timeoutMs: CLIENT_BOUNDS.documentTimeoutMs, maxBytes: CLIENT_BOUNDS.maxDocumentBytes, allowPrivate: local };

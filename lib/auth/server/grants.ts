@@ -11,7 +11,7 @@
  */
 
 import { sha256Hex } from '../../digest.js';
-import { storeKeys } from '../../server/caller.js';
+import { authorizationKeys } from '../../server/caller.js';
 import type { Store } from '../../store/types.js';
 
 export const CODE_TTL_MS = 60_000;
@@ -57,7 +57,7 @@ const random = (bytes: number) => process.getBuiltinModule('node:crypto').random
 export async function issueCode(store: Store, record: Omit<CodeRecord, 'family' | 'expiresAt'>, offline: boolean): Promise<string> {
   const code = random(32);
   const kept: CodeRecord = { ...record, ...(offline ? { family: random(16) } : {}), expiresAt: Date.now() + CODE_TTL_MS };
-  await store.withBudget('security').set(storeKeys.authorizationCode(await sha256Hex(code)), kept, CODE_KEPT_MS);
+  await store.withBudget('security').set(authorizationKeys.authorizationCode(await sha256Hex(code)), kept, CODE_KEPT_MS);
   return code;
 }
 
@@ -67,9 +67,9 @@ export type Redemption = { ok: true; record: CodeRecord } | { ok: false; reason:
 export async function redeemCode(store: Store, code: string): Promise<Redemption> {
   if (!/^[A-Za-z0-9_-]{43}$/.test(code)) return { ok: false, reason: 'unknown' };
   const digest = await sha256Hex(code);
-  const record = await store.get<CodeRecord>(storeKeys.authorizationCode(digest));
+  const record = await store.get<CodeRecord>(authorizationKeys.authorizationCode(digest));
   if (!record) return { ok: false, reason: 'unknown' };
-  if (!(await store.withBudget('security').claim(storeKeys.authorizationCodeUsed(digest), 1, CODE_KEPT_MS))) {
+  if (!(await store.withBudget('security').claim(authorizationKeys.authorizationCodeUsed(digest), 1, CODE_KEPT_MS))) {
     if (record.family) await revokeFamily(store, record.family);
     return { ok: false, reason: 'replayed' };
   }
@@ -89,7 +89,7 @@ function familyTtl(family: Family): number {
 export async function startFamily(store: Store, id: string, grant: Grant): Promise<string> {
   const token = newToken(id);
   const family: Family = { ...grant, current: await sha256Hex(token), previous: [], startedAt: Date.now() };
-  await store.withBudget('security').set(storeKeys.refreshFamily(id), family, familyTtl(family));
+  await store.withBudget('security').set(authorizationKeys.refreshFamily(id), family, familyTtl(family));
   return token;
 }
 
@@ -102,7 +102,7 @@ export type Rotation =
 export async function rotateRefreshToken(store: Store, token: string, client: string): Promise<Rotation> {
   const id = familyOf(token);
   if (!id) return { ok: false, reason: 'invalid' };
-  const [family, revoked] = (await store.getMany([storeKeys.refreshFamily(id), storeKeys.refreshFamilyRevoked(id)])) as [Family | undefined, unknown];
+  const [family, revoked] = (await store.getMany([authorizationKeys.refreshFamily(id), authorizationKeys.refreshFamilyRevoked(id)])) as [Family | undefined, unknown];
   if (!family) return { ok: false, reason: 'invalid' };
   if (revoked !== undefined) return { ok: false, reason: 'revoked' };
   const digest = await sha256Hex(token);
@@ -113,27 +113,27 @@ export async function rotateRefreshToken(store: Store, token: string, client: st
   if (digest !== family.current) return { ok: false, reason: 'invalid' };
   if (family.client !== client) return { ok: false, reason: 'another-client' };
   const security = store.withBudget('security');
-  if (!(await security.claim(storeKeys.refreshTokenUsed(digest), 1, ROTATION_CLAIM_MS))) {
+  if (!(await security.claim(authorizationKeys.refreshTokenUsed(digest), 1, ROTATION_CLAIM_MS))) {
     await revokeFamily(store, id);
     return { ok: false, reason: 'reused' };
   }
   const next = newToken(id);
   const rotated: Family = { ...family, current: await sha256Hex(next), previous: [digest, ...family.previous].slice(0, PREVIOUS_KEPT) };
-  await security.set(storeKeys.refreshFamily(id), rotated, familyTtl(rotated));
+  await security.set(authorizationKeys.refreshFamily(id), rotated, familyTtl(rotated));
   const { subject, client: owner, scopes, resource } = family;
   return { ok: true, grant: { subject, client: owner, scopes, resource }, token: next };
 }
 
 /** Revokes a family: none of its tokens refreshes again (access tokens already issued run out within their 15 min). */
 export async function revokeFamily(store: Store, id: string): Promise<void> {
-  await store.withBudget('security').set(storeKeys.refreshFamilyRevoked(id), 1, REFRESH_IDLE_MS);
+  await store.withBudget('security').set(authorizationKeys.refreshFamilyRevoked(id), 1, REFRESH_IDLE_MS);
 }
 
 /** The family of `token` when the token is its current one and was issued to `client` (RFC 7009 §2.1). */
 export async function ownedFamily(store: Store, token: string, client: string): Promise<string | undefined> {
   const id = familyOf(token);
   if (!id) return undefined;
-  const family = await store.get<Family>(storeKeys.refreshFamily(id));
+  const family = await store.get<Family>(authorizationKeys.refreshFamily(id));
   const digest = await sha256Hex(token);
   return family && family.client === client && (family.current === digest || family.previous.includes(digest)) ? id : undefined;
 }

@@ -8,6 +8,7 @@
 import { afterEach, describe, expect, test } from 'vitest';
 import { callWith, codeFor, register, tokenRequest } from '../../support/authz-client.js';
 import { startAuthzStack, type AuthzStack } from '../../support/authz-stack.js';
+import type { GitHubPerson } from '../../support/github-stand-in.js';
 
 const REDIRECT = 'http://127.0.0.1:6276/oauth/callback';
 let stack: AuthzStack | undefined;
@@ -16,7 +17,7 @@ afterEach(async () => {
   stack = undefined;
 });
 
-async function signInAs(allow: string, person: Parameters<typeof startAuthzStack>[0]['github']) {
+async function signInAs(allow: string, person: GitHubPerson) {
   stack = await startAuthzStack({ allow, github: person });
   const client = (await register(stack.origin, { redirect_uris: [REDIRECT] })).body.client_id as string;
   const { code, verifier, landed } = await codeFor(stack.origin, client, REDIRECT);

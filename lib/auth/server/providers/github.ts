@@ -7,7 +7,7 @@
 
 import type { AllowList, UpstreamIdentity } from '../allow-list.js';
 import type { Provider } from '../config.js';
-import type { SignIn } from './index.js';
+import type { SignIn } from './types.js';
 import { isFailure, providerJson, type ProviderFailure } from './http.js';
 
 type GitHub = Extract<Provider, { kind: 'github' }>;

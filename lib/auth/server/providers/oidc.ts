@@ -9,7 +9,7 @@
 
 import type { UpstreamIdentity } from '../allow-list.js';
 import type { Provider } from '../config.js';
-import type { SignIn } from './index.js';
+import type { SignIn } from './types.js';
 import { isFailure, providerJson, type ProviderFailure } from './http.js';
 
 type Oidc = Extract<Provider, { kind: 'oidc' }>;
