@@ -6,7 +6,6 @@
  * know our callback URL before it starts.
  */
 
-import { generateKeyPairSync } from 'node:crypto';
 import { createMcpHandler } from '../../api/mcp.js';
 import { createProtectedResourceHandler } from '../../lib/auth/metadata.js';
 import { createAuthorizationServerHandler } from '../../lib/auth/server/handler.js';
@@ -15,14 +14,11 @@ import { freePort } from './client-harness.js';
 import { startGitHubStandIn, type GitHubPerson, type GitHubStandIn } from './github-stand-in.js';
 import { startOAuthServer, type OAuthServer, type OAuthServerOptions } from './oauth-server.js';
 import { createProtectedApp, SCOPE } from './protected-app.js';
+import { newSigningKey } from './signing-key.js';
 
 export const PROVIDER_CLIENT = { id: 'agent-mcp-at-provider', secret: 'provider-secret-for-tests' };
 
-/** A fresh AUTH_SERVER_KEY value. */
-export function newSigningKey(): string {
-  const { kty, crv, x, y, d } = generateKeyPairSync('ec', { namedCurve: 'P-256' }).privateKey.export({ format: 'jwk' });
-  return JSON.stringify({ kty, crv, x, y, d });
-}
+export { newSigningKey } from './signing-key.js';
 
 export interface AuthzStack {
   /** The deployment's origin: the issuer. */

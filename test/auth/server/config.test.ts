@@ -8,7 +8,7 @@ import { describe, expect, test } from 'vitest';
 import { readAuthConfig } from '../../../lib/auth/config.js';
 import { readAuthServerConfig } from '../../../lib/auth/server/config.js';
 import { createAuthorizationServerHandler } from '../../../lib/auth/server/handler.js';
-import { newSigningKey } from '../../support/authz-stack.js';
+import { newSigningKey } from '../../support/signing-key.js';
 
 const KEY = newSigningKey();
 const BASE = {
