@@ -9,6 +9,7 @@
 import { createMcpHandler } from '../../api/mcp.js';
 import { createProtectedResourceHandler } from '../../lib/auth/metadata.js';
 import { createAuthorizationServerHandler } from '../../lib/auth/server/handler.js';
+import { createDiscoveryHandler } from '../../lib/discovery/documents.js';
 import { startLocalServer } from '../../scripts/local-server.js';
 import { freePort } from './client-harness.js';
 import { startGitHubStandIn, type GitHubPerson, type GitHubStandIn } from './github-stand-in.js';
@@ -76,6 +77,7 @@ export async function startAuthzStack(options: AuthzStackOptions = {}): Promise<
       '/api/mcp': createMcpHandler(createProtectedApp(env)),
       '/api/wk-oauth-protected-resource': createProtectedResourceHandler(env),
       '/api/oauth': createAuthorizationServerHandler(env),
+      '/api/wk-mcp': createDiscoveryHandler(env),
     },
   });
   return {

@@ -26,14 +26,21 @@ export async function authorize(request: Request, ctx: ServerContext, { origin, 
   const clientId = params.get('client_id');
   if (!clientId) return errorPage(400, 'The request names no client (client_id).');
   const resolved = await resolveClient(clientId, { keyring: ctx.keyring, store: ctx.store, local: ctx.config.local });
-  if (!resolved.ok) return errorPage(400, resolved.reason);
+  if (!resolved.ok) {
+    // The id is the client's string: quoted, cut, never a line of its own in the log.
+    if (resolved.document) ctx.log.bounds.note(`client ${JSON.stringify(clientId.slice(0, 200))}: ${resolved.reason}`);
+    return errorPage(400, resolved.reason);
+  }
   const { client } = resolved;
   const asked = params.get('redirect_uri');
   if (asked === null && client.redirectUris.length !== 1) return errorPage(400, 'The request must name its redirect URI: this client registered several.');
   const redirectUri = asked ?? client.redirectUris[0]!;
   if (!matchesRedirectUri(client.redirectUris, redirectUri)) return errorPage(400, 'The redirect URI is not one this client registered.');
   const state = params.get('state') ?? undefined;
-  if (state !== undefined && state.length > MAX_STATE_CHARS) return errorPage(400, `The request's state is longer than ${MAX_STATE_CHARS} characters.`);
+  if (state !== undefined && state.length > MAX_STATE_CHARS) {
+    ctx.log.bounds.note(`a state of ${state.length} characters`);
+    return errorPage(400, `The request's state is longer than ${MAX_STATE_CHARS} characters.`);
+  }
 
   const fail = (error: string, description: string) =>
     redirect(authorizationResponse(redirectUri, origin, state, { error, error_description: description }));
@@ -64,7 +71,10 @@ export async function authorize(request: Request, ctx: ServerContext, { origin, 
     expiresAt: Date.now() + PENDING_TTL_MS,
   };
   const cookie = await pendingCookie(ctx.keyring, pending, secure);
-  if (!cookie) return errorPage(400, 'This sign-in request is too large to continue (its redirect URI and state together).');
+  if (!cookie) {
+    ctx.log.bounds.note('an authorization request too large for its cookie');
+    return errorPage(400, 'This sign-in request is too large to continue (its redirect URI and state together).');
+  }
   return consentPage({
     client, redirectUri, scopes: pending.scopes, offline: pending.offline, origin, resource: pending.resource, provider: ctx.signIn.name, pendingId: pending.id,
   }, cookie);

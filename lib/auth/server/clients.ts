@@ -99,8 +99,8 @@ export async function registerClient(metadata: unknown, keyring: Keyring, now = 
   };
 }
 
-/** The client an id names, or a fixed sentence saying why there is none. */
-export type Resolved = { ok: true; client: Client } | { ok: false; reason: string };
+/** The client an id names, or a fixed sentence saying why there is none (`document`: its metadata document was refused). */
+export type Resolved = { ok: true; client: Client } | { ok: false; reason: string; document?: true };
 
 export interface ClientSources {
   keyring: Keyring;
@@ -134,16 +134,16 @@ async function resolveDocument(id: string, { store, local }: ClientSources): Pro
   if (cached) return { ok: true, client: { id, kind: 'document', ...(cached.n ? { name: cached.n } : {}), redirectUris: cached.u, refresh: cached.r === 1 } };
   const limits: FetchLimits = { timeoutMs: CLIENT_BOUNDS.documentTimeoutMs, maxBytes: CLIENT_BOUNDS.maxDocumentBytes, allowPrivate: local };
   const fetched = await fetchDocument(new URL(id), limits);
-  if (!fetched.ok) return { ok: false, reason: `The client's metadata document could not be used: ${fetched.reason}.` };
+  if (!fetched.ok) return { ok: false, document: true, reason: `The client's metadata document could not be used: ${fetched.reason}.` };
   let document: unknown;
   try {
     document = JSON.parse(fetched.text);
   } catch {
-    return { ok: false, reason: 'The client\'s metadata document is not JSON.' };
+    return { ok: false, document: true, reason: 'The client\'s metadata document is not JSON.' };
   }
-  if (!isRecord(document) || document.client_id !== id) return { ok: false, reason: 'The client\'s metadata document does not name its own URL as client_id.' };
+  if (!isRecord(document) || document.client_id !== id) return { ok: false, document: true, reason: 'The client\'s metadata document does not name its own URL as client_id.' };
   const uris = readRedirectUris(document.redirect_uris);
-  if (typeof uris === 'string') return { ok: false, reason: `The client's metadata document is not acceptable: its ${uris}.` };
+  if (typeof uris === 'string') return { ok: false, document: true, reason: `The client's metadata document is not acceptable: its ${uris}.` };
   const name = nameOf(document.client_name);
   const entry: Cached = { ...(name ? { n: name } : {}), u: uris, r: wantsRefresh(document.grant_types) ? 1 : 0 };
   const ttlSec = fetched.noStore ? 0 : Math.min(fetched.maxAgeSec ?? CLIENT_BOUNDS.documentCacheSec, CLIENT_BOUNDS.maxDocumentCacheSec);

@@ -19,6 +19,8 @@ export interface ServerContext {
     provider: CountedWarning;
     reuse: CountedWarning;
     store: CountedWarning;
+    /** Requests refused at a bound: a client's document or registration, a state or request too large. */
+    bounds: CountedWarning;
   };
 }
 

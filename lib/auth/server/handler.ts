@@ -81,6 +81,7 @@ export function createAuthorizationServerHandler(env: Env = process.env): FetchH
       provider: createCountedWarning((why, n) => `authorization server: ${n} sign-in(s) failed at the provider (last: ${why})`),
       reuse: createCountedWarning((what, n) => `authorization server: ${n} replay(s) refused (last: ${what})`),
       store: createCountedWarning((why, n) => `authorization server: the store refused ${n} request(s) (last: ${why})`),
+      bounds: createCountedWarning((why, n) => `authorization server: refused ${n} request(s) at a bound (last: ${why})`),
     },
   };
 

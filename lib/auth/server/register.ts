@@ -14,7 +14,10 @@ export async function register(request: Request, ctx: ServerContext): Promise<Re
     return oauthError(400, 'invalid_client_metadata', 'Send the registration as application/json.');
   }
   const text = await readCappedText(request, CLIENT_BOUNDS.maxDocumentBytes).catch(() => undefined);
-  if (text === undefined) return oauthError(413, 'invalid_client_metadata', `The registration exceeds ${CLIENT_BOUNDS.maxDocumentBytes} bytes or broke off.`);
+  if (text === undefined) {
+    ctx.log.bounds.note(`a registration over ${CLIENT_BOUNDS.maxDocumentBytes} bytes`);
+    return oauthError(413, 'invalid_client_metadata', `The registration exceeds ${CLIENT_BOUNDS.maxDocumentBytes} bytes or broke off.`);
+  }
   let metadata: unknown;
   try {
     metadata = JSON.parse(text);
@@ -22,5 +25,7 @@ export async function register(request: Request, ctx: ServerContext): Promise<Re
     return oauthError(400, 'invalid_client_metadata', 'The registration is not JSON.');
   }
   const registered = await registerClient(metadata, ctx.keyring);
-  return registered.ok ? oauthJson(registered.body, 201) : oauthError(400, registered.error, registered.description);
+  if (registered.ok) return oauthJson(registered.body, 201);
+  ctx.log.bounds.note(`a registration: ${registered.description}`);
+  return oauthError(400, registered.error, registered.description);
 }

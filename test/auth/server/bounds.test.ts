@@ -6,20 +6,22 @@
  */
 
 import { createServer, type Server } from 'node:http';
-import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { afterAll, beforeAll, describe, expect, test, vi } from 'vitest';
 import { createAuthorizationServerHandler } from '../../../lib/auth/server/handler.js';
 import { authorizationUrl, codeFor, pkce, register, tokenRequest } from '../../support/authz-client.js';
 import { newSigningKey, startAuthzStack, type AuthzStack } from '../../support/authz-stack.js';
 
 const REDIRECT = 'http://127.0.0.1:6276/oauth/callback';
 
+const DEPLOYED = {
+  AUTH_SERVER_KEY: newSigningKey(), AUTH_SERVER_PROVIDER: 'oidc', AUTH_SERVER_OIDC_ISSUER: 'https://accounts.example.com',
+  AUTH_SERVER_CLIENT_ID: 'id', AUTH_SERVER_CLIENT_SECRET: 'secret', AUTH_SERVER_ALLOW: 'alice@example.com', AUTH_SCOPES: 'agents:chat',
+  PUBLIC_URL: 'https://agent.example.com',
+};
+
 describe('client metadata documents, deployed', () => {
-  const origin = 'https://agent.example.com';
-  const handler = createAuthorizationServerHandler({
-    AUTH_SERVER_KEY: newSigningKey(), AUTH_SERVER_PROVIDER: 'oidc', AUTH_SERVER_OIDC_ISSUER: 'https://accounts.example.com',
-    AUTH_SERVER_CLIENT_ID: 'id', AUTH_SERVER_CLIENT_SECRET: 'secret', AUTH_SERVER_ALLOW: 'alice@example.com', AUTH_SCOPES: 'agents:chat',
-    PUBLIC_URL: origin,
-  });
+  const origin = DEPLOYED.PUBLIC_URL;
+  const handler = createAuthorizationServerHandler(DEPLOYED);
   const authorizeWith = (clientId: string) => handler(new Request(authorizationUrl(origin, { client_id: clientId, redirect_uri: 'https://claude.ai/api/mcp/auth_callback', code_challenge: pkce().challenge })));
 
   test.each([
@@ -33,6 +35,17 @@ describe('client metadata documents, deployed', () => {
     const response = await authorizeWith(clientId);
     expect([response.status, response.headers.get('location')]).toEqual([400, null]);
     expect(await response.text()).toContain(`The client&#39;s metadata document could not be used: ${reason}.`);
+  });
+
+  test('the operator gets a log line naming the refused document and why', async () => {
+    const warn = vi.spyOn(console, 'warn').mockImplementation(() => undefined);
+    try {
+      const fresh = createAuthorizationServerHandler(DEPLOYED);
+      await fresh(new Request(authorizationUrl(origin, { client_id: 'https://169.254.169.254/meta', redirect_uri: 'https://claude.ai/api/mcp/auth_callback', code_challenge: pkce().challenge })));
+      expect(warn).toHaveBeenCalledWith('[agent-mcp] authorization server: refused 1 request(s) at a bound (last: client "https://169.254.169.254/meta": The client\'s metadata document could not be used: a private address.)');
+    } finally {
+      warn.mockRestore();
+    }
   });
 
   test('a document URL over plain http is not a client id when deployed', async () => {
@@ -132,6 +145,18 @@ describe('registrations and authorization requests', () => {
     const many = await register(stack.origin, { redirect_uris: Array.from({ length: 11 }, (_, i) => `http://127.0.0.1/${i}`) });
     expect(many).toEqual({ status: 400, body: { error: 'invalid_redirect_uri', error_description: 'The registration\'s redirect_uris may hold at most 10 URIs.' } });
   });
+
+  test('RATE_LIMIT_IP counts the server\'s requests too, its two public documents aside', async () => {
+    const limited = await startAuthzStack({ env: { RATE_LIMIT_IP: '3/1m' } });
+    try {
+      const statuses = [];
+      for (let i = 0; i < 4; i++) statuses.push((await register(limited.origin, { redirect_uris: [REDIRECT] })).status);
+      expect(statuses).toEqual([201, 201, 201, 429]);
+      expect((await fetch(`${limited.origin}/.well-known/oauth-authorization-server`)).status).toBe(200);
+    } finally {
+      await limited.close();
+    }
+  }, 30_000);
 
   test('a state over 1024 characters gets a page, not a redirect', async () => {
     const clientId = (await register(stack.origin, { redirect_uris: [REDIRECT] })).body.client_id as string;

@@ -67,6 +67,8 @@ describe('discovery', () => {
       code_challenge_methods_supported: ['S256'],
     });
     expect(metadata.scopes_supported).toContain('offline_access');
+    const mcpJson = await (await fetch(`${stack.origin}/.well-known/mcp.json`)).json();
+    expect(mcpJson.auth).toMatchObject({ type: 'oauth-protected-resource', authorizationServers: [stack.origin] });
   });
 });
 
