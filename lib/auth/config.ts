@@ -9,7 +9,7 @@ import { readSigningKey, SIGNING_ALGORITHM, SIGNING_KEY_VARIABLE, type SigningKe
 type Env = Record<string, string | undefined>;
 
 /** Asymmetric JWS algorithms only: a symmetric one would let anyone holding the public key mint tokens. */
-const ASYMMETRIC = ['RS256', 'RS384', 'RS512', 'PS256', 'PS384', 'PS512', 'ES256', 'ES384', 'ES512', 'EdDSA'];
+export const ASYMMETRIC = ['RS256', 'RS384', 'RS512', 'PS256', 'PS384', 'PS512', 'ES256', 'ES384', 'ES512', 'EdDSA'];
 
 /** What the auth step checks, from AUTH_*. */
 export interface AuthConfig {
@@ -32,7 +32,7 @@ export interface AuthConfig {
 const LOOPBACK = new Set(['localhost', '127.0.0.1', '[::1]']);
 
 /** OAuth 2.1 §1.5: authorization server URLs are https; plain http only on loopback, for development. */
-function secureUrl(name: string, value: string): string {
+export function secureUrl(name: string, value: string): string {
   let url: URL | undefined;
   try {
     url = new URL(value);

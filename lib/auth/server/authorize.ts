@@ -70,8 +70,9 @@ export async function authorize(request: Request, ctx: ServerContext, { origin, 
     offline: requested.includes(OFFLINE) || client.refresh,
     expiresAt: Date.now() + PENDING_TTL_MS,
   };
+  // Sized as it will be once approved (consent.ts), so a request that fits now fits then.
   const cookie = await pendingCookie(ctx.keyring, pending, secure);
-  if (!cookie) {
+  if (!cookie || !(await pendingCookie(ctx.keyring, { ...pending, approved: true }, secure))) {
     ctx.log.bounds.note('an authorization request too large for its cookie');
     return errorPage(400, 'This sign-in request is too large to continue (its redirect URI and state together).');
   }

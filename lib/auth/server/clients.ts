@@ -8,6 +8,7 @@
  * Every client is public (`token_endpoint_auth_method: none`) and proves itself with PKCE.
  */
 
+import { isRecord } from '../../checks.js';
 import { sha256HexSync } from '../../digest.js';
 import { authorizationKeys } from '../../server/caller.js';
 import type { Keyring } from '../../server/keyring.js';
@@ -49,7 +50,6 @@ export type Registration =
   | { ok: true; client: Client; body: Record<string, unknown> }
   | { ok: false; error: 'invalid_client_metadata' | 'invalid_redirect_uri'; description: string };
 
-const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
 
 /** The redirect URIs of a registration or document, or why they are not acceptable. */
 function readRedirectUris(value: unknown): string[] | string {

@@ -6,6 +6,7 @@
  */
 
 import { readConfig } from '../../config.js';
+import { secureUrl } from '../config.js';
 import { readSigningKey, SIGNING_KEY_VARIABLE, type SigningKey } from '../signing-key.js';
 import { readAllowList, type AllowList } from './allow-list.js';
 import { CALLBACK_PATH } from './paths.js';
@@ -31,15 +32,6 @@ export interface AuthServerConfig {
 }
 
 const GITHUB = 'https://github.com';
-const LOOPBACK = new Set(['localhost', '127.0.0.1', '[::1]']);
-
-/** An https URL (http on loopback, for development), or a TypeError naming the variable. */
-function secureUrl(env: Env, name: string): string {
-  const value = env[name]!;
-  const url = URL.canParse(value) ? new URL(value) : undefined;
-  if (url?.protocol === 'https:' || (url?.protocol === 'http:' && LOOPBACK.has(url.hostname))) return value;
-  throw new TypeError(`${name} must be an absolute https URL (http only for localhost), got "${value}".`);
-}
 
 function need(env: Env, name: string, why: string): string {
   const value = env[name]?.trim();
@@ -55,17 +47,17 @@ function readProvider(env: Env): Provider {
   if (kind === 'oidc') {
     if (env.AUTH_SERVER_GITHUB_URL) throw new TypeError('AUTH_SERVER_GITHUB_URL is set but AUTH_SERVER_PROVIDER is oidc.');
     need(env, 'AUTH_SERVER_OIDC_ISSUER', 'AUTH_SERVER_PROVIDER is oidc (the provider\'s issuer, e.g. https://accounts.google.com)');
-    return { kind, issuer: secureUrl(env, 'AUTH_SERVER_OIDC_ISSUER'), clientId, clientSecret };
+    return { kind, issuer: secureUrl('AUTH_SERVER_OIDC_ISSUER', env.AUTH_SERVER_OIDC_ISSUER!), clientId, clientSecret };
   }
   if (env.AUTH_SERVER_OIDC_ISSUER) throw new TypeError('AUTH_SERVER_OIDC_ISSUER is set but AUTH_SERVER_PROVIDER is github.');
-  const webUrl = env.AUTH_SERVER_GITHUB_URL ? secureUrl(env, 'AUTH_SERVER_GITHUB_URL').replace(/\/+$/, '') : GITHUB;
+  const webUrl = env.AUTH_SERVER_GITHUB_URL ? secureUrl('AUTH_SERVER_GITHUB_URL', env.AUTH_SERVER_GITHUB_URL).replace(/\/+$/, '') : GITHUB;
   // github.com's API has its own host; GitHub Enterprise Server serves it under /api/v3.
   return { kind, webUrl, apiUrl: webUrl === GITHUB ? 'https://api.github.com' : `${webUrl}/api/v3`, clientId, clientSecret };
 }
 
 /** A fixed provider callback is another deployment's /oauth/callback, which hands the sign-in on to this one. */
 function readCallbackUrl(env: Env): string {
-  const url = secureUrl(env, 'AUTH_SERVER_CALLBACK_URL');
+  const url = secureUrl('AUTH_SERVER_CALLBACK_URL', env.AUTH_SERVER_CALLBACK_URL!);
   if (new URL(url).pathname !== CALLBACK_PATH || new URL(url).search) {
     throw new TypeError(`AUTH_SERVER_CALLBACK_URL must be another deployment's ${CALLBACK_PATH} (https://<production host>${CALLBACK_PATH}), got "${url}".`);
   }

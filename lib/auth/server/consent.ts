@@ -40,5 +40,7 @@ export async function consent(request: Request, ctx: ServerContext, { origin, se
     ctx.log.provider.note(started.failure);
     return errorPage(502, `${ctx.signIn.name} did not answer as expected; try again shortly.`);
   }
-  return redirect(started, [(await pendingCookie(ctx.keyring, { ...pending, approved: true }, secure))!], 303);
+  const approved = await pendingCookie(ctx.keyring, { ...pending, approved: true }, secure);
+  if (!approved) return errorPage(400, 'This sign-in request is too large to continue (its redirect URI and state together).');
+  return redirect(started, [approved], 303);
 }

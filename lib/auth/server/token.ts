@@ -38,9 +38,7 @@ export async function token(request: Request, ctx: ServerContext, reached: Reach
   return oauthError(400, 'unsupported_grant_type', 'This server accepts the authorization_code and refresh_token grants.');
 }
 
-async function s256(verifier: string): Promise<string> {
-  return process.getBuiltinModule('node:crypto').createHash('sha256').update(verifier).digest('base64url');
-}
+const s256 = (verifier: string) => process.getBuiltinModule('node:crypto').createHash('sha256').update(verifier).digest('base64url');
 
 async function redeem(form: URLSearchParams, clientId: string, ctx: ServerContext, reached: Reached): Promise<Response> {
   const code = form.get('code');
@@ -56,7 +54,7 @@ async function redeem(form: URLSearchParams, clientId: string, ctx: ServerContex
   if (record.client !== clientDigest(clientId)) return invalidGrant('The authorization code was issued to another client.');
   const redirectUri = form.get('redirect_uri');
   if (redirectUri === null ? record.redirectGiven : redirectUri !== record.redirectUri) return invalidGrant('The redirect_uri is not the one of the authorization request.');
-  if (!VERIFIER.test(verifier) || !sameMac(await s256(verifier), record.codeChallenge)) return invalidGrant('The code_verifier does not match the code_challenge.');
+  if (!VERIFIER.test(verifier) || !sameMac(s256(verifier), record.codeChallenge)) return invalidGrant('The code_verifier does not match the code_challenge.');
   const resource = form.get('resource');
   if (resource !== null && resource !== record.resource) return oauthError(400, 'invalid_target', 'The resource is not the one the code was issued for.');
   const grant: Grant = { subject: record.subject, client: record.client, scopes: record.scopes, resource: record.resource };

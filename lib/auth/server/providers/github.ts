@@ -5,6 +5,7 @@
  * (read:org). The principal is `github:<numeric id>`, which a renamed or re-registered login does not take over.
  */
 
+import { isRecord } from '../../../checks.js';
 import type { AllowList, UpstreamIdentity } from '../allow-list.js';
 import type { Provider } from '../config.js';
 import type { SignIn } from './types.js';
@@ -12,7 +13,6 @@ import { isFailure, providerJson, type ProviderFailure } from './http.js';
 
 type GitHub = Extract<Provider, { kind: 'github' }>;
 
-const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
 
 export function createGitHubSignIn(github: GitHub, allow: AllowList): SignIn {
   const scope = ['read:user', ...(allow.needsEmails ? ['user:email'] : []), ...(allow.githubOrgs.length ? ['read:org'] : [])].join(' ');

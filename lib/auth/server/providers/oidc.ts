@@ -7,6 +7,8 @@
  * `sub`). The principal is `oidc:<sub>`.
  */
 
+import { isRecord } from '../../../checks.js';
+import { ASYMMETRIC } from '../../config.js';
 import type { UpstreamIdentity } from '../allow-list.js';
 import type { Provider } from '../config.js';
 import type { SignIn } from './types.js';
@@ -25,9 +27,7 @@ interface Discovered {
 /** The provider's metadata is kept an hour; a failure is retried after 5 s, not on every sign-in. */
 const METADATA_TTL_MS = 60 * 60_000;
 const RETRY_AFTER_FAILURE_MS = 5_000;
-const ASYMMETRIC = ['RS256', 'RS384', 'RS512', 'PS256', 'PS384', 'PS512', 'ES256', 'ES384', 'ES512', 'EdDSA'];
 
-const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
 const isUrl = (value: unknown): value is string => typeof value === 'string' && URL.canParse(value);
 
 export function createOidcSignIn(oidc: Oidc): SignIn {
