@@ -9,6 +9,7 @@ import { readAgents } from '../lib/agent/config.js';
 import { createDefaultApp } from '../lib/app.js';
 import { describeAuth, type BearerAuth } from '../lib/auth/index.js';
 import { createProtectedResourceHandler } from '../lib/auth/metadata.js';
+import { createAuthorizationServerHandler } from '../lib/auth/server/handler.js';
 import { readConfig, type Config } from '../lib/config.js';
 import { createDiscoveryHandler } from '../lib/discovery/documents.js';
 import { describeStartupError, type FetchHandler } from '../lib/http/configured.js';
@@ -43,6 +44,7 @@ function buildFunctions(env: Env): { config: Config; auth?: BearerAuth; function
         '/api/mcp': createMcpHandler(app),
         '/api/wk-mcp': createDiscoveryHandler(env),
         '/api/wk-oauth-protected-resource': createProtectedResourceHandler(env),
+        '/api/oauth': createAuthorizationServerHandler(env),
       },
     };
   } catch (error) {

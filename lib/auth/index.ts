@@ -1,8 +1,8 @@
 /**
  * The auth step of the request path: a bearer token becomes a verified principal, or the request is answered
  * with what a client needs to sign in (MCP authorization §Authorization Flow Steps, RFC 6750 §3, RFC 9728
- * §5.1). Built only when AUTH_ISSUER or MCP_API_KEYS is set; jose loads with the first JWT, node:crypto with the
- * first API key. The token is an API key when it has the key prefix, else a JWT (lib/auth/verifier.ts).
+ * §5.1). Built only when AUTH_ISSUER, AUTH_SERVER_KEY or MCP_API_KEYS is set; jose loads with the first JWT,
+ * node:crypto with the first API key. The token is an API key when it has the key prefix, else a JWT (lib/auth/verifier.ts).
  */
 
 import { MCP_PATHS, publicOrigin, resourceMetadataUrl } from '../http/public-url.js';
@@ -12,11 +12,11 @@ import { H_RETRY_AFTER } from '../protocol/headers.js';
 import type { Principal } from '../server/context.js';
 import { readApiKeys, type ApiKeys } from './api-keys.js';
 import { bearerChallenge, challengeReply } from './challenge.js';
-import type { AuthConfig } from './config.js';
+import { issuerFor, type AuthConfig } from './config.js';
 import { createBearerVerifier } from './verifier.js';
 import { createVerifier, type VerifyToken } from './verify.js';
 
-export { readAuthConfig, readAuthScopes, requireAudienceSource, type AuthConfig } from './config.js';
+export { issuerFor, readAuthConfig, readAuthScopes, requireAudienceSource, type AuthConfig } from './config.js';
 export { readApiKeys, type ApiKeys } from './api-keys.js';
 
 type Env = Record<string, string | undefined>;
@@ -43,10 +43,13 @@ const KEY_PROMPT = 'Authorization required: send an API key as Authorization: Be
 /** What a caller must send, for the start-up log and `npm start`'s banner. */
 export function describeAuth(auth: Pick<BearerAuth, 'config' | 'keys'> | undefined): string {
   const modes = [
-    ...(auth?.config ? [`OAuth bearer tokens from ${auth.config.issuer}`] : []),
+    ...(auth?.config ? [auth.config.issuer === undefined
+      ? 'OAuth bearer tokens from the built-in authorization server at this deployment\'s origin (AUTH_SERVER_KEY)'
+      : `OAuth bearer tokens from ${auth.config.issuer}`] : []),
     ...(auth?.keys ? [`API keys (${auth.keys.keys.length} in MCP_API_KEYS)`] : []),
   ];
-  return modes.length ? modes.join(' or ') : 'none (set AUTH_ISSUER for OAuth bearer tokens, or MCP_API_KEYS for API keys)';
+  return modes.length ? modes.join(' or ')
+    : 'none (set AUTH_ISSUER for OAuth bearer tokens, AUTH_SERVER_KEY for the built-in authorization server, or MCP_API_KEYS for API keys)';
 }
 
 /** The MCP path a request reached, so its challenge names the metadata whose `resource` is that URL. */
@@ -66,7 +69,7 @@ export function createBearerAuth(
   keys: ApiKeys | undefined = readApiKeys(env),
   verify: VerifyToken = createBearerVerifier(config && createVerifier(config), keys),
 ): BearerAuth {
-  if (!config && !keys) throw new TypeError('Bearer auth needs AUTH_ISSUER or MCP_API_KEYS.');
+  if (!config && !keys) throw new TypeError('Bearer auth needs AUTH_ISSUER, AUTH_SERVER_KEY or MCP_API_KEYS.');
   const metadataFor = (request: Request) => config && resourceMetadataUrl(publicOrigin(request, env), mcpPathOf(request));
   let loggedAt = -Infinity;
 
@@ -86,7 +89,7 @@ export function createBearerAuth(
       const token = BEARER.exec(header)?.[1];
       if (!token) return challengeReply({ ...base, error: 'invalid_token', description: 'The Authorization header does not carry one bearer token.' });
       const origin = publicOrigin(request, env);
-      const result = await verify(token, MCP_PATHS.map((path) => `${origin}${path}`));
+      const result = await verify(token, MCP_PATHS.map((path) => `${origin}${path}`), config ? issuerFor(config, origin) : origin);
       if (result.ok) return result.principal;
       if ('description' in result) return challengeReply({ ...base, error: 'invalid_token', description: result.description });
       if (Date.now() - loggedAt > LOG_EVERY_MS) {

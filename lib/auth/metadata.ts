@@ -10,7 +10,7 @@ import { readConfig } from '../config.js';
 import { createOriginCheck, originPolicyOf } from '../http/origin.js';
 import { MCP_PATHS, PRM_PATH, PRM_SUFFIX, mcpUrl, publicOrigin } from '../http/public-url.js';
 import { readApiKeys } from './api-keys.js';
-import { readAuthConfig } from './config.js';
+import { issuerFor, readAuthConfig } from './config.js';
 
 type Env = Record<string, string | undefined>;
 
@@ -43,7 +43,7 @@ export function createProtectedResourceHandler(env: Env = process.env) {
   // With API keys alone there is no authorization server to name, so no metadata: a client sends the key it was given.
   const absent = readApiKeys(env)
     ? 'This server has no OAuth authorization server: it takes API keys (Authorization: Bearer <key>).'
-    : 'This server does not require authorization (AUTH_ISSUER is not set).';
+    : 'This server does not require authorization (neither AUTH_ISSUER nor AUTH_SERVER_KEY is set).';
   const { checkHost } = createOriginCheck(originPolicyOf(readConfig(env)));
   return async function handleProtectedResource(request: Request): Promise<Response> {
     const refused = checkHost(request);
@@ -56,7 +56,7 @@ export function createProtectedResourceHandler(env: Env = process.env) {
       // Always the URL itself: clients check it against the URL they were given (RFC 9728 §3.3); AUTH_AUDIENCE
       // only changes the `aud` we accept from an authorization server that does not honour RFC 8707.
       resource: mcpUrl(origin, path),
-      authorization_servers: [config.issuer],
+      authorization_servers: [issuerFor(config, origin)],
       scopes_supported: config.scopes,
       bearer_methods_supported: ['header'],
       resource_name: 'agent-mcp',

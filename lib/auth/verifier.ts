@@ -16,13 +16,13 @@ const NO_KEYS: Verification = { ok: false, description: 'This server accepts no 
 const KEYS_ONLY: Verification = { ok: false, description: 'This server accepts only API keys.' };
 const RESERVED: Verification = { ok: false, description: 'The token\'s sub claim names an API key\'s principal.' };
 
-/** The verifier of a deployment: `jwt` when AUTH_ISSUER is set, `keys` when MCP_API_KEYS is. */
+/** The verifier of a deployment: `jwt` when AUTH_ISSUER or AUTH_SERVER_KEY is set, `keys` when MCP_API_KEYS is. */
 export function createBearerVerifier(jwt: VerifyToken | undefined, keys: ApiKeys | undefined): VerifyToken {
   const checkKey = keys && createApiKeyCheck(keys);
-  return async (token, audiences) => {
+  return async (token, audiences, issuer) => {
     if (isApiKeyClaim(token)) return checkKey ? checkKey(token) : NO_KEYS;
     if (!jwt) return KEYS_ONLY;
-    const result = await jwt(token, audiences);
+    const result = await jwt(token, audiences, issuer);
     return result.ok && claimsKeySubject(result.principal) ? RESERVED : result;
   };
 }

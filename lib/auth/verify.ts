@@ -17,8 +17,8 @@ export type Verification =
   /** The issuer's keys cannot be had right now: the token may be fine, so no challenge (503). */
   | { ok: false; unavailable: string };
 
-/** Verifies a token for one of the given audiences. */
-export type VerifyToken = (token: string, audiences: string[]) => Promise<Verification>;
+/** Verifies a token from `issuer` for one of the given audiences. */
+export type VerifyToken = (token: string, audiences: string[], issuer: string) => Promise<Verification>;
 
 /** jose codes of a failed JWKS fetch: a timeout, a non-200 or unparsable reply, an invalid key set. */
 const KEY_FETCH_FAILURES = new Set(['ERR_JWKS_TIMEOUT', 'ERR_JOSE_GENERIC', 'ERR_JWKS_INVALID']);
@@ -32,12 +32,12 @@ function scopesOf(payload: Record<string, unknown>): string[] {
 
 /** A verifier for one configuration; keys load on the first token. */
 export function createVerifier(config: AuthConfig, loadKeys: LoadKeys = createKeyLoader(config)): VerifyToken {
-  return async (token, audiences) => {
+  return async (token, audiences, issuer) => {
     const keys = await loadKeys();
     if ('unavailable' in keys) return { ok: false, unavailable: keys.unavailable };
     try {
       const { payload } = await keys.jose.jwtVerify(token, keys.getKey, {
-        issuer: config.issuer,
+        issuer,
         audience: config.audience ? [config.audience] : audiences,
         algorithms: config.algorithms,
         clockTolerance: config.clockToleranceSec,

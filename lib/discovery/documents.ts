@@ -8,7 +8,7 @@
 
 import { INSTRUCTIONS, SERVER_INFO } from '../identity.js';
 import { readApiKeys } from '../auth/api-keys.js';
-import { readAuthConfig, type AuthConfig } from '../auth/config.js';
+import { issuerFor, readAuthConfig, type AuthConfig } from '../auth/config.js';
 import { readConfig } from '../config.js';
 import { createOriginCheck, originPolicyOf } from '../http/origin.js';
 import { AI_CATALOG_PATH, MCP_JSON_PATH, MCP_PATHS, mcpUrl, publicOrigin, resourceMetadataUrl } from '../http/public-url.js';
@@ -42,7 +42,7 @@ export function cardName(origin: string): string {
 /** How a client authenticates: OAuth (with API keys too, `apiKeys: true`), API keys alone, or nothing. */
 function authDocument(origin: string, auth: AuthConfig | undefined, apiKeys: boolean) {
   const keys = apiKeys ? { apiKeys: true } : {};
-  if (auth) return { type: 'oauth-protected-resource', resourceMetadata: resourceMetadataUrl(origin), authorizationServers: [auth.issuer], scopes: auth.scopes, ...keys };
+  if (auth) return { type: 'oauth-protected-resource', resourceMetadata: resourceMetadataUrl(origin), authorizationServers: [issuerFor(auth, origin)], scopes: auth.scopes, ...keys };
   // No authorization server to name: a client sends a key it was given (docs/api-keys.md).
   return apiKeys ? { type: 'api-key', header: 'Authorization', scheme: 'Bearer' } : { type: 'public' };
 }

@@ -41,7 +41,8 @@ export type HealthOptions = Omit<HealthSources, 'issuer'> & { auth?: AuthConfig 
 /** The probe's handler, loading lib/observe/health.ts on first use. */
 export function createLazyHealthHandler({ auth, ...options }: HealthOptions): (request: Request) => Promise<Response> {
   // The issuer answers when its JWKS (AUTH_JWKS_URL) or one of its metadata documents does.
-  const issuer = auth && { name: auth.issuer, urls: auth.jwksUrl ? [auth.jwksUrl] : metadataUrls(auth.issuer) };
+  // The built-in authorization server's keys are configured, not fetched: there is no issuer to probe.
+  const issuer = auth?.issuer === undefined ? undefined : { name: auth.issuer, urls: auth.jwksUrl ? [auth.jwksUrl] : metadataUrls(auth.issuer) };
   let handler: Promise<(request: Request) => Promise<Response>> | undefined;
   return async (request) => {
     handler ??= import('./health.js').then(({ createHealthHandler }) => createHealthHandler({ ...options, issuer }));

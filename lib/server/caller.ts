@@ -119,6 +119,22 @@ export const storeKeys = {
   taskRefused: (owner: string, window: number) => keyOf('task-refused', owner, String(window)),
 };
 
+/**
+ * The built-in authorization server's records (lib/auth/server), apart from storeKeys so the MCP function's bundle
+ * leaves them out. Written through the 'security' budget: an authorization code (by its SHA-256: the store never
+ * holds a code), its single use, a refresh-token family (its current token's SHA-256 and the last ones'), the
+ * family's revocation, a refresh token's single use. Not per caller: each is named by an unguessable digest or id.
+ */
+export const authorizationKeys = {
+  authorizationCode: (digest: string) => keyOf('oauth-code', digest),
+  authorizationCodeUsed: (digest: string) => keyOf('oauth-code-used', digest),
+  refreshFamily: (family: string) => keyOf('oauth-family', family),
+  refreshFamilyRevoked: (family: string) => keyOf('oauth-family-revoked', family),
+  refreshTokenUsed: (digest: string) => keyOf('oauth-refresh-used', digest),
+  /** A Client ID Metadata Document's parsed content, cached in the anonymous pool (anyone can name a URL). */
+  clientDocument: (clientId: string) => keyOf('oauth-client-doc', clientId),
+};
+
 /** A key of a deployment's own per-caller state (stateOwnerOf): apart from every key agent-mcp itself keeps. */
 export const ownStateKey = (owner: string, parts: string[]) => keyOf('own', owner, ...parts);
 

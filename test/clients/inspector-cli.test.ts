@@ -12,6 +12,7 @@ import { afterAll, beforeAll, describe, expect, test, vi } from 'vitest';
 import { ensureInspector, ensureNode22 } from '../../scripts/npm-cache.mjs';
 import { keyLine, mintTestKey, startKeyServer } from '../support/api-keys.js';
 import { completeInBrowser, followToRedirect } from '../support/browser-leg.js';
+import { startAuthzStack, type AuthzStack } from '../support/authz-stack.js';
 import {
   BYPASS_HEADER, clientEnv, freePort, isMetadataRequest, scratchDir, startClient, startProtectedStack, type ProtectedStack,
 } from '../support/client-harness.js';
@@ -68,6 +69,22 @@ describe('the MCP Inspector CLI signs in with OAuth against the development auth
     expect(run.code, run.stderr).toBe(0);
     const tools = (JSON.parse(run.stdout) as { result: { tools: Array<{ name: string }> } }).result.tools;
     expect(tools.map((t) => t.name)).toEqual(['whoami']);
+  }, INSTALL_MS);
+});
+
+describe('the MCP Inspector CLI signs in through the built-in authorization server', () => {
+  let stack: AuthzStack;
+  beforeAll(async () => { stack = await startAuthzStack(); }, 30_000);
+  afterAll(() => stack?.close());
+
+  test('it finds the server at the deployment\'s origin, registers itself, passes the consent page and the provider, and calls a tool', async () => {
+    const run = await runSignedIn(stack.mcpUrl, ['--method', 'tools/call', '--tool-name', 'whoami']);
+    expect(`${run.asked.origin}${run.asked.pathname}`).toBe(`${stack.origin}/oauth/authorize`);
+    expect(run.asked.searchParams.get('resource')).toBe(stack.mcpUrl);
+    expect(run.landed.status).toBe(200);
+    expect(run.code, run.stderr).toBe(0);
+    const text = (JSON.parse(run.stdout) as { result: { content: Array<{ text: string }> } }).result.content[0]!.text;
+    expect(JSON.parse(text)).toMatchObject({ subject: 'oidc:alice', scopes: ['agents:chat'] });
   }, INSTALL_MS);
 });
 

@@ -13,6 +13,7 @@ import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { afterAll, beforeAll, describe, expect, test, vi } from 'vitest';
 import { bearer, keyLine, mintTestKey, startKeyServer } from '../support/api-keys.js';
 import { followToRedirect } from '../support/browser-leg.js';
+import { startAuthzStack, type AuthzStack } from '../support/authz-stack.js';
 import { BYPASS_HEADER, clientEnv, freePort, scratchDir, startProtectedStack, type ProtectedStack } from '../support/client-harness.js';
 import type { TestServer } from '../support/server.js';
 
@@ -87,6 +88,29 @@ describe('mcp-remote signs in with OAuth against the development authorization s
       expect((await client.listTools()).tools.map((t) => t.name)).toEqual(['whoami']);
       const result = await client.callTool({ name: 'whoami', arguments: {} });
       expect(JSON.parse((result.content as Array<{ text: string }>)[0]!.text)).toMatchObject({ subject: 'alice' });
+    } finally {
+      await close();
+    }
+  }, 120_000);
+});
+
+describe('mcp-remote signs in through the built-in authorization server', () => {
+  let stack: AuthzStack;
+  const config = scratchDir('mcp-remote');
+  beforeAll(async () => { stack = await startAuthzStack(); }, 30_000);
+  afterAll(async () => {
+    await stack?.close();
+    config.remove();
+  });
+
+  test('a stdio client through mcp-remote passes the consent page and the provider, lists the tools and calls one as oidc:alice', async () => {
+    const { client, close, authorizationUrl, landed } = await connectThroughMcpRemote(stack.mcpUrl, [], config.path);
+    try {
+      expect(`${authorizationUrl.origin}${authorizationUrl.pathname}`).toBe(`${stack.origin}/oauth/authorize`);
+      expect(landed.status).toBe(200);
+      expect((await client.listTools()).tools.map((t) => t.name)).toEqual(['whoami']);
+      const result = await client.callTool({ name: 'whoami', arguments: {} });
+      expect(JSON.parse((result.content as Array<{ text: string }>)[0]!.text)).toMatchObject({ subject: 'oidc:alice' });
     } finally {
       await close();
     }

@@ -157,6 +157,17 @@ async function runKeyCreate({ text }: DocCommand): Promise<void> {
   expect(response.status).toBe(200);
 }
 
+/** `npm run authz-key`: prints the line to configure, a key the built-in authorization server accepts. */
+async function runAuthzKey({ text }: DocCommand): Promise<void> {
+  const words = shellWords(text);
+  const run = spawnSync(words[0]!, words.slice(1), { cwd: ROOT, encoding: 'utf8' });
+  expect(run.status, run.stderr).toBe(0);
+  const line = run.stdout.trim().split('\n').at(-1)!;
+  const { env } = splitAssignments(shellWords(line));
+  const { readSigningKey } = await import('../../lib/auth/signing-key.js');
+  expect(readSigningKey(env.AUTH_SERVER_KEY!).publicJwk).toMatchObject({ kty: 'EC', crv: 'P-256', alg: 'ES256' });
+}
+
 const EXERCISES: Array<[RegExp, Exercise]> = [
   [/^npm install$/, { in: '.ci/run', contains: 'npm install' }],
   [/^npm test$/, { in: '.ci/run', contains: 'npm test' }],
@@ -170,6 +181,7 @@ const EXERCISES: Array<[RegExp, Exercise]> = [
   [/^node --version$/, { run: async () => expect(spawnSync('node', ['--version'], { encoding: 'utf8' }).stdout).toMatch(/^v\d+\.\d+\.\d+/) }],
   [/^npx tsx test\/support\/dev-oauth-server\.ts$/, { run: runDevOAuthServer }],
   [/^npm run key -- create --name \S+( --scopes \S+)?$/, { run: runKeyCreate }],
+  [/^npm run authz-key$/, { run: runAuthzKey }],
   [/^npx vercel deploy --prebuilt( --prod)?$/, { external: 'needs a Vercel account and the network; the `npm run build` before it runs in npm test' }],
   [/^claude mcp add /, { external: 'Claude Code is not installed here; the landing page test checks the same command for a deployment' }],
   [/^npx @modelcontextprotocol\/inspector$/, { external: 'the MCP Inspector needs Node >= 22.19 and a browser session' }],
