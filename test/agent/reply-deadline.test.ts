@@ -206,7 +206,8 @@ describe.each(['legacy', 'modern'] as const)('a slow agent on the %s wire', (era
 describe('before: with AGENT_REPLY_DEADLINE_MS=off', () => {
   test('a client that times out before the slow run ends gets an error and no reply (the run is cancelled with the call)', async () => {
     const client = await connect('legacy', off.mcpUrl);
-    const message = slowMessage('a much longer answer, '.repeat(8));
+    // About 9 s of reply, so a loaded machine still cancels it long before it ends.
+    const message = slowMessage('a much longer answer, '.repeat(30));
     await expect(chat(client, { message }, { timeout: 3 * DEADLINE_MS })).rejects.toThrow(/timed out/i);
     await upstream.waitFor((log) => log.some((e) => e.kind === 'closed' && e.body?.messages?.at(-1)?.content === message));
   });
