@@ -13,7 +13,7 @@ import { INSTRUCTIONS, SERVER_INFO } from './identity.js';
 import { originPolicyOf, type OriginPolicy } from './http/origin.js';
 import { createSessions, type Sessions } from './http/session.js';
 import { createDispatcher, type Dispatch } from './server/dispatch.js';
-import { InProcessTransport } from './server/in-process.js';
+import { InProcessTransport, type InProcessLimits } from './server/in-process.js';
 import { listToolsInProcess, mountStatusDefinitions, mountsFromEnv, type Mounts } from './mounts/index.js';
 import type { Principal } from './server/context.js';
 import { createRegistry, type RegistryDefinition } from './server/registry.js';
@@ -22,7 +22,7 @@ import { MemoryStore } from './store/memory.js';
 import type { Store } from './store/types.js';
 import { createLimitsFromEnv, type RequestLimits } from './limits/index.js';
 import { createCallSlots, readMaxConcurrentCalls, type CallSlots } from './limits/concurrency.js';
-import { createBearerAuth, readAuthConfig, requireAudienceSource, type BearerAuth } from './auth/index.js';
+import { createBearerAuth, describeAuth, readApiKeys, readAuthConfig, readAuthScopes, requireAudienceSource, type BearerAuth } from './auth/index.js';
 import { readPayConfig } from './pay/config.js';
 import { createPaymentEngine } from './pay/engine.js';
 import { withPaidTool } from './pay/with-payment.js';
@@ -44,8 +44,11 @@ export interface App {
   /** The legacy wire's stateless `Mcp-Session-Id`s, MACs under the server's key (lib/http/session.ts). */
   sessions: Sessions;
   origin: OriginPolicy;
-  /** A client transport on this app with no network hop; `principal` counts as a verified token. */
-  connectInProcess(principal?: Principal): InProcessTransport;
+  /**
+   * A client transport on this app with no network hop; `principal` counts as a verified token. `limits` carries the
+   * per-tool limits of an HTTP caller the connection acts for (an agent calling tools for it).
+   */
+  connectInProcess(principal?: Principal, limits?: InProcessLimits): InProcessTransport;
   /** The MCP servers mounted into this app (docs/mounts.md "Mount MCP servers and call agent-mcp in-process"). */
   mounts?: Mounts;
   /** The HTTP endpoint's rate limits (docs/rate-limits.md "Rate limits"); none when absent. */
@@ -96,7 +99,7 @@ export function createApp(options: AppOptions): App {
     store,
     sessions: createSessions(server.keyring),
     origin: options.origin,
-    connectInProcess: (principal) => new InProcessTransport({ dispatch, store, principal }),
+    connectInProcess: (principal, limits) => new InProcessTransport({ dispatch, store, principal, limitTool: limits?.limitTool }),
     mounts,
     limits: options.limits,
     auth: options.auth,
@@ -137,19 +140,21 @@ export function createDefaultApp(env: Record<string, string | undefined> = proce
   const requestLog = readLogLevel(env) !== 'off';
   const healthTimeoutMs = readHealthTimeout(env);
   const tasks = readTaskSettings(env);
-  const limits = createLimitsFromEnv(env, upstash);
+  const apiKeys = readApiKeys(env);
+  const limits = createLimitsFromEnv(env, upstash, { ownRates: apiKeys?.rates });
   // On Vercel the edge sets the client's address in headers; elsewhere only the socket's can be trusted.
   const calls = createCallSlots(readMaxConcurrentCalls(env), { trustForwarded: Boolean(env.VERCEL) });
   const authConfig = readAuthConfig(env);
   if (authConfig) requireAudienceSource(authConfig, config, env);
-  const auth = authConfig ? createBearerAuth(authConfig, env) : undefined;
+  const auth = authConfig || apiKeys ? createBearerAuth(authConfig, env, apiKeys) : undefined;
+  const defaultScopes = auth ? readAuthScopes(env) : undefined;
   const pay = readPayConfig(env);
   // The demo agent reaches the app it belongs to, which exists once createApp returns. It lists as a caller
   // holding the deployment's default scopes would see the tools, no more.
   let app: App | undefined;
-  const demoPrincipal: Principal = { subject: 'agent:demo', scopes: authConfig?.scopes ?? [] };
+  const demoPrincipal: Principal = { subject: 'agent:demo', scopes: defaultScopes ?? [] };
   const listTools = () => listToolsInProcess(app!.connectInProcess(demoPrincipal));
-  const definitions = defaultDefinitions(env, { ...options, listTools, connect: (principal) => app!.connectInProcess(principal) });
+  const definitions = defaultDefinitions(env, { ...options, listTools, connect: (principal, limits) => app!.connectInProcess(principal, limits) });
   const mounts = mountsFromEnv(env);
   const { store, summary } = selectStore(upstash, env);
 
@@ -162,12 +167,13 @@ export function createDefaultApp(env: Record<string, string | undefined> = proce
     config,
     agents: readAgents(env, options.agents ?? []),
     sharedStoreHost: upstash && new URL(upstash.url).host,
-    issuer: authConfig?.issuer,
+    auth: auth && describeAuth(auth),
     rateLimits: limits?.rates,
     maxConcurrentCalls: calls.max,
     mounts: mounts?.status().map((m) => m.name) ?? [],
     payment: pay,
     details: [
+      `auth: ${describeAuth(auth)}`,
       summary,
       ...(limits ? [limits.summary] : []),
       describeRequestBounds(bounds),
@@ -188,7 +194,7 @@ export function createDefaultApp(env: Record<string, string | undefined> = proce
     calls,
     startup,
     tasks,
-    defaultScopes: authConfig?.scopes,
+    defaultScopes,
     instructions: INSTRUCTIONS,
     stateSecret: config.stateSecret,
     origin: originPolicyOf(config),

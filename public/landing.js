@@ -25,7 +25,11 @@ async function rpc(method, params = {}) {
     headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2025-11-25' },
     body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }),
   });
-  if (response.status === 401) throw new Error('this server needs OAuth; an MCP client lists them once signed in');
+  if (response.status === 401) {
+    // A challenge naming metadata means OAuth; without it the server takes API keys alone.
+    const oauth = response.headers.get('www-authenticate')?.includes('resource_metadata');
+    throw new Error(oauth ? 'this server needs OAuth; an MCP client lists them once signed in' : 'this server needs an API key; an MCP client sending one lists them');
+  }
   const body = await response.json();
   if (body.error) throw new Error(body.error.message);
   return body.result;
@@ -53,7 +57,12 @@ fetch('/.well-known/mcp.json').then((r) => r.json()).then((doc) => {
     $('auth-mode').textContent = 'none (public)';
     return;
   }
-  $('auth-mode').textContent = `OAuth 2.1 (${doc.auth.authorizationServers.join(', ')})`;
+  if (doc.auth.type === 'api-key') {
+    $('auth-mode').textContent = 'API keys (Authorization: Bearer <key>)';
+    showKeySetup();
+    return;
+  }
+  $('auth-mode').textContent = `OAuth 2.1 (${doc.auth.authorizationServers.join(', ')})${doc.auth.apiKeys ? ' or API keys' : ''}`;
   $('auth-server').textContent = doc.auth.authorizationServers[0];
   $('prm-link').href = doc.auth.resourceMetadata;
   $('auth-note').hidden = false;
@@ -63,6 +72,16 @@ fetch('/.well-known/mcp.json').then((r) => r.json()).then((doc) => {
   $('discovery').append(prm);
   $('setup-inspector').textContent += '\n# On the first 401 it signs in with OAuth in your browser.';
 }).catch(() => { $('auth-mode').textContent = 'unknown'; });
+
+/** A server taking API keys: the set-up lines carry the header, with a placeholder for the key. */
+function showKeySetup() {
+  const header = 'Authorization: Bearer <your key>';
+  $('setup-claude-code').textContent += ` --header "${header}"`;
+  const headers = { Authorization: 'Bearer <your key>' };
+  $('setup-cursor').textContent = JSON.stringify({ mcpServers: { 'agent-mcp': { url: mcpUrl, headers } } }, null, 2);
+  $('setup-vscode').textContent = JSON.stringify({ servers: { 'agent-mcp': { type: 'http', url: mcpUrl, headers } } }, null, 2);
+  $('setup-inspector').textContent += `\n# Send your key as the header ${header}`;
+}
 
 rpc('tools/list').then(({ tools }) => fill($('tools'), tools.map((t) => item(t.name, t.title ?? t.description))))
   .catch((error) => fill($('tools'), [item(`Tools: ${error.message}`)]));

@@ -10,6 +10,7 @@ import { createDefaultApp } from '../lib/app.js';
 import { readAuthConfig } from '../lib/auth/config.js';
 import { discoverJwksUri } from '../lib/auth/keys.js';
 import { createProtectedResourceHandler } from '../lib/auth/metadata.js';
+import { createAuthorizationServerHandler } from '../lib/auth/server/handler.js';
 import { createDiscoveryHandler } from '../lib/discovery/documents.js';
 import { describeStartupError, type FetchHandler } from '../lib/http/configured.js';
 import { readLogLevel } from '../lib/observe/request-log.js';
@@ -43,6 +44,7 @@ function buildFunctions(env: Env): { startup?: StartupReport; functions: Record<
         '/api/mcp': createMcpHandler(app),
         '/api/wk-mcp': createDiscoveryHandler(env),
         '/api/wk-oauth-protected-resource': createProtectedResourceHandler(env),
+        '/api/oauth': createAuthorizationServerHandler(env),
       },
     };
   } catch (error) {
@@ -59,7 +61,8 @@ const ISSUER_CHECK_MS = 5_000;
  */
 async function checkIssuer(env: Env): Promise<void> {
   const auth = readAuthConfig(env);
-  if (!auth || auth.jwksUrl) return;
+  // The built-in authorization server (no AUTH_ISSUER) signs with a key it is given: nothing to fetch.
+  if (auth?.issuer === undefined || auth.jwksUrl) return;
   const found = await discoverJwksUri(auth.issuer, AbortSignal.timeout(ISSUER_CHECK_MS));
   if (typeof found === 'string') return;
   if ('misconfigured' in found) fail(`configuration error: ${found.misconfigured}`);

@@ -33,7 +33,7 @@ function protectionHint(headers: Record<string, string>): string {
     : `This looks like Vercel Deployment Protection: the bypass header is probably missing; pass --header "${BYPASS_HEADER}: <secret>".`;
 }
 
-/** mcp.json (well-known and plain) and the server card answer, and describe this endpoint. */
+/** mcp.json (well-known and plain), the server card and the AI Catalog listing it answer, and describe this endpoint. */
 export async function checkDiscovery(url: URL, headers: Record<string, string>, step: Step): Promise<void> {
   const wellKnown = await step('discovery /.well-known/mcp.json', () => getJson(`${url.origin}/.well-known/mcp.json`, headers));
   if (typeof wellKnown.url !== 'string' || new URL(wellKnown.url).origin !== url.origin) {
@@ -45,6 +45,9 @@ export async function checkDiscovery(url: URL, headers: Record<string, string>, 
   const card = await step(`server card ${new URL(cardUrl).pathname}`, () => getJson(cardUrl, headers));
   const remotes = (card.remotes ?? []) as Array<{ url?: string }>;
   if (!remotes.some((r) => r.url === wellKnown.url)) throw new SmokeFailure(`the server card's remotes do not name ${String(wellKnown.url)}`);
+  const catalog = await step('discovery /.well-known/ai-catalog.json', () => getJson(`${url.origin}/.well-known/ai-catalog.json`, headers));
+  const entries = (Array.isArray(catalog.entries) ? catalog.entries : []) as Array<{ url?: string }>;
+  if (!entries.some((e) => e.url === cardUrl)) throw new SmokeFailure(`/.well-known/ai-catalog.json lists no entry for ${cardUrl}`);
 }
 
 /** A `Bearer` challenge's parameters (RFC 6750 §3). */

@@ -10,7 +10,7 @@ import type { ToolLimits } from './config.js';
 import { BudgetSpent, type RequestBudget } from './budget.js';
 import { createToolbox, type ToolCallRecord, type ToolboxOptions } from './toolbox.js';
 import { InputNeeded } from './ask-client.js';
-import { AgentError, type Agent, type Ask, type ChatMessage, type ToolOutcome } from './types.js';
+import { AgentError, type Agent, type Ask, type ChatMessage, type ToolOutcome, type UpstreamState } from './types.js';
 import { createCountedWarning } from '../warn.js';
 
 export interface Tooling {
@@ -38,6 +38,7 @@ export interface Turn {
   message: string;
   sessionId: string;
   history: ChatMessage[];
+  upstreamState?: UpstreamState;
 }
 
 /**
@@ -50,6 +51,7 @@ export async function ask(agent: Agent, turn: Turn, chain: readonly string[], op
   const toolbox = agent.tools && tooling ? createToolbox({
     patterns: agent.tools,
     principal: ctx.principal,
+    limitTool: ctx.limitTool,
     connect: tooling.connect,
     agents: profiles,
     askAgent: (id, message) => askAgent(id, message, [...chain, id], options),
@@ -64,7 +66,8 @@ export async function ask(agent: Agent, turn: Turn, chain: readonly string[], op
   let reply = '';
   try {
     const full = {
-      ...turn, signal: budget.signal, traceHeaders: ctx.observation?.traceHeaders, ask: options.ask, modelCalls: budget, ...(toolbox ? { tools: toolbox } : {}),
+      ...turn, signal: budget.signal, traceHeaders: ctx.observation?.traceHeaders, ask: options.ask, modelCalls: budget, note: options.note,
+      ...(toolbox ? { tools: toolbox } : {}),
     };
     for await (const chunk of agent.reply(full)) {
       reply += chunk;

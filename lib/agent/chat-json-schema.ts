@@ -13,10 +13,10 @@ export const INPUT_JSON_SCHEMA = {
       minLength: 1,
     },
     message: {
+      description: 'Your message to the agent, in natural language. Leave it out only to collect a reply the agent is still writing (with its session_id).',
       type: 'string',
       minLength: 1,
       maxLength: 100000,
-      description: 'Your message to the agent, in natural language.',
     },
     session_id: {
       description: 'Continue an earlier conversation: pass the session_id a previous reply returned. Omit to start a new one.',
@@ -24,8 +24,17 @@ export const INPUT_JSON_SCHEMA = {
       minLength: 1,
       maxLength: 200,
     },
+    handle: {
+      description: 'Collect a reply the agent is still writing by the handle its earlier answer gave (the session_id alone does the same).',
+      type: 'string',
+      minLength: 1,
+      maxLength: 200,
+    },
+    cancel: {
+      description: 'With session_id or handle and no message: stop the reply the agent is still writing.',
+      type: 'boolean',
+    },
   },
-  required: ['message'],
 };
 
 export const OUTPUT_JSON_SCHEMA = {
@@ -34,7 +43,12 @@ export const OUTPUT_JSON_SCHEMA = {
   properties: {
     agent_id: { type: 'string', description: 'The agent that answered.' },
     session_id: { type: 'string', description: 'Pass this back as session_id to continue the conversation.' },
-    reply: { type: 'string', description: "The agent's reply." },
+    reply: { type: 'string', description: "The agent's reply (while pending, the text so far)." },
+    pending: {
+      description: 'True while the agent is still writing this reply: call chat_with_agent again with this session_id and no message for the rest.',
+      type: 'boolean',
+    },
+    handle: { description: 'While pending: names this reply, for a call that collects or stops it.', type: 'string' },
     tool_calls: {
       description: 'The tool calls made for this reply, in order (agents that use tools only).',
       type: 'array',

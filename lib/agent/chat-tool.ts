@@ -9,9 +9,9 @@ import type { RequestContext } from '../server/context.js';
 import { inputRequired, type InputRequired, type ToolDefinition, type ToolResult } from '../server/registry.js';
 import { sha256Hex } from '../digest.js';
 import { canonicalJson } from '../server/request-state.js';
-import { ownerOf, storeKeys } from '../server/caller.js';
+import { storeKeys } from '../server/caller.js';
 import { StoreFullError, StoreUnavailableError } from '../store/types.js';
-import { historyKey, historyOf, turnWrite, type Conversation } from './conversation.js';
+import { historyKey, historyOf, openConversation, turnWrite, upstreamStateKey, upstreamStateWrite, type Conversation } from './conversation.js';
 import { createAsk, InputNeeded, readAskState, type AskState } from './ask-client.js';
 import { createProgressReporter } from './progress.js';
 import { ask, type Tooling } from './ask.js';
@@ -20,16 +20,16 @@ import type { ToolCallRecord } from './toolbox.js';
 import { runTurn, type Ran } from './turn.js';
 import { AgentError, type Agent, type ChatMessage } from './types.js';
 import { INPUT_JSON_SCHEMA, OUTPUT_JSON_SCHEMA } from './chat-json-schema.js';
-import { DEFAULT_TASK_AFTER_MS, defaultBudget } from './config.js';
+import { DEFAULT_TASK_AFTER_MS, defaultBudget, type ReplyDeadlineSettings } from './config.js';
+import { chatDeadline } from './reply-deadline.js';
 import type { input } from './chat-schema.js';
 
 /** zod, the largest part of a cold start, loads with the first call rather than with tools/list. */
 const loadInput = () => import('./chat-schema.js').then((schemas) => schemas.input);
 
 const CLAIM_MARGIN_MS = 30_000;
-/** Keyring labels: a conversation id as clients hold it, and as the upstream agent sees it. */
-const CONVERSATION = 'conversation';
-const UPSTREAM_CONVERSATION = 'upstream-conversation';
+
+const UPSTREAM_FAILED = { outcome: 'api_error', errorType: 'api_error' } as const;
 
 function toolError(text: string): ToolResult {
   return { content: [{ type: 'text', text }], isError: true };
@@ -51,9 +51,15 @@ export interface ChatToolOptions {
    * tasks extension (2026-07-28); a legacy client that sends `params.task` gets one at once. Default DEFAULT_TASK_AFTER_MS.
    */
   taskAfterMs?: number;
+  /**
+   * For a caller that did not ask for a task: a call still running after `ms` answers with the reply so far and how
+   * to collect the rest, and its run goes on (reply-deadline.ts). Absent: a call runs to its end.
+   */
+  replyDeadline?: ReplyDeadlineSettings;
 }
 
-export function chatWithAgentTool({ agents, timeoutMs, budget = defaultBudget(timeoutMs), tooling, taskAfterMs = DEFAULT_TASK_AFTER_MS }: ChatToolOptions): ToolDefinition<typeof input> {
+export function chatWithAgentTool(options: ChatToolOptions): ToolDefinition<typeof input> {
+  const { agents, timeoutMs, budget = defaultBudget(timeoutMs), tooling, taskAfterMs = DEFAULT_TASK_AFTER_MS, replyDeadline } = options;
   // A call holds its claim and its conversation's turn for as long as it may run.
   const holdMs = budget.turnTimeoutMs + CLAIM_MARGIN_MS;
   const byId = new Map(agents.map((a) => [a.profile.id, a]));
@@ -67,7 +73,7 @@ export function chatWithAgentTool({ agents, timeoutMs, budget = defaultBudget(ti
     input: { jsonSchema: INPUT_JSON_SCHEMA, load: loadInput },
     output: { jsonSchema: OUTPUT_JSON_SCHEMA },
     annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true },
-    task: { support: 'optional', afterMs: taskAfterMs },
+    task: { support: 'optional', afterMs: taskAfterMs, ...(replyDeadline ? { deadline: chatDeadline(replyDeadline, byId, holdMs) } : {}) },
     async run(args, ctx) {
       const agentId = args.agent_id ?? (agents.length === 1 ? agents[0]!.profile.id : undefined);
       const agent = agentId === undefined ? undefined : byId.get(agentId);
@@ -75,7 +81,10 @@ export function chatWithAgentTool({ agents, timeoutMs, budget = defaultBudget(ti
         const why = args.agent_id === undefined ? 'agent_id is required when the server has several agents' : `unknown agent "${args.agent_id}"`;
         return toolError(`Cannot chat: ${why}. Known agents: ${[...byId.keys()].join(', ')}.`);
       }
-      const progress = createProgressReporter(ctx);
+      // Only a call that may answer before its run ends collects one (reply-deadline.ts); here there is nothing to collect.
+      const { message } = args;
+      if (message === undefined) return toolError('Invalid arguments: message is required.');
+      const progress = reporting(createProgressReporter(ctx), ctx);
       const asked = readAskState(ctx);
       try {
         // An MRTR retry continues the conversation its first round started.
@@ -89,7 +98,10 @@ export function chatWithAgentTool({ agents, timeoutMs, budget = defaultBudget(ti
         // sending the same request (id and arguments) again. A caller the server cannot recognise gets no
         // joining; a new request always runs.
         const isNew = args.session_id === undefined && asked.conversation === undefined;
-        const reads = agent.keepsHistory && !isNew;
+        // What the answers given while the run goes on name (reply-deadline.ts), and whether it started the conversation.
+        ctx.report?.describe({ agent_id: agent.profile.id, session_id: session.id, ...(isNew ? { starts: 'conversation' } : {}) });
+        const readsHistory = agent.keepsHistory && !isNew;
+        const readsState = agent.keepsUpstreamState === true && !isNew;
         return await runTurn<ToolResult | InputRequired>({
           store: ctx.store,
           signal: ctx.signal,
@@ -108,8 +120,11 @@ export function chatWithAgentTool({ agents, timeoutMs, budget = defaultBudget(ti
               onWait: (ahead: number) => progress.note(`Waiting for ${ahead} earlier message(s) in this session.`),
             },
           }),
-          read: reads ? [historyKey(session)] : [],
-        }, ([history]) => converse({ agent, agents: byId, tooling, budget }, session, historyOf(history), args.message, ctx, progress, asked));
+          read: [...(readsHistory ? [historyKey(session)] : []), ...(readsState ? [upstreamStateKey(session)] : [])],
+        }, (values) => converse({ agent, agents: byId, tooling, budget }, session, {
+          history: historyOf(readsHistory ? values[0] : undefined),
+          state: readsState ? values.at(-1) : undefined,
+        }, message, ctx, progress, asked));
       } catch (error) {
         if (error instanceof StoreUnavailableError) {
           console.error(`[agent-mcp] chat_with_agent: ${error.message}`, error.cause);
@@ -128,18 +143,6 @@ export function chatWithAgentTool({ agents, timeoutMs, budget = defaultBudget(ti
 }
 
 /**
- * The conversation a call continues or starts. Conversation ids are capabilities the server issues, bound by a MAC
- * to their owner and agent: an id another principal holds, or one a client made up, is refused. The upstream
- * sees a third id derived from all three, never the client's string.
- */
-async function openConversation(ctx: RequestContext, agentId: string, given: string | undefined): Promise<Conversation | undefined> {
-  const owner = ownerOf(ctx.principal);
-  const id = given ?? (await ctx.keyring.issue(CONVERSATION, owner, agentId));
-  if (given !== undefined && !(await ctx.keyring.check(CONVERSATION, given, owner, agentId))) return undefined;
-  return { owner, agentId, id, upstreamId: await ctx.keyring.mac(UPSTREAM_CONVERSATION, owner, agentId, id) };
-}
-
-/**
  * One turn with the agent; the history it read comes in, the write that saves the turn goes out. History keeps
  * the user's message and the final reply only: tool results can be large, were fetched under the caller's
  * scopes of that moment and go stale, so the model calls the tool again rather than trusting an old result.
@@ -147,14 +150,19 @@ async function openConversation(ctx: RequestContext, agentId: string, given: str
 async function converse(
   team: { agent: Agent; agents: ReadonlyMap<string, Agent>; tooling?: Tooling; budget: BudgetLimits },
   session: Conversation,
-  history: ChatMessage[],
+  kept: { history: ChatMessage[]; state: unknown },
   message: string,
   ctx: RequestContext,
   progress: ReturnType<typeof createProgressReporter>,
   answers: AskState,
 ): Promise<Ran<ToolResult | InputRequired>> {
   const { agent } = team;
+  const { history } = kept;
   const calls: ToolCallRecord[] = [];
+  // What a stateful upstream saves goes with the turn's end, even when the turn ends in a question for the caller.
+  let saved: { value: unknown } | undefined;
+  const upstreamState = agent.keepsUpstreamState ? { value: kept.state, save: (value: unknown) => void (saved = { value }) } : undefined;
+  const stateWrites = () => (saved ? [upstreamStateWrite(session, saved.value)] : []);
   // One budget for everything this call sets off, nested agents included; its signal is the caller's and the clock's.
   const budget = new RequestBudget(team.budget, agent.profile.id, ctx.signal);
   const failed = (text: string) => ({ value: toolError(calls.length ? `${text} ${describeCalls(calls)}` : text) });
@@ -166,7 +174,8 @@ async function converse(
     try {
       const questions = createAsk(ctx, { ...answers, conversation: session.id });
       const options = { agents: team.agents, tooling: team.tooling, ctx, budget, note: progress.note, calls, ask: questions };
-      reply = await budget.within(ask(agent, { message, sessionId: session.upstreamId, history }, [agent.profile.id], options, progress.text));
+      const turn = { message, sessionId: session.upstreamId, history, ...(upstreamState ? { upstreamState } : {}) };
+      reply = await budget.within(ask(agent, turn, [agent.profile.id], options, progress.text));
     } finally {
       ctx.observation?.noteUpstream(performance.now() - asked);
     }
@@ -176,13 +185,17 @@ async function converse(
     const structured = { agent_id: agent.profile.id, session_id: session.id, reply, ...(agent.tools ? { tool_calls: calls } : {}) };
     return {
       value: { content: [{ type: 'text', text: reply }], structuredContent: structured },
-      writes: agent.keepsHistory ? [turnWrite(session, history, message, reply)] : [],
+      writes: [...(agent.keepsHistory ? [turnWrite(session, history, message, reply)] : []), ...stateWrites()],
     };
   } catch (error) {
-    // Nothing is saved: the retry with the answer runs the turn again.
-    if (error instanceof InputNeeded) return { value: inputRequired({ [error.key]: { method: error.method, params: error.params } }, error.state) };
+    // No history is saved (the retry with the answer runs the turn again), only what a stateful upstream kept.
+    if (error instanceof InputNeeded) {
+      return { value: inputRequired({ [error.key]: { method: error.method, params: error.params } }, error.state), writes: stateWrites() };
+    }
     if (budget.signal.aborted) return stopped();
     if (error instanceof AgentError) {
+      // The agent, an upstream this tool calls, failed the turn: the call's span says api_error, the log line why.
+      ctx.observation?.noteToolFailure?.(UPSTREAM_FAILED);
       ctx.observation?.noteCause?.(error.code ?? 'agent_error');
       return failed(error.message);
     }
@@ -191,6 +204,16 @@ async function converse(
   } finally {
     budget.close();
   }
+}
+
+/** The progress reporter, telling the call's run report (context.ts RunReport) too, when the call has one. */
+function reporting(progress: ReturnType<typeof createProgressReporter>, { report }: RequestContext): ReturnType<typeof createProgressReporter> {
+  if (!report) return progress;
+  return {
+    ...progress,
+    text: (chunk) => { report.text(chunk); progress.text(chunk); },
+    note: (line) => { report.note(line); progress.note(line); },
+  };
 }
 
 /** The calls a failed turn made, for the caller: "Tool calls made: research: docs.search (ok), …". */

@@ -1,6 +1,6 @@
 /**
  * Which agents this deployment serves, from the environment, checked at start-up (lib/checks.ts):
- * - the default agent from AGENT_URL, AGENT_FORMAT (openai | platform), AGENT_API_KEY, AGENT_MODEL, AGENT_TIMEOUT_MS;
+ * - the default agent from AGENT_URL, AGENT_FORMAT (a format of upstream/index.ts), AGENT_API_KEY, AGENT_MODEL, AGENT_TIMEOUT_MS;
  * - more agents from AGENTS, a JSON array (docs/agents.md "Agents"); their keys are named by `apiKeyEnv`, never inlined;
  * - with neither, the in-process demo agent.
  * Any agent may name the tools it uses (`tools`, AGENT_TOOLS for the default agent; tool-patterns.ts), bounded by
@@ -14,21 +14,20 @@ import type { BudgetLimits } from './budget.js';
 import { namedAgents, patternProblem } from './tool-patterns.js';
 import type { Agent, AgentProfile, InProcessAgent } from './types.js';
 import { ERROR_DETAILS, type ErrorDetail } from './upstream/error-text.js';
-import { createOpenAiAgent, DEFAULT_MAX_TOOL_CALLS_PER_REPLY } from './upstream/openai.js';
-import { createPlatformAgent } from './upstream/platform.js';
+import { DEFAULT_MAX_TOOL_CALLS_PER_REPLY } from './upstream/openai.js';
+import { DEFAULT_MAX_TOKENS, FORMAT_FIELD_CHECKS, FORMAT_TABLE, FORMATS, type Format } from './upstream/index.js';
 import { DEFAULT_MAX_REPLY_BYTES } from './upstream/request.js';
 
 type Env = Record<string, string | undefined>;
 
 const DEFAULT_TIMEOUT_MS = 120_000;
 const AGENT_ID = /^[A-Za-z0-9_.-]{1,64}$/;
-const FORMATS = ['openai', 'platform'] as const;
 
 interface UpstreamAgentConfig {
   id: string;
   name?: string;
   description?: string;
-  format: (typeof FORMATS)[number];
+  format: Format;
   url: string;
   model?: string;
   apiKeyEnv?: string;
@@ -37,9 +36,14 @@ interface UpstreamAgentConfig {
   upstreamAgent?: string;
   tools?: string[];
   maxToolSteps?: number;
+  maxTokens?: number;
+  body?: Record<string, unknown>;
+  /** Header name → the variable holding its value, added to each request. */
+  headersEnv?: Record<string, string>;
 }
 
-const KEYS = new Set(['id', 'name', 'description', 'format', 'url', 'model', 'apiKeyEnv', 'timeoutMs', 'systemPrompt', 'upstreamAgent', 'tools', 'maxToolSteps']);
+const KEYS = new Set(['id', 'name', 'description', 'format', 'url', 'model', 'apiKeyEnv', 'timeoutMs', 'systemPrompt', 'upstreamAgent', 'tools',
+  'maxToolSteps', ...Object.keys(FORMAT_FIELD_CHECKS)]);
 const NON_EMPTY = 'must be a non-empty string';
 
 const CHECKS: Check[] = [
@@ -55,9 +59,32 @@ const CHECKS: Check[] = [
   optional('upstreamAgent', isNonEmptyString, NON_EMPTY),
   toolsCheck,
   optional('maxToolSteps', isPositiveInteger, 'must be a positive integer'),
-  (a) => (a.tools === undefined || (a.format ?? 'openai') === 'openai' ? undefined : 'tools: only openai agents call tools (a platform upstream runs its own)'),
-  (a) => ((a.format ?? 'openai') !== 'openai' || a.model !== undefined ? undefined : 'model: openai agents need a model'),
+  formatCheck,
 ];
+
+/** What the entry's format (upstream/index.ts) asks of it: its own checks, its own fields only, `tools` only where it calls ours. */
+function formatCheck(entry: Record<string, unknown>): string | undefined {
+  const format = (entry.format ?? 'openai') as Format;
+  const row = FORMAT_TABLE[format];
+  if (entry.tools !== undefined && row.ownTools) return `tools: ${toolFormats()} agents call tools (${row.ownTools})`;
+  for (const [field, check] of Object.entries(FORMAT_FIELD_CHECKS)) {
+    if (entry[field] === undefined) continue;
+    if (!row.fields.includes(field)) return `${field}: is not a setting of ${format} agents`;
+    const problem = check(entry);
+    if (problem) return problem;
+  }
+  for (const check of row.checks) {
+    const problem = check({ ...entry, format });
+    if (problem) return problem;
+  }
+  return undefined;
+}
+
+/** "only openai, openai-responses and anthropic": the formats that call the team's tools. */
+function toolFormats(): string {
+  const names = FORMATS.filter((format) => !FORMAT_TABLE[format].ownTools);
+  return `only ${names.slice(0, -1).join(', ')} and ${names.at(-1)}`;
+}
 
 /** `tools`: an array of tool patterns (tool-patterns.ts), each checked, naming the first bad one. */
 function toolsCheck(entry: Record<string, unknown>): string | undefined {
@@ -167,7 +194,29 @@ export function readAgentTaskAfter(env: Env): number {
   return integerEnv(env, 'AGENT_TASK_AFTER_MS', DEFAULT_TASK_AFTER_MS, 0, 'a whole number of milliseconds (0 or more)');
 }
 
-/** AGENT_TIMEOUT_MS, the longest an upstream agent may take. */
+/** How a chat call answers a caller that did not ask for a task when its agent is slow (docs/agents.md "Slow agents"). */
+export interface ReplyDeadlineSettings {
+  /** AGENT_REPLY_DEADLINE_MS: a call still running after this long answers with what it has; its run goes on. */
+  ms: number;
+  /** AGENT_BACKGROUND_TTL_MS: how long a run that outlived its call is kept, its reply included, after its last change. */
+  ttlMs: number;
+  /** AGENT_MAX_BACKGROUND_RUNS: runs that outlived their call, per caller at once on an instance. */
+  maxRuns: number;
+}
+
+/** Under the cut-off of the hosted clients (about 60 s), with room for the answer's way back. */
+export const DEFAULT_REPLY_DEADLINE: Readonly<ReplyDeadlineSettings> = { ms: 45_000, ttlMs: 3_600_000, maxRuns: 8 };
+
+/** The reply deadline from the environment; undefined when AGENT_REPLY_DEADLINE_MS is `off` (a call then runs to its end). */
+export function readReplyDeadline(env: Env): ReplyDeadlineSettings | undefined {
+  const ttlMs = integerEnv(env, 'AGENT_BACKGROUND_TTL_MS', DEFAULT_REPLY_DEADLINE.ttlMs, 1, 'a positive integer of milliseconds');
+  const maxRuns = integerEnv(env, 'AGENT_MAX_BACKGROUND_RUNS', DEFAULT_REPLY_DEADLINE.maxRuns);
+  if (env.AGENT_REPLY_DEADLINE_MS?.trim().toLowerCase() === 'off') return undefined;
+  const ms = integerEnv(env, 'AGENT_REPLY_DEADLINE_MS', DEFAULT_REPLY_DEADLINE.ms, 1, 'a positive integer of milliseconds, or off');
+  return { ms, ttlMs, maxRuns };
+}
+
+/** AGENT_TIMEOUT_MS, the longest an upstream agent may go without sending a byte. */
 export function readAgentTimeout(env: Env): number {
   if (env.AGENT_TIMEOUT_MS === undefined) return DEFAULT_TIMEOUT_MS;
   const value = Number(env.AGENT_TIMEOUT_MS);
@@ -190,7 +239,8 @@ function readDefaultAgent(env: Env): UpstreamAgentConfig | undefined {
     ...(env.AGENT_API_KEY ? { apiKeyEnv: 'AGENT_API_KEY' } : {}),
   });
   if (!tools) return config;
-  if (config.format !== 'openai') throw new TypeError('AGENT_TOOLS: only openai agents call tools (a platform upstream runs its own); AGENT_FORMAT is platform.');
+  const ownTools = FORMAT_TABLE[config.format].ownTools;
+  if (ownTools) throw new TypeError(`AGENT_TOOLS: ${toolFormats()} agents call tools (${ownTools}); AGENT_FORMAT is ${config.format}.`);
   return { ...config, tools };
 }
 
@@ -210,6 +260,9 @@ function readAgentList(env: Env): UpstreamAgentConfig[] {
   });
   for (const agent of agents) {
     if (agent.apiKeyEnv && !env[agent.apiKeyEnv]) throw new TypeError(`AGENTS: agent ${agent.id} names apiKeyEnv ${agent.apiKeyEnv}, which is not set.`);
+    for (const [header, variable] of Object.entries(agent.headersEnv ?? {})) {
+      if (!env[variable]) throw new TypeError(`AGENTS: agent ${agent.id} names headersEnv.${header} ${variable}, which is not set.`);
+    }
   }
   return agents;
 }
@@ -224,26 +277,24 @@ interface UpstreamSettings {
 }
 
 function toAgent(config: UpstreamAgentConfig, env: Env, { timeoutMs, maxReplyBytes, errorDetail, paid, limits }: UpstreamSettings): Agent {
+  const row = FORMAT_TABLE[config.format];
   const profile: AgentProfile = {
     id: config.id,
     name: config.name ?? config.id,
-    description: config.description ?? `An agent reached through ${config.format === 'openai' ? 'an OpenAI-compatible' : 'a platform'} chat endpoint.`,
+    description: config.description ?? row.description,
     kind: config.format,
     paid,
   };
-  const target = {
-    agentId: config.id,
-    apiKey: config.apiKeyEnv ? env[config.apiKeyEnv] : undefined,
-    timeoutMs: config.timeoutMs ?? timeoutMs,
-    maxReplyBytes,
-    errorDetail,
-  };
-  if (config.format !== 'openai') return createPlatformAgent(profile, { ...target, url: config.url, upstreamAgent: config.upstreamAgent });
-  const agent = createOpenAiAgent(profile, {
-    ...target,
-    baseUrl: config.url,
-    model: config.model!,
+  const apiKey = config.apiKeyEnv ? env[config.apiKeyEnv] : undefined;
+  const headers = { ...row.auth(apiKey) };
+  for (const [header, variable] of Object.entries(config.headersEnv ?? {})) headers[header.toLowerCase()] = env[variable]!;
+  const agent = row.create(profile, {
+    target: { agentId: config.id, url: config.url, apiKey, headers, timeoutMs: config.timeoutMs ?? timeoutMs, maxReplyBytes, errorDetail },
+    model: config.model,
     systemPrompt: config.systemPrompt,
+    upstreamAgent: config.upstreamAgent,
+    maxTokens: config.maxTokens ?? DEFAULT_MAX_TOKENS,
+    body: config.body,
     maxToolSteps: config.maxToolSteps ?? limits.maxSteps,
     maxToolCalls: limits.maxCallsPerStep,
     maxToolCallsPerReply: limits.maxCallsPerReply,

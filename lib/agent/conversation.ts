@@ -1,10 +1,12 @@
 /**
- * Conversation history for agents whose upstream is stateless (openai, in-process): kept in the store,
+ * A conversation: its id, a capability the server issues to its owner, and its history for agents whose upstream is
+ * stateless (openai, in-process): kept in the store,
  * namespaced by owner + agent + conversation, bounded in length, expiring when idle. Calls to one conversation
  * run in turn (turn.ts), so reading it at a turn's start and writing it at its end is safe.
  */
 
-import { storeKeys } from '../server/caller.js';
+import { ownerOf, storeKeys } from '../server/caller.js';
+import type { RequestContext } from '../server/context.js';
 import type { Put } from '../store/types.js';
 import type { ChatMessage } from './types.js';
 
@@ -20,10 +22,32 @@ export interface Conversation {
   upstreamId: string;
 }
 
+/** Keyring labels: a conversation id as clients hold it, and as the upstream agent sees it. */
+const CONVERSATION = 'conversation';
+const UPSTREAM_CONVERSATION = 'upstream-conversation';
+
+/**
+ * The conversation a call continues or starts. Conversation ids are capabilities the server issues, bound by a MAC
+ * to their owner and agent: an id another principal holds, or one a client made up, is refused. The upstream
+ * sees a third id derived from all three, never the client's string.
+ */
+export async function openConversation(ctx: Pick<RequestContext, 'principal' | 'keyring'>, agentId: string, given: string | undefined): Promise<Conversation | undefined> {
+  const owner = ownerOf(ctx.principal);
+  const id = given ?? (await ctx.keyring.issue(CONVERSATION, owner, agentId));
+  if (given !== undefined && !(await ctx.keyring.check(CONVERSATION, given, owner, agentId))) return undefined;
+  return { owner, agentId, id, upstreamId: await ctx.keyring.mac(UPSTREAM_CONVERSATION, owner, agentId, id) };
+}
+
 export const historyKey = (c: Conversation) => storeKeys.conversation(c.owner, c.agentId, c.id);
+export const upstreamStateKey = (c: Conversation) => storeKeys.upstreamState(c.owner, c.agentId, c.id);
 
 /** The history as read from the store (absent: none yet). */
 export const historyOf = (value: unknown): ChatMessage[] => (Array.isArray(value) ? (value as ChatMessage[]) : []);
+
+/** The write that keeps an upstream's handle on the conversation (types.ts UpstreamState), idle as long as history. */
+export function upstreamStateWrite(session: Conversation, value: unknown): Put {
+  return { key: upstreamStateKey(session), value, ttlMs: HISTORY_TTL_MS };
+}
 
 /** The write that saves a turn, done with the turn's release. */
 export function turnWrite(session: Conversation, history: ChatMessage[], user: string, reply: string): Put {

@@ -44,6 +44,7 @@ function instructionsFor(profile: AgentProfile): string {
     `1. Call \`chat_with_agent\` with \`${call}\`.`,
     '2. The result holds the agent\'s `reply` and a `session_id`. To continue the same conversation, call again with that `session_id` and the same `agent_id`; leave it out to start afresh.',
     '3. Ask for progress (a progress token) to receive the reply as it streams. A failure comes back as a tool result with `isError: true` whose text says what went wrong; it is safe to retry.',
+    '4. A reply the agent is still writing when the server\'s reply deadline comes has `pending: true` and the text so far; the agent goes on. Call again with the same `session_id` and no `message` to get the rest, or with `"cancel": true` to stop it.',
     ...(profile.paid ? ['', 'Each call is paid with x402 (an x402 MCP client pays it): a call without payment comes back asking for one.'] : []),
     '',
     `The agent's profile is also the resource \`agent://${profile.id}\`.`,

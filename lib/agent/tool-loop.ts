@@ -1,12 +1,14 @@
 /**
- * OpenAI function calling over the team's tools: the tools an agent may use go up as function definitions;
- * when the model answers with `tool_calls`, they run (in parallel) through the agent's toolbox, the assistant
- * message and one `tool` message per call are appended, and the model is asked again, until it answers with
- * text or has asked for tools `maxSteps` times (then the turn fails: a caller is better served by a clear
- * isError than by a half-finished answer that reads as final).
+ * Function calling over the team's tools, the same loop for every format that calls tools: the tools an agent may
+ * use go up as function definitions; when the model answers with calls, they run (in parallel) through the agent's
+ * toolbox, and the model is asked again with the turn so far, until it answers with text or has asked for tools
+ * `maxSteps` times (then the turn fails: a caller is better served by a clear isError than by a half-finished answer
+ * that reads as final). The turn so far is format-neutral (ToolStep): each adapter writes it in its own wire
+ * (OpenAI `tool_calls` and `tool` messages, Responses `function_call` / `function_call_output` items, Anthropic
+ * `tool_use` / `tool_result` blocks).
  *
- * Names: OpenAI function names must match ^[a-zA-Z0-9_-]{1,64}$, tool names allow `.` (and ours `agent:`), so
- * each character outside that set becomes `__` (`github.search_issues` → `github__search_issues`,
+ * Names: function names must match ^[a-zA-Z0-9_-]{1,64}$ in all three wires, tool names allow `.` (and ours `agent:`),
+ * so each character outside that set becomes `__` (`github.search_issues` → `github__search_issues`,
  * `agent:research` → `agent__research`), cut to 64 with `_2`, `_3`… on a clash. The mapping is a table kept
  * for the turn, so a function name maps back to exactly the tool it was made from.
  */
@@ -14,32 +16,35 @@
 import { createCountedWarning } from '../warn.js';
 import { AgentError, type AgentTools, type ToolOutcome } from './types.js';
 
-/** A message of the upstream conversation, tool calls and results included. */
-export type UpstreamMessage =
-  | { role: 'system' | 'user'; content: string }
-  | { role: 'assistant'; content: string | null; tool_calls?: Array<{ id: string; type: 'function'; function: { name: string; arguments: string } }> }
-  | { role: 'tool'; tool_call_id: string; content: string };
-
-export interface FunctionDefinition {
-  type: 'function';
-  function: { name: string; description: string; parameters: Record<string, unknown> };
+/** A tool as the model is offered it, before a format writes it in its wire. */
+export interface FunctionSpec {
+  name: string;
+  description: string;
+  /** The tool's published JSON Schema of its arguments. */
+  parameters: Record<string, unknown>;
 }
 
-/** A call the model asked for, its fragments put together. */
+/** A call the model asked for, its fragments put together; `id` is the upstream's id of the call. */
 export interface FunctionCall {
   id: string;
   name: string;
   arguments: string;
 }
 
-/** One completion: streams its text, then says which calls it asked for (none: this is the answer). */
-export type Complete = (messages: UpstreamMessage[], functions: FunctionDefinition[] | undefined) =>
+/** One round of the loop: what the model said and asked for, and what each call gave back (`results[i]` answers `calls[i]`). */
+export interface ToolStep {
+  text: string;
+  calls: FunctionCall[];
+  results: string[];
+}
+
+/** One model request: streams its text, then says which calls it asked for (none: this is the answer). */
+export type Complete = (steps: readonly ToolStep[], functions: FunctionSpec[] | undefined) =>
   AsyncGenerator<string, { text: string; calls: FunctionCall[] }>;
 
 export interface ToolLoopOptions {
   agentId: string;
   tools: AgentTools;
-  messages: UpstreamMessage[];
   complete: Complete;
   maxSteps: number;
   maxCallsPerStep: number;
@@ -50,35 +55,36 @@ const FUNCTION_NAME_CHARS = 64;
 const stepLimit = createCountedWarning((agent, count) => `stopped ${count} agent turn(s) at AGENT_MAX_TOOL_STEPS (latest: agent ${agent})`);
 const callLimit = createCountedWarning((agent, count) => `left ${count} step(s)' extra tool calls unrun over AGENT_MAX_TOOL_CALLS (latest: agent ${agent})`);
 
+const callsLimit = createCountedWarning((agent, count) =>
+  `stopped ${count} agent repl${count === 1 ? 'y' : 'ies'} asking for more tool calls than AGENT_MAX_TOOL_CALLS_PER_REPLY (latest: agent ${agent})`);
+
+/** The error that ends a turn whose reply asks for more than `max` calls (AGENT_MAX_TOOL_CALLS_PER_REPLY), counted for the log. */
+export function tooManyCalls(agentId: string, max: number): AgentError {
+  callsLimit.note(agentId);
+  return new AgentError(`Agent ${agentId} asked for more than ${max} tool calls in one reply (AGENT_MAX_TOOL_CALLS_PER_REPLY is ${max}); the turn was stopped.`);
+}
+
 export async function* runToolLoop(options: ToolLoopOptions): AsyncGenerator<string, void> {
   const { agentId, tools, complete, maxSteps, maxCallsPerStep, signal } = options;
   const offered = await tools.list();
   const names = functionNames(offered.map((tool) => tool.name));
   // No tools to offer (none matched, or none the caller may use): the request is the one a tool-less agent sends.
-  const functions = offered.length === 0 ? undefined : offered.map((tool): FunctionDefinition => ({
-    type: 'function',
-    function: { name: names.toFunction.get(tool.name)!, description: tool.description, parameters: tool.inputSchema },
-  }));
-  const conversation = [...options.messages];
+  const functions = offered.length === 0 ? undefined
+    : offered.map((tool): FunctionSpec => ({ name: names.toFunction.get(tool.name)!, description: tool.description, parameters: tool.inputSchema }));
+  const steps: ToolStep[] = [];
   for (let step = 0; ; step++) {
-    const { text, calls } = yield* complete(conversation, functions);
+    const { text, calls } = yield* complete(steps, functions);
     if (calls.length === 0) return;
     if (step >= maxSteps) {
       stepLimit.note(agentId);
       throw new AgentError(`Agent ${agentId} asked for tools ${maxSteps} times without answering (AGENT_MAX_TOOL_STEPS is ${maxSteps}); the turn was stopped.`);
     }
-    conversation.push({
-      role: 'assistant',
-      content: text || null,
-      tool_calls: calls.map((call) => ({ id: call.id, type: 'function' as const, function: { name: call.name, arguments: call.arguments } })),
-    });
     if (calls.length > maxCallsPerStep) callLimit.note(agentId);
     const outcomes = await Promise.all(calls.map((call, i): Promise<ToolOutcome> => i < maxCallsPerStep
       ? tools.call(names.toTool.get(call.name) ?? call.name, parseArguments(call.arguments))
       : Promise.resolve({ ok: false, text: `Not run: at most ${maxCallsPerStep} tool calls are run per step (AGENT_MAX_TOOL_CALLS).` })));
     if (signal.aborted) throw new AgentError(`Agent ${agentId}: the call was cancelled.`);
-    // One push per call, not push(...): a spread passes every element as an argument on the stack.
-    calls.forEach((call, i) => conversation.push({ role: 'tool', tool_call_id: call.id, content: outcomes[i]!.text }));
+    steps.push({ text, calls, results: outcomes.map((outcome) => outcome.text) });
   }
 }
 

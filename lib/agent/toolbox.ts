@@ -15,8 +15,8 @@
 
 import type { Client, Tool } from '@modelcontextprotocol/client';
 import { PRICE_META_KEY } from '../pay/with-payment.js';
-import type { Principal } from '../server/context.js';
-import type { InProcessTransport } from '../server/in-process.js';
+import type { LimitTool, Principal } from '../server/context.js';
+import type { InProcessLimits, InProcessTransport } from '../server/in-process.js';
 import { createCountedWarning } from '../warn.js';
 import type { RequestBudget } from './budget.js';
 import type { ToolLimits } from './config.js';
@@ -38,8 +38,10 @@ export interface ToolCallRecord {
 export interface ToolboxOptions {
   patterns: readonly string[];
   principal?: Principal;
-  /** An in-process transport on the app, as `principal`. */
-  connect(principal?: Principal): InProcessTransport;
+  /** The caller's per-tool limits (RATE_LIMIT_TOOLS), which the agent's calls spend from as the caller's own do. */
+  limitTool?: LimitTool;
+  /** An in-process transport on the app, as `principal`, spending from `limits`. */
+  connect(principal?: Principal, limits?: InProcessLimits): InProcessTransport;
   /** The agents `agent:<id>` may name. */
   agents: ReadonlyMap<string, AgentProfile>;
   /** Runs agent `id` on `message` one level deeper, as the same caller. */
@@ -84,7 +86,7 @@ export function createToolbox(options: ToolboxOptions): Toolbox {
 
   const open = () => (client ??= import('@modelcontextprotocol/client').then(async ({ Client }) => {
     const opened = new Client({ name: `agent-mcp agent ${chain.at(-1)}`, version: '0.1.0' });
-    await opened.connect(options.connect(options.principal));
+    await opened.connect(options.connect(options.principal, { limitTool: options.limitTool }));
     return opened;
   }));
 

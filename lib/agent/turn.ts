@@ -51,11 +51,14 @@ interface Outcome<T> {
   value: T;
 }
 
+/** The store keys of the turn queue under `key` (store/types.ts TurnKeys). */
+export const turnKeysOf = (key: string): TurnKeys => ({ queue: `queue:${key}`, done: `queue-done:${key}` });
+
 export async function runTurn<T>(options: TurnOptions<T>, run: (values: unknown[]) => Promise<Ran<T>>): Promise<T> {
   const { store, signal, once, queue, read = [] } = options;
   const result = once && `once-result:${once.key}`;
   const claim = once && `once-claim:${once.key}`;
-  const turn: TurnKeys | undefined = queue && { queue: `queue:${queue.key}`, done: `queue-done:${queue.key}` };
+  const turn = queue && turnKeysOf(queue.key);
   const request = {
     ...(once ? { once: { result: result!, claim: claim!, ttlMs: once.claimTtlMs } } : {}),
     ...(turn ? { turn: { ...turn, turnMs: queue!.turnMs } } : {}),

@@ -1,9 +1,11 @@
 /**
  * Agents as the chat tool sees them: a profile (what clients may know) and a way to stream a reply.
- * Upstream adapters (openai, platform) and in-process agents all fit this one shape.
+ * Upstream adapters (the formats of upstream/index.ts) and in-process agents all fit this one shape.
  */
 
-export type AgentKind = 'openai' | 'platform' | 'in-process';
+import type { Format } from './upstream/formats.js';
+
+export type AgentKind = Format | 'in-process';
 
 export interface ChatMessage {
   role: 'system' | 'user' | 'assistant';
@@ -25,6 +27,8 @@ export interface AgentTurn {
   sessionId: string;
   /** Earlier turns of this session, oldest first (only for agents whose history we keep). */
   history: ChatMessage[];
+  /** The upstream's own handle on this conversation, for agents that keep one (`keepsUpstreamState`); absent otherwise. */
+  upstreamState?: UpstreamState;
   signal: AbortSignal;
   /** W3C `traceparent`/`tracestate` for the upstream request, so the agent's spans join the caller's trace. */
   traceHeaders?: Record<string, string>;
@@ -36,11 +40,24 @@ export interface AgentTurn {
   ask: Ask;
   /** The tools this agent may use, as the caller (toolbox.ts); absent when its configuration names none. */
   tools?: AgentTools;
+  /** Reports the upstream's own work (its tools, its status) to the caller as a progress line, not reply text. */
+  note?(message: string): void;
   /**
    * The request's budget of model calls (budget.ts): an upstream adapter starts each model request through it.
    * Absent outside a chat call.
    */
   modelCalls?: ModelCalls;
+}
+
+/**
+ * What an upstream that keeps the conversation itself gave us to continue it (a Responses id, an A2A context and
+ * the task waiting for input), kept per conversation like history (lib/server/caller.ts), never from a client.
+ */
+export interface UpstreamState {
+  /** What the conversation's last turn saved; undefined on its first turn. */
+  readonly value: unknown;
+  /** Keeps `value` for the next turn, written with this turn's end (also when it ends asking the caller a question). */
+  save(value: unknown): void;
 }
 
 /** How an upstream adapter asks the request's budget for one model request. */
@@ -81,8 +98,10 @@ export interface AgentTools {
 
 export interface Agent {
   profile: AgentProfile;
-  /** True when we keep the conversation (openai); false when the upstream does (platform, in-process). */
+  /** True when we keep the conversation's messages and send them (openai, anthropic, ai-sdk, in-process); false when the upstream keeps it. */
   keepsHistory: boolean;
+  /** True when the upstream keeps the conversation and we keep its handle on it (turn.upstreamState). */
+  keepsUpstreamState?: boolean;
   /** Tool patterns from the configuration (`github.*`, `notes.add`, `agent:research`); absent: no tools. */
   tools?: string[];
   /** Streams the reply's text. Throws an AgentError for failures a caller should see. */

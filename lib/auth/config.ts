@@ -1,17 +1,26 @@
 /**
- * Bearer auth settings, read once (docs/oauth.md "Authentication (OAuth 2.1)"). Auth is on when AUTH_ISSUER is set.
- * Misconfiguration throws at start-up naming the variable.
+ * Bearer auth settings, read once (docs/oauth.md). OAuth is on when AUTH_ISSUER is set (an external authorization
+ * server), or when AUTH_SERVER_KEY is (the built-in one, lib/auth/server/, whose issuer is the deployment's own public
+ * origin); API keys (MCP_API_KEYS) are read in lib/auth/api-keys.ts. Misconfiguration throws at start-up naming the
+ * variable.
  */
+
+import { readSigningKey, SIGNING_ALGORITHM, SIGNING_KEY_VARIABLE, type SigningKey } from './signing-key.js';
 
 type Env = Record<string, string | undefined>;
 
 /** Asymmetric JWS algorithms only: a symmetric one would let anyone holding the public key mint tokens. */
-const ASYMMETRIC = ['RS256', 'RS384', 'RS512', 'PS256', 'PS384', 'PS512', 'ES256', 'ES384', 'ES512', 'EdDSA'];
+export const ASYMMETRIC = ['RS256', 'RS384', 'RS512', 'PS256', 'PS384', 'PS512', 'ES256', 'ES384', 'ES512', 'EdDSA'];
 
 /** What the auth step checks, from AUTH_*. */
 export interface AuthConfig {
-  /** The authorization server's issuer identifier, compared exactly with `iss` and its metadata's `issuer`. */
-  issuer: string;
+  /**
+   * The authorization server's issuer identifier, compared exactly with `iss` and its metadata's `issuer`;
+   * undefined when the built-in server issues the tokens: its issuer is the request's public origin (issuerFor).
+   */
+  issuer?: string;
+  /** The built-in server's key, whose public half verifies its tokens (AUTH_SERVER_KEY). */
+  signingKey?: SigningKey;
   jwksUrl?: string;
   /** Fixed audience; otherwise the canonical MCP URL of the request's public origin (RFC 8707). */
   audience?: string;
@@ -24,7 +33,7 @@ export interface AuthConfig {
 const LOOPBACK = new Set(['localhost', '127.0.0.1', '[::1]']);
 
 /** OAuth 2.1 §1.5: authorization server URLs are https; plain http only on loopback, for development. */
-function secureUrl(name: string, value: string): string {
+export function secureUrl(name: string, value: string): string {
   let url: URL | undefined;
   try {
     url = new URL(value);
@@ -33,11 +42,22 @@ function secureUrl(name: string, value: string): string {
   throw new TypeError(`${name} must be an absolute https URL (http only for localhost), got "${value}".`);
 }
 
-/** The auth settings, or undefined when AUTH_ISSUER is unset; throws a TypeError naming a misused variable. */
+/** AUTH_SCOPES: what every entry needs unless it names its own, for OAuth tokens and API keys alike. */
+export const readAuthScopes = (env: Env): string[] => (env.AUTH_SCOPES ?? '').split(/[\s,]+/).filter(Boolean);
+
+/** The issuer of the tokens a request to `origin` carries: AUTH_ISSUER, or the built-in server at that origin. */
+export const issuerFor = (config: AuthConfig, origin: string): string => config.issuer ?? origin;
+
+/** The OAuth settings, or undefined when neither AUTH_ISSUER nor AUTH_SERVER_KEY is set; throws a TypeError naming a misused variable. */
 export function readAuthConfig(env: Env): AuthConfig | undefined {
+  if (env[SIGNING_KEY_VARIABLE]) return readBuiltInConfig(env);
   if (!env.AUTH_ISSUER) {
-    for (const name of ['AUTH_JWKS_URL', 'AUTH_AUDIENCE', 'AUTH_SCOPES', 'AUTH_ALGORITHMS']) {
+    for (const name of ['AUTH_JWKS_URL', 'AUTH_AUDIENCE', 'AUTH_ALGORITHMS']) {
       if (env[name]) throw new TypeError(`${name} is set but AUTH_ISSUER is not; set AUTH_ISSUER to turn auth on.`);
+    }
+    // API keys carry scopes too, so the default an entry needs applies to them (docs/api-keys.md).
+    if (env.AUTH_SCOPES && !env.MCP_API_KEYS?.trim()) {
+      throw new TypeError('AUTH_SCOPES is set but neither AUTH_ISSUER nor MCP_API_KEYS is; set one of them to turn auth on.');
     }
     return undefined;
   }
@@ -48,8 +68,22 @@ export function readAuthConfig(env: Env): AuthConfig | undefined {
     issuer: secureUrl('AUTH_ISSUER', env.AUTH_ISSUER),
     jwksUrl: env.AUTH_JWKS_URL ? secureUrl('AUTH_JWKS_URL', env.AUTH_JWKS_URL) : undefined,
     audience: env.AUTH_AUDIENCE || undefined,
-    scopes: (env.AUTH_SCOPES ?? '').split(/[\s,]+/).filter(Boolean),
+    scopes: readAuthScopes(env),
     algorithms,
+    clockToleranceSec: 30,
+  };
+}
+
+/** Auth by the built-in authorization server: its own ES256 key, its issuer the deployment's origin. */
+function readBuiltInConfig(env: Env): AuthConfig {
+  for (const name of ['AUTH_ISSUER', 'AUTH_JWKS_URL', 'AUTH_ALGORITHMS']) {
+    if (env[name]) throw new TypeError(`${name} is set but so is ${SIGNING_KEY_VARIABLE}: the built-in authorization server issues the tokens then; unset one of them.`);
+  }
+  return {
+    signingKey: readSigningKey(env[SIGNING_KEY_VARIABLE]!),
+    audience: env.AUTH_AUDIENCE || undefined,
+    scopes: readAuthScopes(env),
+    algorithms: [SIGNING_ALGORITHM],
     clockToleranceSec: 30,
   };
 }
@@ -61,7 +95,8 @@ export function readAuthConfig(env: Env): AuthConfig | undefined {
  */
 export function requireAudienceSource(config: AuthConfig, served: { local: boolean }, env: Env): void {
   if (config.audience !== undefined || !served.local || env.PORT?.trim()) return;
-  throw new TypeError('AUTH_ISSUER is set but this server has no canonical URL for the token audience: set PUBLIC_URL '
+  const which = config.issuer === undefined ? SIGNING_KEY_VARIABLE : 'AUTH_ISSUER';
+  throw new TypeError(`${which} is set but this server has no canonical URL for the token audience: set PUBLIC_URL `
     + '(or AUTH_AUDIENCE), or serve it with npm start, which pins the audience to the port it listens on (PORT). Off Vercel, '
     + 'the audience would otherwise follow the Host header a client sends.');
 }

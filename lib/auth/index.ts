@@ -1,7 +1,8 @@
 /**
  * The auth step of the request path: a bearer token becomes a verified principal, or the request is answered
  * with what a client needs to sign in (MCP authorization §Authorization Flow Steps, RFC 6750 §3, RFC 9728
- * §5.1). Built only when AUTH_ISSUER is set; jose loads with the first token.
+ * §5.1). Built only when AUTH_ISSUER, AUTH_SERVER_KEY or MCP_API_KEYS is set; jose loads with the first JWT,
+ * node:crypto with the first API key. The token is an API key when it has the key prefix, else a JWT (lib/auth/verifier.ts).
  */
 
 import { MCP_PATHS, publicOrigin, resourceMetadataUrl } from '../http/public-url.js';
@@ -10,16 +11,22 @@ import { errorReply, refuse } from '../http/replies.js';
 import { INSUFFICIENT_SCOPE, INTERNAL_ERROR } from '../protocol/errors.js';
 import { H_RETRY_AFTER } from '../protocol/headers.js';
 import type { Principal } from '../server/context.js';
+import { readApiKeys, type ApiKeys } from './api-keys.js';
 import { bearerChallenge, challengeReply } from './challenge.js';
-import type { AuthConfig } from './config.js';
+import { issuerFor, type AuthConfig } from './config.js';
+import { createBearerVerifier } from './verifier.js';
 import { createVerifier, type VerifyToken } from './verify.js';
 
-export { readAuthConfig, requireAudienceSource, type AuthConfig } from './config.js';
+export { issuerFor, readAuthConfig, readAuthScopes, requireAudienceSource, type AuthConfig } from './config.js';
+export { readApiKeys, type ApiKeys } from './api-keys.js';
 
 type Env = Record<string, string | undefined>;
 
 export interface BearerAuth {
-  config: AuthConfig;
+  /** The external issuer's settings (AUTH_ISSUER); absent when only API keys are accepted. */
+  config?: AuthConfig;
+  /** The API keys accepted (MCP_API_KEYS); absent when there are none. */
+  keys?: ApiKeys;
   /** The verified principal, or the 400/401/503 reply to send instead. */
   authenticate(request: Request): Promise<Principal | Response>;
   /** Headers for an error reply: the 403 step-up challenge of an insufficient-scope error, else none. */
@@ -31,21 +38,49 @@ const BEARER_SCHEME = /^Bearer(?:\s|$)/i;
 const BEARER = /^Bearer +([A-Za-z0-9\-._~+/]+=*)$/i;
 const LOG_EVERY_MS = 60_000;
 
+/** What a client without a credential is told to send, when there is no authorization server to point to. */
+const KEY_PROMPT = 'Authorization required: send an API key as Authorization: Bearer <key>.';
+
+/** What a caller must send, for the start-up log and `npm start`'s banner. */
+export function describeAuth(auth: Pick<BearerAuth, 'config' | 'keys'> | undefined): string {
+  const modes = [
+    ...(auth?.config ? [auth.config.issuer === undefined
+      ? 'OAuth bearer tokens from the built-in authorization server at this deployment\'s origin (AUTH_SERVER_KEY)'
+      : `OAuth bearer tokens from ${auth.config.issuer}`] : []),
+    ...(auth?.keys ? [`API keys (${auth.keys.keys.length} in MCP_API_KEYS)`] : []),
+  ];
+  return modes.length ? modes.join(' or ')
+    : 'none (set AUTH_ISSUER for OAuth bearer tokens, AUTH_SERVER_KEY for the built-in authorization server, or MCP_API_KEYS for API keys)';
+}
+
 /** The MCP path a request reached, so its challenge names the metadata whose `resource` is that URL. */
 function mcpPathOf(request: Request): string {
   const { pathname } = new URL(request.url);
   return (MCP_PATHS as readonly string[]).includes(pathname) ? pathname : MCP_PATHS[0];
 }
 
-/** The auth step for one configuration; `verify` is replaceable for tests. */
-export function createBearerAuth(config: AuthConfig, env: Env = process.env, verify: VerifyToken = createVerifier(config)): BearerAuth {
-  const metadataFor = (request: Request) => resourceMetadataUrl(publicOrigin(request, env), mcpPathOf(request));
+/**
+ * The auth step for one configuration: OAuth tokens from `config`'s issuer, API keys from MCP_API_KEYS in `env`,
+ * or both; `verify` is replaceable for tests. With keys alone, a challenge names no metadata: there is no
+ * authorization server to sign in to, and the protected resource metadata is not served (lib/auth/metadata.ts).
+ */
+export function createBearerAuth(
+  config: AuthConfig | undefined,
+  env: Env = process.env,
+  keys: ApiKeys | undefined = readApiKeys(env),
+  verify: VerifyToken = createBearerVerifier(config && createVerifier(config), keys),
+): BearerAuth {
+  if (!config && !keys) throw new TypeError('Bearer auth needs AUTH_ISSUER, AUTH_SERVER_KEY or MCP_API_KEYS.');
+  const metadataFor = (request: Request) => config && resourceMetadataUrl(publicOrigin(request, env), mcpPathOf(request));
   let loggedAt = -Infinity;
 
   return {
     config,
+    keys,
     async authenticate(request) {
-      const base = { resourceMetadata: metadataFor(request), scopes: config.scopes };
+      const base = config
+        ? { resourceMetadata: metadataFor(request), scopes: config.scopes }
+        : { scopes: [], prompt: KEY_PROMPT };
       // RFC 6750 §2.3 allows a URI query token; OAuth 2.1 §5.2.1 and MCP authorization §Token Requirements forbid it.
       if (new URL(request.url).searchParams.has('access_token')) {
         return challengeReply({ ...base, error: 'invalid_request', description: 'Send the access token in the Authorization header, never in the URL.' });
@@ -55,7 +90,7 @@ export function createBearerAuth(config: AuthConfig, env: Env = process.env, ver
       const token = BEARER.exec(header)?.[1];
       if (!token) return challengeReply({ ...base, error: 'invalid_token', description: 'The Authorization header does not carry one bearer token.' });
       const origin = publicOrigin(request, env);
-      const result = await verify(token, MCP_PATHS.map((path) => `${origin}${path}`));
+      const result = await verify(token, MCP_PATHS.map((path) => `${origin}${path}`), config ? issuerFor(config, origin) : origin);
       if (result.ok) return result.principal;
       if ('description' in result) return challengeReply({ ...base, error: 'invalid_token', description: result.description });
       if (Date.now() - loggedAt > LOG_EVERY_MS) {

@@ -1,5 +1,6 @@
 /**
- * The issuer's signing keys. The JWKS URL is AUTH_JWKS_URL or the `jwks_uri` of the issuer's metadata
+ * The issuer's signing keys. The built-in authorization server's key is configured here (AUTH_SERVER_KEY): its
+ * public half is the key set, nothing is fetched. Otherwise the JWKS URL is AUTH_JWKS_URL or the `jwks_uri` of the issuer's metadata
  * (RFC 8414 §3, OpenID Connect Discovery 1.0 §4), whose `issuer` must be the one configured (RFC 8414 §3.3).
  * jose's remote JWKS caches the keys and refetches when a token names an unknown `kid`, at most once per
  * cooldown, so forged kids cannot make us hammer the issuer. jose is imported here, on the first token only.
@@ -10,10 +11,10 @@ import type { AuthConfig } from './config.js';
 
 type Jose = typeof import('jose');
 
-/** jose and the issuer's remote key set, ready for `jwtVerify`. */
+/** jose and the issuer's key set, ready for `jwtVerify`. */
 export interface IssuerKeys {
   jose: Jose;
-  getKey: ReturnType<Jose['createRemoteJWKSet']>;
+  getKey: import('jose').JWTVerifyGetKey;
 }
 
 /** Why the keys cannot be had right now (logged, never sent to clients). */
@@ -90,10 +91,13 @@ export function createKeyLoader(config: AuthConfig): LoadKeys {
   let keys: Promise<IssuerKeys> | undefined;
   let failure: { result: KeysUnavailable | IssuerMisconfigured; until: number } | undefined;
 
+  const local = config.signingKey?.publicJwk;
+  if (local) return () => (keys ??= import('jose').then((jose) => ({ jose, getKey: jose.createLocalJWKSet({ keys: [local] }) })));
+  const issuer = config.issuer!;
   return async () => {
     if (keys) return keys;
     if (failure && Date.now() < failure.until) return failure.result;
-    const jwksUri = config.jwksUrl ?? (await discoverJwksUri(config.issuer));
+    const jwksUri = config.jwksUrl ?? (await discoverJwksUri(issuer));
     if (typeof jwksUri !== 'string') {
       failure = { result: jwksUri, until: Date.now() + RETRY_AFTER_FAILURE_MS };
       return jwksUri;

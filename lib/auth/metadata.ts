@@ -2,14 +2,15 @@
  * RFC 9728 Protected Resource Metadata, at the root `/.well-known/oauth-protected-resource`, path-suffixed
  * for each MCP path (`…/mcp`, `…/api/mcp`), and at `<mcp-url>/oauth-protected-resource`, where the 401 challenge
  * points (lib/http/public-url.ts). `resource` is the exact MCP URL a user pastes, so clients' RFC 8707
- * resource indicators match the audience we verify. Served only when auth is on.
+ * resource indicators match the audience we verify. Served only when OAuth is on (AUTH_ISSUER).
  */
 
 import { notPublished, serveDocument } from '../discovery/respond.js';
 import { readConfig } from '../config.js';
 import { createOriginCheck, originPolicyOf } from '../http/origin.js';
 import { MCP_PATHS, PRM_PATH, PRM_SUFFIX, mcpUrl, publicOrigin } from '../http/public-url.js';
-import { readAuthConfig } from './config.js';
+import { readApiKeys } from './api-keys.js';
+import { issuerFor, readAuthConfig } from './config.js';
 
 type Env = Record<string, string | undefined>;
 
@@ -39,11 +40,15 @@ function resourcePath(request: Request): string | undefined {
 /** The handler of every PRM location; 404 when auth is off. Its `resource` names the Host, checked first as the MCP endpoint checks it. */
 export function createProtectedResourceHandler(env: Env = process.env) {
   const config = readAuthConfig(env);
+  // With API keys alone there is no authorization server to name, so no metadata: a client sends the key it was given.
+  const absent = readApiKeys(env)
+    ? 'This server has no OAuth authorization server: it takes API keys (Authorization: Bearer <key>).'
+    : 'This server does not require authorization (neither AUTH_ISSUER nor AUTH_SERVER_KEY is set).';
   const { checkHost } = createOriginCheck(originPolicyOf(readConfig(env)));
   return async function handleProtectedResource(request: Request): Promise<Response> {
     const refused = checkHost(request);
     if (refused) return refused;
-    if (!config) return notPublished('This server does not require authorization (AUTH_ISSUER is not set).');
+    if (!config) return notPublished(absent);
     const path = resourcePath(request);
     if (!path) return notPublished('No protected resource at this path.');
     const origin = publicOrigin(request, env);
@@ -51,7 +56,7 @@ export function createProtectedResourceHandler(env: Env = process.env) {
       // Always the URL itself: clients check it against the URL they were given (RFC 9728 §3.3); AUTH_AUDIENCE
       // only changes the `aud` we accept from an authorization server that does not honour RFC 8707.
       resource: mcpUrl(origin, path),
-      authorization_servers: [config.issuer],
+      authorization_servers: [issuerFor(config, origin)],
       scopes_supported: config.scopes,
       bearer_methods_supported: ['header'],
       resource_name: 'agent-mcp',

@@ -19,8 +19,8 @@ export type Verification =
   /** The issuer's keys will not be had until AUTH_* changes: no challenge, and no "try again" either (500). */
   | { ok: false; misconfigured: string };
 
-/** Verifies a token for one of the given audiences. */
-export type VerifyToken = (token: string, audiences: string[]) => Promise<Verification>;
+/** Verifies a token from `issuer` for one of the given audiences. */
+export type VerifyToken = (token: string, audiences: string[], issuer: string) => Promise<Verification>;
 
 /** jose codes of a failed JWKS fetch: a timeout, a non-200 or unparsable reply, an invalid key set. */
 const KEY_FETCH_FAILURES = new Set(['ERR_JWKS_TIMEOUT', 'ERR_JOSE_GENERIC', 'ERR_JWKS_INVALID']);
@@ -34,13 +34,13 @@ function scopesOf(payload: Record<string, unknown>): string[] {
 
 /** A verifier for one configuration; keys load on the first token. */
 export function createVerifier(config: AuthConfig, loadKeys: LoadKeys = createKeyLoader(config)): VerifyToken {
-  return async (token, audiences) => {
+  return async (token, audiences, issuer) => {
     const keys = await loadKeys();
     if ('unavailable' in keys) return { ok: false, unavailable: keys.unavailable };
     if ('misconfigured' in keys) return { ok: false, misconfigured: keys.misconfigured };
     try {
       const { payload } = await keys.jose.jwtVerify(token, keys.getKey, {
-        issuer: config.issuer,
+        issuer,
         audience: config.audience ? [config.audience] : audiences,
         algorithms: config.algorithms,
         clockTolerance: config.clockToleranceSec,

@@ -22,7 +22,7 @@ export async function readJsonBody(
   try {
     // HTTP framing holds a body to its declared length, so it is read whole, the way Node adapters read fastest;
     // a body of unknown length (chunked) is counted as it streams.
-    text = Number.isInteger(declared) ? await request.text() : await readCapped(request, maxBodyBytes);
+    text = Number.isInteger(declared) ? await request.text() : await readCappedText(request, maxBodyBytes);
   } catch {
     // The connection closed before the body ended. Nobody is left to read a reply; this one only ends the request.
     return refuse(400, 'Bad Request: the body ended before it was complete.');
@@ -52,9 +52,10 @@ export function nestsDeeperThan(value: unknown, levels: number): boolean {
   return false;
 }
 
-async function readCapped(request: Request, maxBytes: number): Promise<string | undefined> {
-  if (!request.body) return '';
-  const reader = request.body.getReader();
+/** A body as text, counted as it streams: undefined past `maxBytes` (the read is then abandoned); throws if the body breaks off. */
+export async function readCappedText(message: Request | Response, maxBytes: number): Promise<string | undefined> {
+  if (!message.body) return '';
+  const reader = message.body.getReader();
   const chunks: Uint8Array[] = [];
   let size = 0;
   for (;;) {

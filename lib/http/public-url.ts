@@ -77,3 +77,6 @@ export function wellKnownResourceMetadataUrl(origin: string, path: string = MCP_
 
 /** `/.well-known/mcp.json` is also served here, a path that needs no `/.well-known` rewrite. */
 export const MCP_JSON_PATH = '/mcp.json';
+
+/** The domain's AI Catalog (AI Catalog specification §Well-Known URI), which lists the server card. */
+export const AI_CATALOG_PATH = '/.well-known/ai-catalog.json';

@@ -71,18 +71,24 @@ export async function serveLegacy(
     cancelByNotification: true,
     observation,
     chargeCaller: deps.limits?.chargeFor(request, principal),
+    limitTool: deps.limits?.limitToolFor?.(request, principal),
+    concurrencyKey: deps.calls.keyOf(request, principal),
     ...(gone ? { signal: () => gone.signal } : {}),
   };
-  const slotKey = deps.calls.keyOf(request, principal);
+  const slotKey = base.concurrencyKey;
   if (classified.batch) {
     const unpayable = refuseBatchPayment(request.headers, classified.messages);
     if (unpayable) return withProtocolVersion(errorReply(400, { code: INVALID_REQUEST, message: unpayable }), classified.version);
-    // Each call of a batch takes its own slot; those past the caller's share are refused in the batch's reply.
-    const replies = await observation.within(() => Promise.all(classified.messages.map((m) => {
+    // Each call of a batch takes its own slot; those past the caller's share are refused in the batch's reply. Each
+    // message is observed on its own (its span, its tool's failure), the request as a whole for the log line.
+    const replies = await Promise.all(classified.messages.map((m) => {
+      const one = observation.message(m);
       const release = deps.calls.take(slotKey, m);
-      const reply = release ? deps.dispatch(m, base).finally(release) : Promise.resolve(errorMessage(readId(m), tooManyCalls(deps.calls.max)));
+      const reply = one.run(() => (release
+        ? deps.dispatch(m, { ...base, observation: one }).finally(release)
+        : Promise.resolve(errorMessage(readId(m), tooManyCalls(deps.calls.max)))));
       return reply.then(observation.noteReply);
-    })));
+    }));
     const answered = replies.filter((r): r is JsonRpcResponse => r !== undefined);
     return withProtocolVersion(answered.length ? jsonReply(answered) : accepted(), classified.version);
   }
@@ -116,7 +122,8 @@ export async function serveModern(request: Request, classified: Ok<'modern'>, de
   const message = paid.message as typeof classified.message;
   const starting = observation.begin();
   if (starting) await starting;
-  const release = deps.calls.take(deps.calls.keyOf(request, principal), message);
+  const concurrencyKey = deps.calls.keyOf(request, principal);
+  const release = deps.calls.take(concurrencyKey, message);
   if (!release) return withProtocolVersion(tooManyCallsReply(deps.calls.max, message.id), version);
   // The client cancels by closing its response stream or dropping the request; the signal is made if read.
   const gone = new Cancellation(() => request.signal);
@@ -133,6 +140,8 @@ export async function serveModern(request: Request, classified: Ok<'modern'>, de
     paramHeaders: paramHeaders(request.headers),
     observation,
     chargeCaller: deps.limits?.chargeFor(request, principal),
+    limitTool: deps.limits?.limitToolFor?.(request, principal),
+    concurrencyKey,
   };
   return withProtocolVersion(await frameCall({
     run: (outbound) => observation.runCall(() => deps.dispatch(message, { ...call, outbound })).finally(release),

@@ -40,7 +40,8 @@ export function createLimitCharge(scope: LimitScope, rate: Rate, count: LimitCou
   };
 }
 
-export function createLimitCount(scope: LimitScope, limiter: Limiter, policy: FailurePolicy): LimitCount {
+/** `scope` names the limit in the log: `ip`, `principal`, or a per-tool limit's `tool "<pattern>"`. */
+export function createLimitCount(scope: string, limiter: Limiter, policy: FailurePolicy): LimitCount {
   // Logged at once, then at most once a minute with a count, so fail-open admissions are visible, not flooding.
   const action = policy === 'open' ? 'letting requests through (RATE_LIMIT_ON_ERROR=open)' : 'refusing requests with 503 (RATE_LIMIT_ON_ERROR=closed)';
   const done = policy === 'open' ? 'admitted unchecked' : 'refused';

@@ -18,6 +18,7 @@ import { concurrencyKeyOf } from '../server/caller.js';
 import type { Principal } from '../server/context.js';
 import { createCountedWarning } from '../warn.js';
 import { clientIp } from './check.js';
+import { createSlots } from './slots.js';
 
 export const DEFAULT_MAX_CONCURRENT_CALLS = 16;
 const VARIABLE = 'MCP_MAX_CONCURRENT_CALLS';
@@ -49,28 +50,16 @@ const NOTHING_HELD = () => undefined;
 /** `trustForwarded`: on Vercel the edge sets the client's address in headers (lib/limits/check.ts clientIp). */
 export function createCallSlots(max = DEFAULT_MAX_CONCURRENT_CALLS, options: { trustForwarded?: boolean } = {}): CallSlots {
   const trustForwarded = options.trustForwarded ?? false;
-  // Only callers with calls running have an entry, so the map holds at most as many keys as calls run.
-  const running = new Map<string, number>();
+  const running = createSlots(max);
   const refused = createCountedWarning((_, count) => `refused ${count} call(s) over ${VARIABLE}=${max} running per caller`);
   return {
     max,
     keyOf: (request, principal) => concurrencyKeyOf(principal, clientIp(request, trustForwarded)),
     take(key, message) {
       if (!isRequest(message) || !COUNTED.has(message.method)) return NOTHING_HELD;
-      const now = running.get(key) ?? 0;
-      if (now >= max) {
-        refused.note();
-        return undefined;
-      }
-      running.set(key, now + 1);
-      let held = true;
-      return () => {
-        if (!held) return;
-        held = false;
-        const left = running.get(key)! - 1;
-        if (left === 0) running.delete(key);
-        else running.set(key, left);
-      };
+      const release = running.take(key);
+      if (!release) refused.note();
+      return release;
     },
   };
 }

@@ -1,6 +1,7 @@
 /**
  * The endpoint's rate limits from the environment (docs/rate-limits.md "Rate limits"): `RATE_LIMIT_IP` is checked before
- * auth, `RATE_LIMIT_PRINCIPAL` right after it, `RATE_LIMIT_ON_ERROR` (`open` | `closed`) decides what a
+ * auth, `RATE_LIMIT_PRINCIPAL` right after it (or an API key's own `rate=`, MCP_API_KEYS), `RATE_LIMIT_TOOLS` (limits
+ * per tool, tools.ts) as a tool is called, `RATE_LIMIT_ON_ERROR` (`open` | `closed`) decides what a
  * Redis fault does, `RATE_LIMIT_TIMEOUT_MS` how long a check waits for Redis. Each message counts:
  * a legacy batch is charged for its further messages once it is parsed, and a chat call for each nested agent turn
  * it runs (`chargeFor`). With Upstash configured every instance shares one budget; without it each instance
@@ -8,12 +9,13 @@
  */
 
 import { integerEnv } from '../config.js';
-import type { ChargeCaller, Principal } from '../server/context.js';
+import type { ChargeCaller, LimitTool, Principal } from '../server/context.js';
 import { DEFAULT_PREFIX, type UpstashConfig } from '../store/upstash-config.js';
-import { clientIp, createLimitCharge, createLimitCheck, createLimitCount, type FailurePolicy } from './check.js';
+import { clientIp, createLimitCharge, createLimitCheck, createLimitCount, type FailurePolicy, type LimitCount } from './check.js';
 import { createMemoryLimiter } from './memory.js';
 import { parseRate, type Rate } from './rate.js';
 import type { LimitScope } from './refusals.js';
+import { createToolLimit, describeToolRates, readToolRates } from './tools.js';
 import { createUpstashLimiter, LIMIT_TIMEOUT_MS } from './upstash.js';
 
 type Env = Record<string, string | undefined>;
@@ -28,6 +30,11 @@ export interface RequestLimits {
    * beyond itself: each nested agent turn of a chat call counts as one more request.
    */
   chargeFor(request: Request, principal?: Principal): ChargeCaller;
+  /**
+   * The per-tool limits (RATE_LIMIT_TOOLS) of the caller of `request`: its principal's, else its address's; absent
+   * when none is set.
+   */
+  limitToolFor?(request: Request, principal?: Principal): LimitTool;
   /** One line for the start-up log (MCP_LOG=debug). */
   summary: string;
   /** The limits alone, for the start-up summary: `ip 60/1m, principal off`. */
@@ -37,6 +44,11 @@ export interface RequestLimits {
 export interface LimitsOptions {
   /** Key namespace in Redis (default `agent-mcp:`), followed by `rl:<scope>`. */
   prefix?: string;
+  /**
+   * Principals with a rate of their own (an API key's `rate=`, MCP_API_KEYS), by subject: checked and charged
+   * instead of RATE_LIMIT_PRINCIPAL, even when that is off.
+   */
+  ownRates?: ReadonlyMap<string, Rate>;
 }
 
 function readFailurePolicy(env: Env): FailurePolicy {
@@ -49,38 +61,62 @@ function readFailurePolicy(env: Env): FailurePolicy {
 
 const readTimeout = (env: Env) => integerEnv(env, 'RATE_LIMIT_TIMEOUT_MS', LIMIT_TIMEOUT_MS, 1, 'a positive integer of milliseconds');
 
+/** One limit as the request path's step and as a charge for the work a request sets off. */
+function limitOf(scope: LimitScope, rate: Rate, count: LimitCount) {
+  return { check: createLimitCheck(scope, rate, count), charge: createLimitCharge(scope, rate, count) };
+}
+
 /** The limits configured in `env`, on Upstash when `upstash` is given; undefined when both are off. */
 export function createLimitsFromEnv(env: Env, upstash: UpstashConfig | undefined, options: LimitsOptions = {}): RequestLimits | undefined {
   const ip = parseRate('RATE_LIMIT_IP', env.RATE_LIMIT_IP);
   const principal = parseRate('RATE_LIMIT_PRINCIPAL', env.RATE_LIMIT_PRINCIPAL);
   const policy = readFailurePolicy(env);
   const timeoutMs = readTimeout(env);
-  if (!ip && !principal) return undefined;
+  const ownRates = options.ownRates ?? new Map<string, Rate>();
+  const toolRates = readToolRates(env);
+  if (!ip && !principal && ownRates.size === 0 && toolRates.length === 0) return undefined;
   const prefix = options.prefix ?? DEFAULT_PREFIX;
-  const counter = (scope: LimitScope, rate: Rate) => createLimitCount(scope, upstash
-    ? createUpstashLimiter(rate, upstash, { prefix: `${prefix}rl:${scope}`, timeoutMs })
-    : createMemoryLimiter(rate), policy);
+  // One counter per rate, its own key space (`rl:<space>`, e.g. `rl:key:<rate>`) so that no two windows share a
+  // Redis key; per-tool limits share `rl:tool`, each caller's key naming its pattern (caller.ts toolLimitKeyOf).
+  const counter = (scope: LimitScope | 'tool', rate: Rate, { space = scope, label = scope }: { space?: string; label?: string } = {}) =>
+    createLimitCount(label, upstash
+      ? createUpstashLimiter(rate, upstash, { prefix: `${prefix}rl:${space}`, timeoutMs })
+      : createMemoryLimiter(rate), policy);
   const trustForwarded = Boolean(env.VERCEL);
   const ipCount = ip && counter('ip', ip);
-  const principalCount = principal && counter('principal', principal);
   const byIp = ipCount && createLimitCheck('ip', ip, ipCount);
-  const byPrincipal = principalCount && createLimitCheck('principal', principal, principalCount);
   const chargeIp = ipCount && createLimitCharge('ip', ip, ipCount);
-  const chargePrincipal = principalCount && createLimitCharge('principal', principal, principalCount);
+  const principalLimit = principal && limitOf('principal', principal, counter('principal', principal));
+  const perRate = new Map<string, ReturnType<typeof limitOf>>();
+  for (const rate of ownRates.values()) {
+    if (!perRate.has(rate.text)) perRate.set(rate.text, limitOf('key', rate, counter('key', rate, { space: `key:${rate.text}` })));
+  }
+  /** The limit that counts `p`'s requests: its own rate, else RATE_LIMIT_PRINCIPAL, else none. */
+  const limitFor = (p: Principal) => {
+    const own = ownRates.get(p.subject);
+    return own ? perRate.get(own.text) : principalLimit;
+  };
+  const toolCounts = toolRates.map((r) => ({ ...r, count: counter('tool', r.rate, { label: `tool "${r.pattern}"` }) }));
   const where = upstash ? 'shared on Upstash' : 'counted per instance in memory';
+  const own = ownRates.size ? `, their own for ${ownRates.size} API key name${ownRates.size === 1 ? '' : 's'} (MCP_API_KEYS)` : '';
   return {
     ...(byIp ? { byIp: (request: Request, cost?: number) => byIp(clientIp(request, trustForwarded), cost) } : {}),
-    ...(byPrincipal ? { byPrincipal: (p: Principal, cost?: number) => byPrincipal(p.subject, cost) } : {}),
+    ...(principalLimit || perRate.size ? { byPrincipal: async (p: Principal, cost?: number) => limitFor(p)?.check(p.subject, cost) } : {}),
     chargeFor(request, p) {
       // The address is read now: the work may outlive the request (a task).
       const address = chargeIp && clientIp(request, trustForwarded);
       return async (cost) => {
         const overIp = chargeIp && (await chargeIp(address!, cost));
         if (overIp) return overIp;
-        return p && chargePrincipal ? chargePrincipal(p.subject, cost) : undefined;
+        return p ? limitFor(p)?.charge(p.subject, cost) : undefined;
       };
     },
-    rates: `ip ${ip?.text ?? 'off'}, principal ${principal?.text ?? 'off'}`,
-    summary: `rate limits: ip ${ip?.text ?? 'off'}, principal ${principal?.text ?? 'off'} (${where}; on a Redis fault: fail ${policy})`,
+    ...(toolCounts.length > 0
+      ? { limitToolFor: (request: Request, p?: Principal) => createToolLimit(toolCounts, p, clientIp(request, trustForwarded)) }
+      : {}),
+    rates: `ip ${ip?.text ?? 'off'}, principal ${principal?.text ?? 'off'}${own}`
+      + `${toolCounts.length > 0 ? `, tools ${describeToolRates(toolCounts)}` : ''}`,
+    summary: `rate limits: ip ${ip?.text ?? 'off'}, principal ${principal?.text ?? 'off'}${own}`
+      + `${toolCounts.length > 0 ? `, tools ${describeToolRates(toolCounts)}` : ''} (${where}; on a Redis fault: fail ${policy})`,
   };
 }

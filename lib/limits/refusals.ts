@@ -8,14 +8,14 @@
 import { H_RATELIMIT, H_RATELIMIT_POLICY, H_RETRY_AFTER } from '../protocol/headers.js';
 import { RATE_LIMITED, RATE_LIMITED_MESSAGE } from '../protocol/errors.js';
 import { errorReply, refuse } from '../http/replies.js';
-import type { ChargeRefusal } from '../server/context.js';
+import type { ChargeRefusal, ToolLimitRefusal } from '../server/context.js';
 import type { Rate } from './rate.js';
 
-export type LimitScope = 'ip' | 'principal';
+export type LimitScope = 'ip' | 'principal' | 'key';
 
-const SCOPE_WORDS: Record<LimitScope, string> = { ip: 'per IP address', principal: 'per caller' };
+const SCOPE_WORDS: Record<LimitScope, string> = { ip: 'per IP address', principal: 'per caller', key: 'for this API key' };
 /** The variable that sets each limit, named when work a request sets off is refused. */
-const SCOPE_VARIABLE: Record<LimitScope, string> = { ip: 'RATE_LIMIT_IP', principal: 'RATE_LIMIT_PRINCIPAL' };
+const SCOPE_VARIABLE: Record<LimitScope, string> = { ip: 'RATE_LIMIT_IP', principal: 'RATE_LIMIT_PRINCIPAL', key: 'MCP_API_KEYS' };
 const UNAVAILABLE = 'the rate limiter cannot be reached';
 
 /** Seconds until `reset`, at least 1 (a 0 would invite an immediate retry that fails again). */
@@ -56,6 +56,26 @@ export function overLimit(scope: LimitScope, rate: Rate, reset: number, now = Da
 
 export function overLimitUnavailable(): ChargeRefusal {
   return { variable: 'RATE_LIMIT_ON_ERROR', reason: `${UNAVAILABLE} (RATE_LIMIT_ON_ERROR=closed).` };
+}
+
+/**
+ * A call over a per-tool limit (RATE_LIMIT_TOOLS), answered as a tool result (lib/server/methods/tools.ts): "Rate
+ * limit exceeded: at most 10 calls of chat_with_agent per caller every minute. Retry after 12 s." A pattern with `*`
+ * is named as such ("of tools matching research.*"), since its calls share one budget.
+ */
+export function overToolLimit(pattern: string, scope: LimitScope, rate: Rate, reset: number, now = Date.now()): ToolLimitRefusal {
+  const retryAfterSeconds = secondsUntil(reset, now);
+  const tools = pattern.includes('*') ? `tools matching ${pattern}` : pattern;
+  const calls = `${rate.limit} call${rate.limit === 1 ? '' : 's'} of ${tools}`;
+  return {
+    message: `${RATE_LIMITED_MESSAGE}: at most ${calls} ${SCOPE_WORDS[scope]} every ${describeWindow(rate.windowMs)}. Retry after ${retryAfterSeconds} s.`,
+    retryAfterSeconds,
+  };
+}
+
+/** The fail-closed answer of a per-tool limit that cannot be checked (RATE_LIMIT_ON_ERROR=closed). */
+export function toolLimitUnavailable(): ToolLimitRefusal {
+  return { message: `The tool was not called: ${UNAVAILABLE}; try again shortly.`, retryAfterSeconds: 1 };
 }
 
 function describeWindow(ms: number): string {

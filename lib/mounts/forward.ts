@@ -66,6 +66,8 @@ export async function forwardToolCall(link: MountLink, tool: Tool, args: Record<
   } catch (error) {
     const failure = classify(link, error, ctx, own ?? link.session, lifetime);
     if (failure.kind === 'protocol') throw toMcpError(link, failure);
+    // The mounted server, an upstream this call forwards to, did not answer it in time or at all (the span says api_error).
+    if (failure.kind !== 'cancelled') ctx.observation?.noteToolFailure?.({ outcome: 'api_error', errorType: failure.kind === 'timeout' ? 'timeout' : 'api_error' });
     return { content: [{ type: 'text', text: `Mount ${link.name}: ${failure.reason}` }], isError: true };
   } finally {
     // Questions still waiting for the caller end with the call (lib/server/client-requests.ts).

@@ -41,9 +41,10 @@ export type HealthOptions = Omit<HealthSources, 'issuer'> & { auth?: AuthConfig 
 /** The probe's handler, loading lib/observe/health.ts on first use. */
 export function createLazyHealthHandler({ auth, ...options }: HealthOptions): (request: Request) => Promise<Response> {
   // The issuer answers when its JWKS (AUTH_JWKS_URL) does, or metadata that names it with a key set (keys.ts).
-  const issuer = auth && (auth.jwksUrl
+  // The built-in authorization server's keys are configured, not fetched: there is no issuer to probe.
+  const issuer = auth?.issuer === undefined ? undefined : auth.jwksUrl
     ? { name: auth.issuer, urls: [auth.jwksUrl] }
-    : { name: auth.issuer, urls: [], discover: (signal: AbortSignal) => discoverJwksUri(auth.issuer, signal) });
+    : { name: auth.issuer, urls: [], discover: (signal: AbortSignal) => discoverJwksUri(auth.issuer!, signal) };
   let handler: Promise<(request: Request) => Promise<Response>> | undefined;
   return async (request) => {
     handler ??= import('./health.js').then(({ createHealthHandler }) => createHealthHandler({ ...options, issuer }));

@@ -24,7 +24,8 @@ export interface StartupFacts {
   agents: Agent[];
   /** Upstash's host when the store is shared; absent for the memory store. */
   sharedStoreHost?: string;
-  issuer?: string;
+  /** What a caller must send (lib/auth describeAuth); absent when anyone may call. */
+  auth?: string;
   /** `ip 60/1m, principal off`, when a rate limit is on. */
   rateLimits?: string;
   maxConcurrentCalls: number;
@@ -63,7 +64,7 @@ export function describeStartup(facts: StartupFacts): StartupReport {
     ['store', facts.sharedStoreHost
       ? `Upstash at ${facts.sharedStoreHost}, shared by every instance`
       : 'memory, this process only (set UPSTASH_REDIS_REST_URL to share state across instances)'],
-    ['auth', facts.issuer ? `OAuth bearer tokens from ${facts.issuer}` : 'none: whoever reaches the URL may call (set AUTH_ISSUER for OAuth)'],
+    ['auth', facts.auth ?? 'none: whoever reaches the URL may call (docs/oauth.md: AUTH_ISSUER, AUTH_SERVER_KEY, MCP_API_KEYS)'],
     ['origins', describeOrigins(config)],
     ['limits', `${facts.rateLimits ? `rate limits ${facts.rateLimits}` : 'no rate limits (RATE_LIMIT_IP, RATE_LIMIT_PRINCIPAL)'}; `
       + `${facts.maxConcurrentCalls} concurrent calls per caller`],

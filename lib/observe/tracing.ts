@@ -1,8 +1,8 @@
 /**
  * OpenTelemetry spans and metrics per the MCP semantic conventions
  * (https://github.com/open-telemetry/semantic-conventions-genai/blob/main/docs/gen-ai/mcp.md): one SERVER span
- * per MCP request named `{mcp.method.name} {target}`, child of the client's trace context, and the
- * `mcp.server.operation.duration` histogram.
+ * per MCP message named `{mcp.method.name} {target}`, child of the client's trace context, with the `vercel.rpc.*`
+ * attributes of mcp-handler 2.4 (vercel-rpc.ts), and the `mcp.server.operation.duration` histogram.
  *
  * `@opentelemetry/api` costs ~40 ms to import, so it is imported only once an SDK has registered itself
  * (`registerOTel` of @vercel/otel, `NodeSDK.start()`): the API keeps its registrations in one global, which is
@@ -11,7 +11,7 @@
 
 import type { RequestSpan, SpanSource } from './spans.js';
 
-export type { RequestSpan, SpanSource } from './spans.js';
+export type { CallerClues, RequestSpan, SpanSource } from './spans.js';
 
 /** The global the API's registrations live in (@opentelemetry/api src/internal/global-utils.ts), for API 1.x. */
 const API_GLOBAL = Symbol.for('opentelemetry.js.api.1');

@@ -17,6 +17,8 @@ export const SESSION_NOT_FOUND = -32001;
 export const HEADER_MISMATCH = -32020;
 export const MISSING_REQUIRED_CLIENT_CAPABILITY = -32021;
 export const UNSUPPORTED_PROTOCOL_VERSION = -32022;
+/** The user must visit a URL before the call can go on (2025-11-25 client/elicitation, URL mode); a mount may answer it. */
+export const URL_ELICITATION_REQUIRED = -32042;
 /**
  * Over a rate limit (sent with HTTP 429). New codes go outside the JSON-RPC reserved range -32768..-32000
  * (2026-07-28 basic/index §Error Codes: -32000..-32019 closed to new codes, -32020..-32099 the spec's), so it
@@ -24,6 +26,12 @@ export const UNSUPPORTED_PROTOCOL_VERSION = -32022;
  */
 export const RATE_LIMITED = 429;
 export const RATE_LIMITED_MESSAGE = 'Rate limit exceeded';
+/**
+ * A call over a per-tool limit (RATE_LIMIT_TOOLS) is a tool result with `isError`, not an error: the key of its
+ * `_meta` that says in how many seconds to try again. (`_meta`, not `structuredContent`: v1 SDK clients check
+ * `structuredContent` against the tool's output schema even on an error result.)
+ */
+export const RETRY_AFTER_META = 'retryAfterSeconds';
 /**
  * The principal lacks a scope the call needs (sent with HTTP 403 and an insufficient_scope challenge);
  * like RATE_LIMITED it mirrors the HTTP status, outside the reserved JSON-RPC range.

@@ -9,6 +9,8 @@ export const H_NAME = 'mcp-name';
 export const H_SESSION_ID = 'mcp-session-id';
 export const H_LAST_EVENT_ID = 'last-event-id';
 export const H_PARAM_PREFIX = 'mcp-param-';
+/** Read only to tell which kind of client calls, for the span (lib/observe/vercel-rpc.ts). */
+export const H_USER_AGENT = 'user-agent';
 
 /** The media type of a Streamable HTTP reply that streams (transports §Sending Messages). */
 export const EVENT_STREAM = 'text/event-stream';

@@ -41,6 +41,24 @@ export function concurrencyKeyOf(principal: Subject, ip: string): string {
 }
 
 /**
+ * Whose budget of a per-tool rate limit (RATE_LIMIT_TOOLS) a call spends: the verified principal's, else the
+ * address's, as the endpoint's own limits count callers (a session costs nothing to mint, so it is not one); one
+ * budget per limit pattern. Long parts are keyed by their digest (keyOf), so a subject never makes a key large.
+ */
+export function toolLimitKeyOf(pattern: string, principal: Subject, ip: string): string {
+  return principal === undefined ? keyOf('tool', pattern, 'ip', ip) : keyOf('tool', pattern, 'principal', principal.subject);
+}
+
+/**
+ * Whose share of runs that outlived their call (AGENT_MAX_BACKGROUND_RUNS, lib/tasks/on-behalf.ts) a run takes: the
+ * share of concurrent calls its call took (concurrencyKeyOf), since such a run is that call going on; a call that did
+ * not come over HTTP (in process) has none, and counts against its state's owner.
+ */
+export function backgroundKeyOf(concurrencyKey: string | undefined, principal: Subject, caller: string | undefined): string {
+  return concurrencyKey ?? JSON.stringify(['owner', stateOwnerOf(principal, caller) ?? null]);
+}
+
+/**
  * Whose share of the store a request's writes are charged to (docs/architecture.md rule 12): the owner of its per-caller
  * state (stateOwnerOf: the principal, which a caller cannot shed by opening sessions; else the session the server
  * issued), or the pool of callers without an identity. Every write of the request counts there, whatever key it
@@ -83,6 +101,10 @@ export const storeKeys = {
   /** A conversation's history and its turn queue. */
   conversation: (owner: string, agentId: string, conversationId: string) => keyOf('conv', owner, agentId, conversationId),
   turns: (owner: string, agentId: string, conversationId: string) => keyOf('session', owner, agentId, conversationId),
+  /** The run of a conversation that outlived its call (lib/agent/reply-deadline.ts): where a collecting call finds it. */
+  pendingReply: (owner: string, agentId: string, conversationId: string) => keyOf('pending', owner, agentId, conversationId),
+  /** What an upstream that keeps the conversation gave us to continue it (a Responses id, an A2A context and task). */
+  upstreamState: (owner: string, agentId: string, conversationId: string) => keyOf('upstream-conv', owner, agentId, conversationId),
   /** A task's working state, its terminal outcome (claimed once), an answer to one of its input requests, a resumption. */
   task: (owner: string, taskId: string) => keyOf('task', owner, taskId),
   taskEnd: (owner: string, taskId: string) => keyOf('task-end', owner, taskId),
@@ -95,6 +117,22 @@ export const storeKeys = {
   /** How many tasks a quota owner (taskQuotaOf; '' for the anonymous pool) asked for in one window, and how many were refused. */
   taskCount: (owner: string, window: number) => keyOf('task-count', owner, String(window)),
   taskRefused: (owner: string, window: number) => keyOf('task-refused', owner, String(window)),
+};
+
+/**
+ * The built-in authorization server's records (lib/auth/server), apart from storeKeys so the MCP function's bundle
+ * leaves them out. Written through the 'security' budget: an authorization code (by its SHA-256: the store never
+ * holds a code), its single use, a refresh-token family (its current token's SHA-256 and the last ones'), the
+ * family's revocation, a refresh token's single use. Not per caller: each is named by an unguessable digest or id.
+ */
+export const authorizationKeys = {
+  authorizationCode: (digest: string) => keyOf('oauth-code', digest),
+  authorizationCodeUsed: (digest: string) => keyOf('oauth-code-used', digest),
+  refreshFamily: (family: string) => keyOf('oauth-family', family),
+  refreshFamilyRevoked: (family: string) => keyOf('oauth-family-revoked', family),
+  refreshTokenUsed: (digest: string) => keyOf('oauth-refresh-used', digest),
+  /** A Client ID Metadata Document's parsed content, cached in the anonymous pool (anyone can name a URL). */
+  clientDocument: (clientId: string) => keyOf('oauth-client-doc', clientId),
 };
 
 /** A key of a deployment's own per-caller state (stateOwnerOf): apart from every key agent-mcp itself keeps. */

@@ -26,11 +26,23 @@ export interface Outbound {
   closeStream?(): void;
 }
 
+/**
+ * Why a tool call failed, as the tool knows it, for the call's span (mcp-handler 2.4 `experimental_setToolOutcome`):
+ * `api_error` an upstream the tool called failed, `tool_error` an expected failure, `execution_failure` the tool broke,
+ * `request_error` the caller asked for what the tool cannot do; `errorType` a short code such as `rate_limited`.
+ */
+export interface ToolFailure {
+  outcome: 'api_error' | 'tool_error' | 'execution_failure' | 'request_error';
+  errorType: string;
+}
+
 /** The request's observation (lib/observe): where a tool reports its upstream time and finds the trace to carry on. */
 export interface CallObservation {
   noteUpstream(ms: number): void;
   /** Why an upstream agent failed, as a code (AgentError `code`); the request log's `cause`. */
   noteCause?(cause: string): void;
+  /** Says why the call's isError result failed; the span reports it (only an isError result of tools/call reads it). */
+  noteToolFailure?(failure: ToolFailure): void;
   /** `traceparent` (and `tracestate`) for a request this call makes on its behalf. */
   readonly traceHeaders?: Record<string, string>;
 }
@@ -43,6 +55,28 @@ export interface ChargeRefusal {
 
 /** Charges the caller's rate limits `cost` requests (default 1) for work beyond the request itself. */
 export type ChargeCaller = (cost?: number) => Promise<ChargeRefusal | undefined>;
+
+/** Why a per-tool limit (RATE_LIMIT_TOOLS) refused a call: a sentence a model reads, and when to try again. */
+export interface ToolLimitRefusal {
+  message: string;
+  retryAfterSeconds: number;
+}
+
+/** Counts one call of tool `name` against its caller's per-tool limits: the refusal, or undefined to go on. */
+export type LimitTool = (name: string) => Promise<ToolLimitRefusal | undefined>;
+
+/**
+ * Where a call whose reply may be due before its work ends says how far it got (lib/tasks/on-behalf.ts): what the
+ * answers given while it goes on, and the calls that collect it, show. Present only on such a call.
+ */
+export interface RunReport {
+  /** Facts the answers about the run need (the chat tool: its agent_id and session_id). */
+  describe(facts: Record<string, string>): void;
+  /** More of the reply's text. */
+  text(chunk: string): void;
+  /** The latest status line ("Waiting for 1 earlier message(s) in this session."). */
+  note(line: string): void;
+}
 
 /** What a transport knows about one call; the dispatcher adds the rest. */
 export interface CallContext {
@@ -71,6 +105,19 @@ export interface CallContext {
    * absent when no rate limit is on, or the call did not come over HTTP (in process).
    */
   chargeCaller?: ChargeCaller;
+  /**
+   * Counts a tools/call against the caller's per-tool limits (the HTTP request's principal, else its address), on
+   * the request and on the tool calls its agents make for it; absent when RATE_LIMIT_TOOLS is unset, or the call
+   * came from an in-process client of the deployment's own code.
+   */
+  limitTool?: LimitTool;
+  /**
+   * Whose share of concurrent calls this call took (lib/server/caller.ts concurrencyKeyOf: the principal, else the
+   * address); work that outlives the call counts there too. Absent when the call did not come over HTTP.
+   */
+  concurrencyKey?: string;
+  /** Set on a call that may answer before its work ends (lib/tasks/on-behalf.ts); the work reports its progress here. */
+  report?: RunReport;
 }
 
 export interface RequestContext extends CallContext {
@@ -126,6 +173,9 @@ class Context implements RequestContext {
   readonly paramHeaders?: Record<string, string>;
   readonly observation?: CallObservation;
   readonly chargeCaller?: ChargeCaller;
+  readonly limitTool?: LimitTool;
+  readonly concurrencyKey?: string;
+  readonly report?: RunReport;
   readonly inputResponses: Record<string, unknown>;
   readonly requestState?: unknown;
   readonly meta: Record<string, unknown>;
@@ -153,6 +203,9 @@ class Context implements RequestContext {
     this.paramHeaders = call.paramHeaders;
     this.observation = call.observation;
     this.chargeCaller = call.chargeCaller;
+    this.limitTool = call.limitTool;
+    this.concurrencyKey = call.concurrencyKey;
+    this.report = call.report;
     this.inputResponses = extra.inputResponses ?? {};
     this.requestState = extra.requestState;
     this.meta = isObject(params._meta) ? params._meta : {};

@@ -13,7 +13,7 @@ import { META_PROTOCOL_VERSION } from '../protocol/meta.js';
 import { ASSUMED_LEGACY_VERSION } from '../protocol/revisions.js';
 import type { Store } from '../store/types.js';
 import { budgetOf, callerKey } from './caller.js';
-import type { CallContext, Principal } from './context.js';
+import type { CallContext, LimitTool, Principal } from './context.js';
 import type { Dispatch } from './dispatch.js';
 
 export interface InProcessOptions {
@@ -21,6 +21,8 @@ export interface InProcessOptions {
   store: Store;
   /** Treated exactly like the principal of a verified token. */
   principal?: Principal;
+  /** The per-tool limits of the HTTP caller this connection acts for (an agent's tools); none for the deployment's own code. */
+  limitTool?: LimitTool;
 }
 
 /** Headers a conforming client would send with this body. */
@@ -35,6 +37,9 @@ function mirroredHeaders(body: Record<string, unknown>, legacyVersion: string): 
   };
   return { get: (name) => (typeof values[name] === 'string' ? (values[name] as string) : null) };
 }
+
+/** What an in-process connection carries of the HTTP caller it acts for. */
+export type InProcessLimits = Pick<InProcessOptions, 'limitTool'>;
 
 export class InProcessTransport {
   /**
@@ -90,6 +95,7 @@ export class InProcessTransport {
       store: this.#store,
       cancelByNotification: true,
       outbound: { write: (m) => this.#deliver(m) },
+      limitTool: this.#options.limitTool,
     };
     const messages = classified.kind === 'modern' ? [classified.message] : classified.messages;
     for (const m of messages) {

@@ -6,6 +6,7 @@
 
 import type * as z from 'zod';
 import type { TaskStatus, TaskSupport } from '../protocol/tasks.js';
+import type { Slots } from '../limits/slots.js';
 import type { RequestContext } from './context.js';
 import { compileSkills, fileChild, type SkillCatalog, type SkillDefinition } from '../skills/skill.js';
 
@@ -74,6 +75,48 @@ export interface RemoteTasks {
   cancel(taskId: string, ctx: RequestContext): Promise<void>;
 }
 
+/** A run that outlived its call, as the calls that answer about it see it (lib/tasks/on-behalf.ts). */
+export interface RunView {
+  /** What a later call names it by: the id of the task it runs as, bound to its caller. */
+  handle: string;
+  status: TaskStatus;
+  /** What the run reported (context.ts RunReport): its facts, the reply's text so far (the last part of a long one), its latest status line. */
+  facts: Record<string, string>;
+  text: string;
+  note?: string;
+  /** How long it has run, or ran. */
+  elapsedMs: number;
+  /** What the call answers, once completed; the JSON-RPC error, once failed. */
+  result?: Record<string, unknown>;
+  error?: { code: number; message: string };
+}
+
+/** The run a call collects (or stops) instead of starting one; or, when it names none its caller may collect, the answer. */
+export type Collection = { handle: string; owner?: string; cancel?: boolean } | { refused: ToolResult };
+
+/**
+ * A reply deadline for callers that did not ask for a task (lib/tasks/on-behalf.ts, docs/agents.md): a call still
+ * running after `ms` answers with what its work has so far, and the work goes on as a task the server started on the
+ * caller's behalf, which later calls of the same tool collect.
+ */
+export interface ReplyDeadline<Args = unknown> {
+  /** How long a call may run before it answers (AGENT_REPLY_DEADLINE_MS); a collecting call waits as long. */
+  ms: number;
+  /** How long such a run, its reply included, is kept after its last change (AGENT_BACKGROUND_TTL_MS). */
+  ttlMs: number;
+  /** Runs that outlived their call, per caller on this instance (AGENT_MAX_BACKGROUND_RUNS). */
+  runs: Slots;
+  /** The run this call collects or stops, when it starts none (undefined: it starts one). */
+  collects(args: Args, ctx: RequestContext): Promise<Collection | undefined>;
+  /**
+   * Files a run that has just outlived its call where a collecting call will look, before the call answers, and takes
+   * what the run must hold until it ends; what it returns is called once the run's work is over.
+   */
+  started(run: { handle: string; owner: string; facts: Record<string, string> }, ctx: RequestContext): Promise<(() => Promise<void>) | undefined>;
+  /** The answer about a run as it stands; undefined: the caller has no such run (never made, or expired). */
+  answer(run: RunView | undefined, ctx: RequestContext): ToolResult;
+}
+
 export interface ToolDefinition<Input extends z.ZodType = z.ZodType> {
   name: string;
   title?: string;
@@ -90,9 +133,10 @@ export interface ToolDefinition<Input extends z.ZodType = z.ZodType> {
   /**
    * Whether a call may become a task (docs/tasks.md): `optional` or `required` (absent: never). On the modern wire
    * a call that has not answered after `afterMs` (default 0: at once) becomes one; on the legacy wire the client asks.
-   * `remote`: the tool's own server keeps the task (a mounted server's); ours wraps it.
+   * `remote`: the tool's own server keeps the task (a mounted server's); ours wraps it. `deadline`: for a caller that
+   * did not ask for a task, the server starts one on its behalf when the call outlives the deadline.
    */
-  task?: { support: TaskSupport; afterMs?: number; remote?: RemoteTasks };
+  task?: { support: TaskSupport; afterMs?: number; remote?: RemoteTasks; deadline?: ReplyDeadline<z.output<Input>> };
   run(args: z.output<Input>, ctx: RequestContext): ToolResult | InputRequired | Promise<ToolResult | InputRequired>;
 }
 

@@ -10,12 +10,14 @@
 import { INTERNAL_ERROR, INVALID_PARAMS, McpError } from '../protocol/errors.js';
 import { storeKeys, taskOwnerOf, taskQuotaOf } from '../server/caller.js';
 import { Cancellation } from '../server/cancellation.js';
-import { createRequestContext, type CallContext, type CallObservation, type Outbound, type RequestContext } from '../server/context.js';
+import { isRequest, type JsonRpcMessage } from '../protocol/jsonrpc.js';
+import { createRequestContext, type CallContext, type CallObservation, type Outbound, type RequestContext, type RunReport } from '../server/context.js';
 import { findInSources, type CompiledTool, type RemoteTasks } from '../server/registry.js';
 import type { Server } from '../server/server.js';
-import { claimRound, endTask, writeRecord, type TaskRecord, type TaskRef } from './record.js';
+import { claimRound, endTask, writeRecord, type RunSoFar, type TaskRecord, type TaskRef } from './record.js';
 import { takeTaskSlot, type TaskSlot } from './quota.js';
 import { answersOfRound, driveTask, type Outcome } from './run.js';
+import type { TaskSettings } from './settings.js';
 import { createTaskResult } from './wire.js';
 
 /** Keyring label of task ids: a MAC binds each to its owner, so another caller's id is simply unknown. */
@@ -25,20 +27,22 @@ export function taskRef(server: Server, ctx: Pick<CallContext, 'store' | 'caller
   return { store: ctx.store, owner: taskOwnerOf(ctx.caller), taskId, settings: server.tasks };
 }
 
-/** The request's way back to its client, for a call that may still answer in the response. */
-interface RequestLink {
+/** The request's way back to its client, for a call that may still answer in the response; and where its work reports. */
+export interface RequestLink {
   outbound?: Outbound;
   observation?: CallObservation;
+  report?: RunReport;
 }
 
 /** The context a task's work runs in: the caller's, without the request's signal, and with `link` while it has one. */
-function taskContext(
+export function taskContext(
   server: Server, ctx: CallContext & { requestId: RequestContext['requestId'] }, record: Pick<TaskRecord, 'tool' | 'args'>, cancellation: Cancellation,
   round: { inputResponses?: Record<string, unknown>; requestState?: unknown; meta?: Record<string, unknown> }, link: RequestLink = {},
 ): RequestContext {
   const call: CallContext = {
     era: ctx.era, protocolVersion: ctx.protocolVersion, principal: ctx.principal, caller: ctx.caller,
-    clientCapabilities: ctx.clientCapabilities, logLevel: ctx.logLevel, store: ctx.store, chargeCaller: ctx.chargeCaller, ...link,
+    clientCapabilities: ctx.clientCapabilities, logLevel: ctx.logLevel, store: ctx.store, chargeCaller: ctx.chargeCaller,
+    limitTool: ctx.limitTool, concurrencyKey: ctx.concurrencyKey, ...link,
   };
   const { meta, ...answers } = round;
   const params = { name: record.tool, arguments: record.args, ...(meta ? { _meta: meta } : {}) };
@@ -50,21 +54,29 @@ function taskContext(
  * its progress, logs and upstream time are the request's, as without tasks; a task has none (SEP-2663 §Task Status
  * Notifications: progress and log notifications are not supported on tasks), and the request they belonged to is over.
  */
-function linkUntilTask(ctx: RequestContext): RequestLink & { detach(): void } {
+export function linkUntilTask(ctx: RequestContext): RequestLink & { detach(): void } {
   let open = true;
   const { outbound, observation } = ctx;
+  const write = (message: JsonRpcMessage) => {
+    if (open) return outbound!.write(message);
+    // A question to the client (legacy elicitation, sampling) would wait for an answer nobody can send any more.
+    if (isRequest(message)) throw new McpError(INTERNAL_ERROR, ASKED_TOO_LATE);
+  };
   return {
-    ...(outbound ? { outbound: { write: (message) => { if (open) outbound.write(message); } } } : {}),
+    ...(outbound ? { outbound: { write } } : {}),
     ...(observation ? {
       observation: {
         noteUpstream: (ms) => { if (open) observation.noteUpstream(ms); },
         noteCause: (cause) => { if (open) observation.noteCause?.(cause); },
+        noteToolFailure: (failure) => { if (open) observation.noteToolFailure?.(failure); },
         traceHeaders: observation.traceHeaders,
       },
     } : {}),
     detach: () => { open = false; },
   };
 }
+
+const ASKED_TOO_LATE = 'The work asked the client a question after its call had answered, and nobody can answer it any more; call the tool again.';
 
 /** -32603 naming the bound: the 2025-11-25 tasks text gives no code for it (§Resource Management, §Error Handling). */
 function tooManyTasks(slot: TaskSlot): McpError {
@@ -73,25 +85,32 @@ function tooManyTasks(slot: TaskSlot): McpError {
     'try again when older tasks have expired, or call the tool without params.task.', { maxTasks: slot.max });
 }
 
+/**
+ * Starts the tool's work in a task's context, with the request's `link`. Until `unhook` the work is the request's: a
+ * client that leaves cancels it. The request's `_meta` goes along: a paid tool finds the client's x402 payment there.
+ */
+export function startWork(server: Server, tool: CompiledTool, parsed: unknown, args: Record<string, unknown>, ctx: RequestContext, link?: RequestLink) {
+  const origin = { tool: tool.definition.name, args };
+  const cancellation = new Cancellation();
+  const runCtx = taskContext(server, ctx, origin, cancellation, { inputResponses: ctx.inputResponses, requestState: ctx.requestState, meta: ctx.meta }, link);
+  const onGone = () => cancellation.cancel(ctx.signal.reason);
+  ctx.signal.addEventListener('abort', onGone, { once: true });
+  const work: Promise<Outcome> = Promise.resolve().then(() => tool.definition.run(parsed, runCtx));
+  return { origin, cancellation, work, unhook: () => ctx.signal.removeEventListener('abort', onGone) };
+}
+
 /** Runs the tool; answers as usual when it is quick enough (or the caller holds its most tasks), else with the task it became. */
 export async function callAsTask(
   server: Server, tool: CompiledTool, parsed: unknown, args: Record<string, unknown>, ctx: RequestContext,
 ): Promise<Outcome | Record<string, unknown>> {
   const remote = tool.definition.task?.remote;
   if (remote) return callAsRemoteTask(server, tool, remote, parsed, args, ctx);
-  const origin = { tool: tool.definition.name, args };
   const quota = taskQuotaOf(ctx.principal, ctx.caller);
   // The legacy client asked for a task and gets one at once, or the bound's error before any work starts.
   const early = ctx.era === 'legacy' ? await takeTaskSlot(ctx.store, quota, server.tasks) : undefined;
   if (early && !early.granted) throw tooManyTasks(early);
-  const cancellation = new Cancellation();
   const link = ctx.era === 'modern' ? linkUntilTask(ctx) : undefined;
-  // The request's `_meta` goes along: a paid tool finds the client's x402 payment there.
-  const runCtx = taskContext(server, ctx, origin, cancellation, { inputResponses: ctx.inputResponses, requestState: ctx.requestState, meta: ctx.meta }, link);
-  // Until it is a task the work is the request's: a client that leaves cancels it.
-  const onGone = () => cancellation.cancel(ctx.signal.reason);
-  ctx.signal.addEventListener('abort', onGone, { once: true });
-  const work = Promise.resolve().then(() => tool.definition.run(parsed, runCtx));
+  const { origin, cancellation, work, unhook } = startWork(server, tool, parsed, args, ctx, link);
   let slot = early;
   try {
     const afterMs = ctx.era === 'modern' ? tool.definition.task?.afterMs ?? 0 : 0;
@@ -105,7 +124,7 @@ export async function callAsTask(
       return inline.value;
     }
   } finally {
-    ctx.signal.removeEventListener('abort', onGone);
+    unhook();
   }
   link?.detach();
   const { ref, record, created } = await openTask(server, ctx, origin, slot!);
@@ -124,26 +143,37 @@ async function callAsRemoteTask(server: Server, tool: CompiledTool, remote: Remo
     return tool.definition.run(parsed, ctx);
   }
   const taskId = await remote.start(args, server.tasks.ttlMs, ctx);
-  return (await openTask(server, ctx, { tool: tool.definition.name, args }, slot, taskId)).created;
+  return (await openTask(server, ctx, { tool: tool.definition.name, args }, slot, { remote: taskId })).created;
 }
 
-/** Issues the task's id, files its record (and its place in the legacy index) and answers the call with it. */
-async function openTask(server: Server, ctx: RequestContext, origin: Pick<TaskRecord, 'tool' | 'args'>, slot: TaskSlot, remote?: string) {
+/** What sets a task apart: the id at the server that keeps it, or the report of a run started on the caller's behalf (kept `settings.ttlMs`). */
+export interface TaskKind {
+  remote?: string;
+  onBehalf?: { soFar: RunSoFar; settings: TaskSettings };
+}
+
+/**
+ * Issues the task's id, files its record (and, for a task the client asked for, its place in the legacy index) and
+ * answers the call with it.
+ */
+export async function openTask(server: Server, ctx: RequestContext, origin: Pick<TaskRecord, 'tool' | 'args'>, slot: TaskSlot, kind: TaskKind = {}) {
   const owner = taskOwnerOf(ctx.caller);
-  const ref = taskRef(server, ctx, await server.keyring.issue(TASK_LABEL, owner));
+  const { remote, onBehalf } = kind;
+  const ref = { ...taskRef(server, ctx, await server.keyring.issue(TASK_LABEL, owner)), ...(onBehalf ? { settings: onBehalf.settings } : {}) };
   const now = Date.now();
   const record: TaskRecord = {
     ...origin, era: ctx.era, protocolVersion: ctx.protocolVersion, clientCapabilities: ctx.clientCapabilities,
     createdAt: now, updatedAt: now, status: 'working', beat: now, round: 0, ...(remote !== undefined ? { remote } : {}),
+    ...(onBehalf ? { onBehalf: onBehalf.soFar } : {}),
   };
   // Durable before the reply (SEP-2663 §Task Creation): a tasks/get right after it must find the task.
   await writeRecord(ref, record);
-  if (ctx.era === 'legacy' && owner !== '') await ctx.store.append(storeKeys.taskIndex(owner, slot.window), [ref.taskId], 2 * server.tasks.ttlMs);
+  if (ctx.era === 'legacy' && owner !== '' && !onBehalf) await ctx.store.append(storeKeys.taskIndex(owner, slot.window), [ref.taskId], 2 * server.tasks.ttlMs);
   return { ref, record, created: createTaskResult(ctx.era, ref.taskId, { status: 'working', createdAt: now, updatedAt: now }, server.tasks) };
 }
 
 /** The work's outcome when it settles within `ms`, else undefined (the work goes on). */
-async function settlesWithin<T>(work: Promise<T>, ms: number): Promise<{ value: T } | { error: unknown } | undefined> {
+export async function settlesWithin<T>(work: Promise<T>, ms: number): Promise<{ value: T } | { error: unknown } | undefined> {
   let timer: ReturnType<typeof setTimeout> | undefined;
   const late = new Promise<undefined>((resolve) => { timer = setTimeout(resolve, ms, undefined); });
   try {

@@ -26,6 +26,18 @@ export interface TaskOrigin {
   clientCapabilities: Record<string, unknown>;
 }
 
+/**
+ * What a run the server started on its caller's behalf (lib/tasks/on-behalf.ts) has reported, kept for the calls
+ * that collect it from any instance: written with the record, at each heartbeat.
+ */
+export interface RunSoFar {
+  facts: Record<string, string>;
+  text: string;
+  note?: string;
+  /** When its call arrived. */
+  startedAt: number;
+}
+
 export interface TaskRecord extends TaskOrigin {
   createdAt: number;
   updatedAt: number;
@@ -39,6 +51,8 @@ export interface TaskRecord extends TaskOrigin {
   state?: unknown;
   /** The task id at the tool's own server, when that server keeps the task (lib/tasks/remote.ts); nothing beats here. */
   remote?: string;
+  /** Set on a task the server started for a caller that did not ask for one: how far its run got. */
+  onBehalf?: RunSoFar;
 }
 
 export interface TaskEnd {

@@ -14,6 +14,14 @@ import { endKey, endTask, writeRecord, type InputRequests, type TaskRecord, type
 export type Outcome = ToolResult | InputRequired;
 
 const LEGACY_INPUT = { code: INVALID_PARAMS, message: 'This tool asks for input, which a task cannot do on the 2025-11-25 wire; call it without params.task.' };
+/** A run on the caller's behalf has nobody to ask: its call has answered, and the calls that collect it cannot answer questions. */
+const LATE_INPUT = { code: INTERNAL_ERROR, message: 'The work asked for input after its call had answered, and a reply collected later cannot ask; call the tool again (questions asked before the reply deadline reach you).' };
+
+/** What the drive does besides beating: refreshes the record before each beat, and is told when the work is over. */
+export interface DriveHooks {
+  refresh?(record: TaskRecord): void;
+  ended?(): void;
+}
 
 /** Input request keys carry their round, so a key never names two requests in a task's life (SEP-2663). */
 const wireKey = (round: number, key: string) => `${round}.${key}`;
@@ -25,15 +33,16 @@ export function answersOfRound(round: number, answers: Record<string, unknown>):
 }
 
 /** Drives `work` to its outcome in the background; returns at once. */
-export function driveTask(ref: TaskRef, record: TaskRecord, work: Promise<Outcome>, cancellation: Cancellation): void {
-  keepAlive(drive(ref, record, work, cancellation).catch((error: unknown) => {
+export function driveTask(ref: TaskRef, record: TaskRecord, work: Promise<Outcome>, cancellation: Cancellation, hooks: DriveHooks = {}): void {
+  keepAlive(drive(ref, record, work, cancellation, hooks).catch((error: unknown) => {
     console.error(`[agent-mcp] task ${ref.taskId}: could not record its outcome:`, error);
-  }));
+  }).finally(() => hooks.ended?.()));
 }
 
-async function drive(ref: TaskRef, record: TaskRecord, work: Promise<Outcome>, cancellation: Cancellation): Promise<void> {
+async function drive(ref: TaskRef, record: TaskRecord, work: Promise<Outcome>, cancellation: Cancellation, hooks: DriveHooks): Promise<void> {
   const done = new AbortController();
   const beat = setInterval(() => {
+    hooks.refresh?.(record);
     record.beat = Date.now();
     writeRecord(ref, record).catch((error: unknown) => console.error(`[agent-mcp] task ${ref.taskId}: heartbeat not written:`, error));
   }, ref.settings.heartbeatMs);
@@ -47,6 +56,7 @@ async function drive(ref: TaskRef, record: TaskRecord, work: Promise<Outcome>, c
     done.abort();
     if ('error' in outcome) return void (await endTask(ref, { status: 'failed', error: toTaskError(ref, outcome.error) }));
     if (isInputRequired(outcome.value)) {
+      if (record.onBehalf) return void (await endTask(ref, { status: 'failed', error: LATE_INPUT }));
       // The 2025-11-25 wire has no tasks/update: its way to input holds a stream open on tasks/result, which a
       // serverless task cannot rely on, so a legacy task that asks for input fails with an error saying so.
       if (record.era === 'legacy') return void (await endTask(ref, { status: 'failed', error: LEGACY_INPUT }));

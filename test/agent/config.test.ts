@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'vitest';
-import { readAgents, readBudgetLimits } from '../../lib/agent/config.js';
+import { readAgents, readBudgetLimits, readReplyDeadline } from '../../lib/agent/config.js';
 import { agentDefinitions } from '../../lib/agent/index.js';
 
 describe('agent configuration is validated at start-up, naming the variable', () => {
@@ -15,6 +15,13 @@ describe('agent configuration is validated at start-up, naming the variable', ()
     expect(openai!.profile).toMatchObject({ id: 'default', kind: 'openai' });
     const [platform] = readAgents({ AGENT_URL: 'https://agents.example.com/chat', AGENT_FORMAT: 'platform' });
     expect(platform!.profile.kind).toBe('platform');
+  });
+
+  test('each format of the table is an AGENT_FORMAT, and its agents say which in their profiles', () => {
+    for (const format of ['openai', 'platform', 'openai-responses', 'anthropic', 'ai-sdk', 'a2a']) {
+      const [agent] = readAgents({ AGENT_URL: 'http://localhost:9/v1', AGENT_FORMAT: format, AGENT_MODEL: 'm' });
+      expect(agent!.profile.kind).toBe(format);
+    }
   });
 
   test('an agent without a description is described by its format, in plain English', () => {
@@ -63,7 +70,19 @@ describe('agent configuration is validated at start-up, naming the variable', ()
     [{ AGENTS: '[{"id":"a","url":"http://x","model":"m","tools":["agent:nobody"]}]' }, /AGENTS: agent a names tool "agent:nobody", but no agent has id "nobody" \(agents: a\)/],
     [{ AGENTS: '[{"id":"a","url":"http://x","model":"m","tools":"docs.*"}]' }, /AGENTS is invalid: agent a \(entry 0\): tools: must be an array of tool patterns/],
     [{ AGENTS: '[{"id":"a","url":"http://x","model":"m","tools":["docs/*"]}]' }, /AGENTS is invalid: agent a \(entry 0\): tools\.0: "docs\/\*" is a tool name, or a pattern/],
-    [{ AGENTS: '[{"id":"a","format":"platform","url":"http://x","tools":["docs.*"]}]' }, /agent a \(entry 0\): tools: only openai agents call tools/],
+    [{ AGENTS: '[{"id":"a","format":"platform","url":"http://x","tools":["docs.*"]}]' },
+      /agent a \(entry 0\): tools: only openai, openai-responses and anthropic agents call tools \(a platform upstream runs its own\)/],
+    [{ AGENTS: '[{"id":"a","format":"ai-sdk","url":"http://x","tools":["docs.*"]}]' }, /agent a \(entry 0\): tools: .* \(an AI SDK route runs its own\)/],
+    [{ AGENTS: '[{"id":"a","format":"a2a","url":"http://x","tools":["docs.*"]}]' }, /agent a \(entry 0\): tools: .* \(an A2A agent runs its own\)/],
+    [{ AGENT_URL: 'http://x/v1', AGENT_FORMAT: 'a2a', AGENT_TOOLS: 'docs.*' }, /AGENT_TOOLS: .* \(an A2A agent runs its own\); AGENT_FORMAT is a2a/],
+    [{ AGENT_URL: 'https://api.anthropic.com/v1', AGENT_FORMAT: 'anthropic' }, /AGENT_URL\/AGENT_FORMAT\/AGENT_MODEL is invalid: model: anthropic agents need a model/],
+    [{ AGENTS: '[{"id":"a","format":"openai-responses","url":"http://x"}]' }, /AGENTS is invalid: agent a \(entry 0\): model: openai-responses agents need a model/],
+    [{ AGENTS: '[{"id":"a","format":"anthropic","url":"http://x","model":"m","maxTokens":0}]' }, /agent a \(entry 0\): maxTokens: must be a positive integer/],
+    [{ AGENTS: '[{"id":"a","url":"http://x","model":"m","maxTokens":100}]' }, /agent a \(entry 0\): maxTokens: is not a setting of openai agents/],
+    [{ AGENTS: '[{"id":"a","format":"ai-sdk","url":"http://x","body":{"messages":[]}}]' }, /agent a \(entry 0\): body: must be an object of fields to add to each request \(not id or messages/],
+    [{ AGENTS: '[{"id":"a","format":"ai-sdk","url":"http://x","headersEnv":{"x-key":"ROUTE_KEY"}}]' }, /agent a names headersEnv\.x-key ROUTE_KEY, which is not set/],
+    [{ AGENTS: '[{"id":"a","format":"ai-sdk","url":"http://x","headersEnv":{"bad header":"K"}}]' }, /agent a \(entry 0\): headersEnv\.bad header: must map a header name/],
+    [{ AGENTS: '[{"id":"a","format":"anthropic","url":"http://x","model":"m","body":{}}]' }, /agent a \(entry 0\): body: is not a setting of anthropic agents/],
     [{ AGENTS: '[{"id":"a","url":"http://x","model":"m","maxToolSteps":0}]' }, /agent a \(entry 0\): maxToolSteps: must be a positive integer/],
     [{ AGENT_URL: 'http://x/v1', AGENT_MODEL: 'm', AGENT_TOOLS: 'docs.*, agent:research' }, /AGENT_TOOLS: agent default names tool "agent:research", but no agent has id "research"/],
     [{ AGENT_URL: 'http://x/v1', AGENT_MODEL: 'm', AGENT_TOOLS: 'docs.*,agent:' }, /AGENT_TOOLS: agent default: tool "agent:" agent:<id> names an agent id or \*/],
@@ -100,5 +119,28 @@ describe('what one request may cost, from the environment', () => {
     const message = `${name} must be ${shape}, got "${value}".`;
     expect(() => readBudgetLimits({ [name]: value })).toThrow(new TypeError(message));
     expect(() => agentDefinitions({ [name]: value })).toThrow(new TypeError(message));
+  });
+});
+
+describe('the reply deadline, from the environment (docs/agents.md "Slow agents")', () => {
+  test('absent variables mean a 45 s deadline, runs kept an hour, 8 at once per caller; off means none', () => {
+    expect(readReplyDeadline({})).toEqual({ ms: 45_000, ttlMs: 3_600_000, maxRuns: 8 });
+    expect(readReplyDeadline({ AGENT_REPLY_DEADLINE_MS: '20000', AGENT_BACKGROUND_TTL_MS: '60000', AGENT_MAX_BACKGROUND_RUNS: '2' }))
+      .toEqual({ ms: 20_000, ttlMs: 60_000, maxRuns: 2 });
+    expect(readReplyDeadline({ AGENT_REPLY_DEADLINE_MS: 'off' })).toBeUndefined();
+  });
+
+  test.each([
+    ['AGENT_REPLY_DEADLINE_MS', '45s', 'a positive integer of milliseconds, or off'],
+    ['AGENT_REPLY_DEADLINE_MS', '0', 'a positive integer of milliseconds, or off'],
+    ['AGENT_BACKGROUND_TTL_MS', '1h', 'a positive integer of milliseconds'],
+    ['AGENT_MAX_BACKGROUND_RUNS', '0', 'a positive integer'],
+  ])('%s=%s stops start-up naming the variable', (name, value, shape) => {
+    const message = `${name} must be ${shape}, got "${value}".`;
+    expect(() => agentDefinitions({ [name]: value })).toThrow(new TypeError(message));
+  });
+
+  test('a bad bound stops start-up even with the deadline off', () => {
+    expect(() => readReplyDeadline({ AGENT_REPLY_DEADLINE_MS: 'off', AGENT_MAX_BACKGROUND_RUNS: 'lots' })).toThrow(/AGENT_MAX_BACKGROUND_RUNS/);
   });
 });

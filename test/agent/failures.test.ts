@@ -22,13 +22,21 @@ describe('upstream failures are clear isError results, never a protocol error or
     ['an empty reply is reported', 'echo', 'fault:empty', /empty reply/],
     ['an unreachable upstream is a connection failure', 'gone', 'hello', /connection to the upstream failed/],
     ['an upstream that redirects is named, not followed', 'echo', 'fault:redirect', /answered with a redirect; configure the URL it redirects to/],
-    ['an upstream that hangs hits the agent timeout', 'quick', 'fault:hang', /did not answer within 300 ms/],
+    ['an upstream that hangs hits the agent timeout', 'quick', 'fault:hang', /sent nothing for 300 ms \(AGENT_TIMEOUT_MS\)/],
   ])('%s', async (_name, agent, message, expected) => {
     const result = await chat(agent, message);
     expect(result.isError).toBe(true);
     expect(textOf(result)).toMatch(expected);
     expect(textOf(result)).not.toContain(UPSTREAM_KEY);
     expect(textOf(result)).not.toContain('127.0.0.1');
+  });
+
+  test('AGENT_TIMEOUT_MS bounds a silence, not a reply: an agent that keeps writing for longer than it is not cut off', async () => {
+    // 'quick' has a 300 ms timeout; this reply comes in 8-character pieces 100 ms apart, about 0.8 s in all.
+    const message = `fault:pace 100 ${'a long answer, written slowly '.repeat(2)}`;
+    const result = await chat('quick', message);
+    expect(result.isError).toBeFalsy();
+    expect(textOf(result)).toContain('written slowly');
   });
 
   test('failures are isError on the modern wire too', async () => {

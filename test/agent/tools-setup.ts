@@ -87,7 +87,7 @@ export async function startToolsHarness(options: ToolsHarnessOptions = {}): Prom
   const authConfig = readAuthConfig(env)!;
   let app: App;
   app = createApp({
-    definitions: [agentDefinitions(env, [clerk, ...(options.inProcess ?? [])], { connect: (principal) => app.connectInProcess(principal) }), { tools: [premium] }],
+    definitions: [agentDefinitions(env, [clerk, ...(options.inProcess ?? [])], { connect: (principal, limits) => app.connectInProcess(principal, limits) }), { tools: [premium] }],
     mounts,
     limits: createLimitsFromEnv(env, undefined),
     auth: createBearerAuth(authConfig, env),

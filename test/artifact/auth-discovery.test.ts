@@ -1,28 +1,34 @@
 /**
  * The built functions with auth on (run `npm run build` first; `npm test` does): api/mcp challenges and then
- * verifies a real token with the jose chunk it loads on demand, and the discovery functions answer.
+ * verifies a real token with the jose chunk it loads on demand, and an API key beside it, and the discovery
+ * functions answer.
  */
 
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 // @ts-expect-error plain ESM helper without type declarations
 import { loadBuiltFunction } from '../../scripts/load-built.mjs';
+import { keyLine, mintTestKey } from '../support/api-keys.js';
 import { startIssuer, type TestIssuer } from '../support/issuer.js';
 
 type Fn = { fetch(request: Request): Promise<Response> };
 let issuer: TestIssuer;
 let mcp: Fn;
+const KEY = mintTestKey();
 
 beforeAll(async () => {
   issuer = await startIssuer();
   // The functions read the environment on their first request, as on Vercel. Off Vercel and without PUBLIC_URL,
   // the deployment's app takes a fixed audience (or refuses to start rather than follow the Host).
-  Object.assign(process.env, { AUTH_ISSUER: issuer.issuer, AUTH_SCOPES: 'agents:chat', AUTH_AUDIENCE: 'http://localhost/mcp' });
+  Object.assign(process.env, {
+    AUTH_ISSUER: issuer.issuer, AUTH_SCOPES: 'agents:chat', AUTH_AUDIENCE: 'http://localhost/mcp', MCP_API_KEYS: keyLine('ci', KEY, 'scopes=agents:chat'),
+  });
   mcp = await loadBuiltFunction('api/mcp');
 });
 afterAll(async () => {
   delete process.env.AUTH_ISSUER;
   delete process.env.AUTH_SCOPES;
   delete process.env.AUTH_AUDIENCE;
+  delete process.env.MCP_API_KEYS;
   await issuer?.close();
 });
 
@@ -46,6 +52,17 @@ describe('the built api/mcp function with AUTH_ISSUER', () => {
     const response = await mcp.fetch(toolsList({ authorization: `Bearer ${token}` }));
     expect(response.status).toBe(200);
     expect((await response.json()).result.tools.map((t: { name: string }) => t.name)).toContain('chat_with_agent');
+  });
+});
+
+describe('the built api/mcp function with MCP_API_KEYS beside AUTH_ISSUER', () => {
+  test('serves a configured API key and refuses one of the right shape but a wrong value', async () => {
+    const served = await mcp.fetch(toolsList({ authorization: `Bearer ${KEY}` }));
+    expect(served.status).toBe(200);
+    expect((await served.json()).result.tools.map((t: { name: string }) => t.name)).toContain('chat_with_agent');
+    const refused = await mcp.fetch(toolsList({ authorization: `Bearer ${mintTestKey()}` }));
+    expect(refused.status).toBe(401);
+    expect(refused.headers.get('www-authenticate')).toContain('error_description="The API key is not valid."');
   });
 });
 

@@ -43,7 +43,7 @@ describe('the built api/mcp function', () => {
     const response = await fn.fetch(new Request('http://localhost/mcp', {
       method: 'POST',
       headers: { ...headers, 'mcp-protocol-version': '2025-11-25' },
-      body: JSON.stringify({ jsonrpc: '2.0', id: 3, method: 'tools/call', params: { name: 'chat_with_agent', arguments: {} } }),
+      body: JSON.stringify({ jsonrpc: '2.0', id: 3, method: 'tools/call', params: { name: 'chat_with_agent', arguments: { message: 42 } } }),
     }));
     const body = await response.json();
     expect(body.result).toMatchObject({ isError: true, content: [{ text: expect.stringContaining('Invalid arguments for tool chat_with_agent: message') }] });

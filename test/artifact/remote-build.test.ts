@@ -43,7 +43,7 @@ const filesUnder = (dir: string): string[] => readdirSync(dir, { recursive: true
 describe('a remote Vercel build (VERCEL=1 and CI=1, in a copy of the project)', () => {
   test('runs the vercel-build script and succeeds', () => {
     expect(build.status, `${build.stdout}\n${build.stderr}`).toBe(0);
-    expect(build.stdout).toContain('vercel-build: 3 function(s) now load their bundle');
+    expect(build.stdout).toContain('vercel-build: 4 function(s) now load their bundle');
   });
 
   test('ships api/mcp as its esbuild bundle, without the traced source tree or node_modules', () => {
@@ -67,7 +67,7 @@ describe('a remote Vercel build (VERCEL=1 and CI=1, in a copy of the project)', 
   });
 
   test('the discovery functions are bundled too', () => {
-    for (const name of ['wk-mcp', 'wk-oauth-protected-resource']) {
+    for (const name of ['wk-mcp', 'wk-oauth-protected-resource', 'oauth']) {
       expect(filesUnder(join(output, `functions/api/${name}.func`))).toContain(`${BUNDLE_DIR}/${name}/index.js`);
     }
   });

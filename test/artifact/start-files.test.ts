@@ -15,7 +15,7 @@ import { builtFunctionPath } from '../../scripts/load-built.mjs';
 const TRACE = fileURLToPath(new URL('../support/import-trace.mjs', import.meta.url));
 
 /** Runs `requests` (method, modern wire?, params) against a fresh import of the built function; the bundle files it loaded. */
-function filesLoadedBy(requests: [string, boolean, Record<string, unknown>?][]): string[] {
+function filesLoadedBy(requests: [string, boolean, Record<string, unknown>?][], env: Record<string, string> = {}): string[] {
   const path = builtFunctionPath('api/mcp');
   const script = `
     const { default: fn } = await import(${JSON.stringify(pathToFileURL(path).href)});
@@ -31,7 +31,7 @@ function filesLoadedBy(requests: [string, boolean, Record<string, unknown>?][]):
       if (!body.result) throw new Error(method + ': ' + JSON.stringify(body));
     }
     console.log(JSON.stringify(await globalThis.loadedModules()));`;
-  const run = spawnSync(process.execPath, ['--import', TRACE, '--input-type=module', '-e', script], { encoding: 'utf8', env: { PATH: process.env.PATH! } });
+  const run = spawnSync(process.execPath, ['--import', TRACE, '--input-type=module', '-e', script], { encoding: 'utf8', env: { PATH: process.env.PATH!, ...env } });
   expect(run.status, run.stderr).toBe(0);
   const root = pathToFileURL(dirname(dirname(path))).href;
   return (JSON.parse(run.stdout.trim().split('\n').at(-1)!) as string[]).filter((url) => url.startsWith(root)).map((url) => url.slice(root.length + 1));
@@ -45,4 +45,13 @@ test('a tools/call after it loads its schema chunk, which reaches the helpers ch
   const files = filesLoadedBy([['tools/list', false], ['tools/call', false, { name: 'chat_with_agent', arguments: { message: 'hi' } }]]);
   expect(files[0]).toBe('api/mcp.js');
   expect(files.some((file) => file.startsWith('chunks/chat-schema-'))).toBe(true);
+});
+
+test('with an agent of every format configured, the first tools/list still loads the entry alone, and a call loads its format\'s chunk', () => {
+  const agents = ['openai-responses', 'anthropic', 'ai-sdk', 'a2a'].map((format) => ({ id: format, format, url: 'http://127.0.0.1:9/v1', model: 'm' }));
+  const env = { AGENTS: JSON.stringify(agents), AGENT_TIMEOUT_MS: '2000' };
+  expect(filesLoadedBy([['tools/list', false]], env)).toEqual(['api/mcp.js']);
+  const files = filesLoadedBy([['tools/list', false], ['tools/call', false, { name: 'chat_with_agent', arguments: { agent_id: 'anthropic', message: 'hi' } }]], env);
+  expect(files[0]).toBe('api/mcp.js');
+  expect(files.filter((file) => /^chunks\/(anthropic|responses|ai-sdk|a2a)-/.test(file)).map((file) => file.split('-')[0])).toEqual(['chunks/anthropic']);
 });

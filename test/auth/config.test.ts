@@ -29,7 +29,7 @@ describe('AUTH_* configuration', () => {
     [{ AUTH_ISSUER: 'http://auth.example.com' }, 'AUTH_ISSUER must be an absolute https URL (http only for localhost), got "http://auth.example.com".'],
     [{ AUTH_ISSUER: 'https://a.example', AUTH_JWKS_URL: 'ftp://a.example/jwks' }, 'AUTH_JWKS_URL must be an absolute https URL (http only for localhost), got "ftp://a.example/jwks".'],
     [{ AUTH_ISSUER: 'https://a.example', AUTH_ALGORITHMS: 'RS256,HS256' }, 'AUTH_ALGORITHMS may list only asymmetric algorithms; not HS256.'],
-    [{ AUTH_SCOPES: 'a b' }, 'AUTH_SCOPES is set but AUTH_ISSUER is not; set AUTH_ISSUER to turn auth on.'],
+    [{ AUTH_SCOPES: 'a b' }, 'AUTH_SCOPES is set but neither AUTH_ISSUER nor MCP_API_KEYS is; set one of them to turn auth on.'],
     [{ AUTH_AUDIENCE: 'https://a.example/mcp' }, 'AUTH_AUDIENCE is set but AUTH_ISSUER is not; set AUTH_ISSUER to turn auth on.'],
   ])('%j is refused at start-up', (env, message) => {
     expect(() => readAuthConfig(env)).toThrow(new TypeError(message));

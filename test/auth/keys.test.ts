@@ -25,7 +25,7 @@ async function setUp(options: IssuerOptions = {}, env: Record<string, string> = 
     const now = Math.floor(Date.now() / 1000);
     return issuer.mint({ iss: issuer.issuer, aud: AUDIENCE, sub: 'alice', iat: now, exp: now + 300 }, kid ? { kid } : {});
   };
-  return { issuer, verify: async (t: string) => verify(t, [AUDIENCE]), token };
+  return { issuer, verify: async (t: string) => verify(t, [AUDIENCE], issuer.issuer), token };
 }
 
 describe('metadata discovery', () => {
@@ -67,7 +67,7 @@ describe('metadata discovery', () => {
     issuers.push(issuer);
     const verify = createVerifier(readAuthConfig({ AUTH_ISSUER: `${issuer.issuer}/` })!);
     const now = Math.floor(Date.now() / 1000);
-    const result = await verify(await issuer.mint({ iss: issuer.issuer, aud: AUDIENCE, sub: 'alice', iat: now, exp: now + 60 }), [AUDIENCE]);
+    const result = await verify(await issuer.mint({ iss: issuer.issuer, aud: AUDIENCE, sub: 'alice', iat: now, exp: now + 60 }), [AUDIENCE], `${issuer.issuer}/`);
     expect(result).toMatchObject({ ok: false, misconfigured: expect.stringContaining(`names its issuer "${issuer.issuer}"; set AUTH_ISSUER to exactly that`) });
     expect(issuer.served.jwks).toBe(0);
   });
@@ -84,7 +84,7 @@ describe('metadata discovery', () => {
     const verify = createVerifier(readAuthConfig({ AUTH_ISSUER: issuer.issuer, AUTH_JWKS_URL: issuer.jwksUrl })!);
     const now = Math.floor(Date.now() / 1000);
     const token = await issuer.mint({ iss: issuer.issuer, aud: AUDIENCE, sub: 'alice', iat: now, exp: now + 60 });
-    expect(await verify(token, [AUDIENCE])).toMatchObject({ ok: true });
+    expect(await verify(token, [AUDIENCE], issuer.issuer)).toMatchObject({ ok: true });
     expect(issuer.served).toMatchObject({ metadata: 0, jwks: 1 });
   });
 });

@@ -3,16 +3,20 @@
  * Node 22 it needs) against the protected app and the development authorization server: it reads our 401
  * challenge and metadata, registers itself dynamically (asking for the refresh_token grant), sends the browser
  * to sign in, receives the code on its own callback listener and calls a tool with the token.
+ * With an API key, its `--header "Authorization: Bearer <key>"` is all it needs: no discovery, no sign-in.
  * The Inspector is installed into .cache/ on first use (scripts/npm-cache.mjs says why it is no devDependency).
  */
 
 import { createRequire } from 'node:module';
-import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { afterAll, beforeAll, describe, expect, test, vi } from 'vitest';
 import { ensureInspector, ensureNode22 } from '../../scripts/npm-cache.mjs';
+import { keyLine, mintTestKey, startKeyServer } from '../support/api-keys.js';
 import { completeInBrowser, followToRedirect } from '../support/browser-leg.js';
+import { startAuthzStack, type AuthzStack } from '../support/authz-stack.js';
 import {
   BYPASS_HEADER, clientEnv, freePort, isMetadataRequest, scratchDir, startClient, startProtectedStack, type ProtectedStack,
 } from '../support/client-harness.js';
+import type { TestServer } from '../support/server.js';
 
 const MCP_REMOTE = createRequire(import.meta.url).resolve('mcp-remote/dist/proxy.js');
 const INSTALL_MS = 240_000;
@@ -68,6 +72,22 @@ describe('the MCP Inspector CLI signs in with OAuth against the development auth
   }, INSTALL_MS);
 });
 
+describe('the MCP Inspector CLI signs in through the built-in authorization server', () => {
+  let stack: AuthzStack;
+  beforeAll(async () => { stack = await startAuthzStack(); }, 30_000);
+  afterAll(() => stack?.close());
+
+  test('it finds the server at the deployment\'s origin, registers itself, passes the consent page and the provider, and calls a tool', async () => {
+    const run = await runSignedIn(stack.mcpUrl, ['--method', 'tools/call', '--tool-name', 'whoami']);
+    expect(`${run.asked.origin}${run.asked.pathname}`).toBe(`${stack.origin}/oauth/authorize`);
+    expect(run.asked.searchParams.get('resource')).toBe(stack.mcpUrl);
+    expect(run.landed.status).toBe(200);
+    expect(run.code, run.stderr).toBe(0);
+    const text = (JSON.parse(run.stdout) as { result: { content: Array<{ text: string }> } }).result.content[0]!.text;
+    expect(JSON.parse(text)).toMatchObject({ subject: 'oidc:alice', scopes: ['agents:chat'] });
+  }, INSTALL_MS);
+});
+
 describe('the MCP Inspector CLI against a preview behind Vercel Deployment Protection', () => {
   const secret = 'bypass-secret-for-tests';
   let stack: ProtectedStack;
@@ -110,5 +130,48 @@ describe('the MCP Inspector CLI against a preview behind Vercel Deployment Prote
       cli.kill();
       home.remove();
     }
+  }, INSTALL_MS);
+});
+
+describe('the MCP Inspector CLI with an API key in --header', () => {
+  const key = mintTestKey();
+  let server: TestServer;
+  beforeAll(async () => {
+    vi.spyOn(console, 'info').mockImplementation(() => undefined);
+    server = await startKeyServer({ MCP_API_KEYS: keyLine('inspector', key, 'scopes=agents:chat'), AUTH_SCOPES: 'agents:chat' });
+  });
+  afterAll(async () => {
+    await server?.close();
+    vi.restoreAllMocks();
+  });
+
+  /** One CLI run with `headers`; its exit code and output. */
+  async function run(args: string[], headers: string[]) {
+    const home = scratchDir('inspector-home');
+    const cli = startClient(node22, [inspector, '--cli', server.mcpUrl, '--format', 'json', ...headers.flatMap((h) => ['--header', h]), ...args],
+      clientEnv(home.path, { MCP_INSPECTOR_SECRET_STORE: 'memory' }));
+    try {
+      return { code: await cli.exited(RUN_MS), ...cli.output() };
+    } finally {
+      cli.kill();
+      home.remove();
+    }
+  }
+
+  test('it lists and calls a tool as key:inspector, with no sign-in', async () => {
+    const listed = await run(['--method', 'tools/list'], [`Authorization: Bearer ${key}`]);
+    expect(listed.code, listed.stderr).toBe(0);
+    expect((JSON.parse(listed.stdout) as { result: { tools: Array<{ name: string }> } }).result.tools.map((t) => t.name)).toContain('whoami');
+    const called = await run(['--method', 'tools/call', '--tool-name', 'whoami'], [`Authorization: Bearer ${key}`]);
+    expect(called.code, called.stderr).toBe(0);
+    const text = (JSON.parse(called.stdout) as { result: { content: Array<{ text: string }> } }).result.content[0]!.text;
+    expect(JSON.parse(text)).toEqual({ subject: 'key:inspector', scopes: ['agents:chat'] });
+    expect(called.stdout + called.stderr).not.toContain('navigate to:');
+  }, INSTALL_MS);
+
+  test('with a wrong key it fails, and starts no sign-in (there is no authorization server to go to)', async () => {
+    const refused = await run(['--method', 'tools/list'], [`Authorization: Bearer ${mintTestKey()}`]);
+    expect(refused.code).not.toBe(0);
+    expect(refused.stdout + refused.stderr).not.toContain('navigate to:');
   }, INSTALL_MS);
 });

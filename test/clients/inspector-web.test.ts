@@ -12,6 +12,7 @@ import { findChromium } from '../../scripts/chromium.mjs';
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { ensureInspector, ensureNode22 } from '../../scripts/npm-cache.mjs';
+import { startAuthzStack, type AuthzStack } from '../support/authz-stack.js';
 import {
   BYPASS_HEADER, clientEnv, freePort, isMetadataRequest, scratchDir, startClient, startProtectedStack, type ProtectedStack, type RunningClient,
 } from '../support/client-harness.js';
@@ -89,6 +90,61 @@ describe('the MCP Inspector web UI signs in with OAuth against the development a
       await page.getByText('Tools', { exact: true }).first().click();
       await expect.poll(() => page.locator('body').innerText(), { timeout: UI_MS }).toContain('whoami');
       expect(await page.locator('body').innerText()).not.toContain('admin_only');
+    } finally {
+      await page.close();
+    }
+  }, INSTALL_MS);
+});
+
+describe('the MCP Inspector web UI signs in through the built-in authorization server, a person clicking through its consent page', () => {
+  let stack: AuthzStack;
+  let ui: { address: URL; web: RunningClient; stop(): void };
+  beforeAll(async () => {
+    stack = await startAuthzStack();
+    ui = await startInspectorWeb(stack.mcpUrl);
+  }, INSTALL_MS);
+  afterAll(async () => {
+    ui?.stop();
+    await stack?.close();
+  });
+
+  test('connecting shows the consent page naming the Inspector and its callback host; Allow leads through the provider back to the Inspector, which lists the tools', async () => {
+    const { page, visited } = await openPage(ui.address);
+    try {
+      await connectSwitch(page).click({ force: true });
+      const allow = page.getByRole('button', { name: 'Allow' });
+      await allow.waitFor({ timeout: UI_MS });
+      const consent = await page.locator('body').innerText();
+      expect(consent).toContain('registered itself with this server as');
+      expect(consent).toContain(`an app on this computer (${ui.address.host})`);
+      expect(consent).toContain('agents:chat');
+      await allow.click();
+      await page.getByText('Connected', { exact: true }).waitFor({ timeout: UI_MS });
+
+      expect(visited.some((url) => url.origin === stack.origin && url.pathname === '/oauth/authorize')).toBe(true);
+      expect(visited.some((url) => url.origin === stack.provider.issuer)).toBe(true);
+      expect(visited.some((url) => url.origin === ui.address.origin && url.pathname === '/oauth/callback' && url.searchParams.get('iss') === stack.origin)).toBe(true);
+      await page.getByText('Tools', { exact: true }).first().click();
+      await expect.poll(() => page.locator('body').innerText(), { timeout: UI_MS }).toContain('whoami');
+    } finally {
+      await page.close();
+    }
+  }, INSTALL_MS);
+
+  test('another site framing the consent page gets nothing drawn: the browser refuses to frame it', async () => {
+    const consentUrl = new URL(`${stack.origin}/oauth/authorize`);
+    const registered = await (await fetch(`${stack.origin}/oauth/register`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ redirect_uris: ['http://127.0.0.1:1/cb'] }) })).json();
+    consentUrl.search = new URLSearchParams({ client_id: registered.client_id, redirect_uri: 'http://127.0.0.1:1/cb', response_type: 'code', code_challenge: 'E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM', code_challenge_method: 'S256' }).toString();
+    // The attacker's page, on another origin (the Inspector's): an invisible frame over its own button.
+    const page = await browser.newPage();
+    try {
+      await page.goto(ui.address.href);
+      const served = page.waitForResponse((response) => response.url().startsWith(`${stack.origin}/oauth/authorize`));
+      await page.setContent(`<iframe id="f" src="${consentUrl.href}" style="opacity:0.01"></iframe>`);
+      expect((await served).status()).toBe(200);
+      const frame = page.frames().find((f) => f !== page.mainFrame())!;
+      await expect.poll(async () => frame.url()).not.toBe('about:blank');
+      expect(await frame.locator('button').count()).toBe(0);
     } finally {
       await page.close();
     }

@@ -1,11 +1,12 @@
 /**
- * `/.well-known/mcp.json` and the MCP Server Card at `/mcp/server-card` (mcp-spec.md §6; experimental
- * server-card extension): never behind auth, CORS `*`, cacheable with an ETag, and saying what `initialize`
- * and `server/discover` say.
+ * `/.well-known/mcp.json`, the MCP Server Card at `/mcp/server-card` and the AI Catalog at
+ * `/.well-known/ai-catalog.json` (docs/protocol.md "Discovery documents": SEP-2127 as experimental-ext-server-card states it,
+ * and the AI Catalog specification): never behind auth, CORS `*`, cacheable with an ETag, and saying what
+ * `initialize` and `server/discover` say.
  */
 
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { cardName, createDiscoveryHandler, SERVER_CARD_TYPE } from '../../lib/discovery/documents.js';
+import { AI_CATALOG_TYPE, cardName, createDiscoveryHandler, SERVER_CARD_TYPE } from '../../lib/discovery/documents.js';
 import { startLocalServer } from '../../scripts/local-server.js';
 import { post } from '../support/rpc.js';
 
@@ -60,6 +61,18 @@ describe('/.well-known/mcp.json', () => {
   test('with auth off it says the server is public', async () => {
     const open = await createDiscoveryHandler({})(new Request('http://localhost/.well-known/mcp.json'));
     expect((await open.json()).auth).toEqual({ type: 'public' });
+  });
+
+  test('with API keys alone it says a client sends a key as a Bearer token, and names no authorization server', async () => {
+    const keys = { MCP_API_KEYS: `ci sha256=${'0'.repeat(64)}` };
+    const doc = await (await createDiscoveryHandler(keys)(new Request('http://localhost/.well-known/mcp.json'))).json();
+    expect(doc.auth).toEqual({ type: 'api-key', header: 'Authorization', scheme: 'Bearer' });
+  });
+
+  test('with API keys beside OAuth it names the OAuth metadata and says keys are taken too', async () => {
+    const both = { ...AUTH, MCP_API_KEYS: `ci sha256=${'0'.repeat(64)}` };
+    const doc = await (await createDiscoveryHandler(both)(new Request('http://localhost/.well-known/mcp.json'))).json();
+    expect(doc.auth).toMatchObject({ type: 'oauth-protected-resource', authorizationServers: ['https://auth.example.com'], apiKeys: true });
   });
 
   test('is cacheable and revalidates with its ETag', async () => {
@@ -126,13 +139,80 @@ describe('the MCP Server Card', () => {
   });
 });
 
+/**
+ * The card's fields as the Server Card schema constrains them (modelcontextprotocol/experimental-ext-server-card
+ * schema.ts at 8924e08, 2026-07-24): the members it defines, and the patterns and lengths of those it bounds.
+ */
+const CARD_MEMBERS = ['$schema', 'name', 'version', 'description', 'title', 'websiteUrl', 'repository', 'icons', 'remotes', '_meta'];
+const REMOTE_MEMBERS = ['type', 'url', 'headers', 'variables', 'supportedProtocolVersions'];
+
+describe('the card against the Server Card schema', () => {
+  test('has only the schema\'s members, its required ones, and values within its patterns and lengths', async () => {
+    const card = await (await fetch(`${url}/mcp/server-card`)).json();
+    expect(CARD_MEMBERS).toEqual(expect.arrayContaining(Object.keys(card)));
+    expect(card.$schema).toMatch(/^https:\/\/static\.modelcontextprotocol\.io\/schemas\/v1\/server-card\.schema\.json$/);
+    expect(card.name).toMatch(/^[a-zA-Z0-9.-]+\/[a-zA-Z0-9._-]+$/);
+    expect(card.name.length).toBeGreaterThanOrEqual(3);
+    expect(card.name.length).toBeLessThanOrEqual(200);
+    expect(card.version).not.toMatch(/[\^~>=<*x]/);
+    for (const text of [card.description, card.title]) expect(text.length).toBeGreaterThanOrEqual(1);
+    for (const text of [card.description, card.title]) expect(text.length).toBeLessThanOrEqual(100);
+    for (const remote of card.remotes) {
+      expect(REMOTE_MEMBERS).toEqual(expect.arrayContaining(Object.keys(remote)));
+      expect(['streamable-http', 'sse']).toContain(remote.type);
+      expect(remote.url).toMatch(/^https?:\/\/[^\s]+$/);
+    }
+    // _meta keys: an optional prefix of dot-separated labels and a slash, then a name (the protocol's MetaObject).
+    for (const key of Object.keys(card._meta)) expect(key).toMatch(/^(?:[a-zA-Z](?:[a-zA-Z0-9-]*[a-zA-Z0-9])?(?:\.[a-zA-Z](?:[a-zA-Z0-9-]*[a-zA-Z0-9])?)*\/)?[a-zA-Z0-9](?:[a-zA-Z0-9._-]*[a-zA-Z0-9])?$/);
+  });
+});
+
+describe('/.well-known/ai-catalog.json', () => {
+  test('is an AI Catalog of its media type: the version of the format, the host, and one entry naming the server card by URL and media type', async () => {
+    const response = await fetch(`${url}/.well-known/ai-catalog.json`);
+    expect(response.status).toBe(200);
+    expect(response.headers.get('content-type')).toBe(AI_CATALOG_TYPE);
+    expect(await response.json()).toEqual({
+      specVersion: '1.0',
+      host: { displayName: 'agent-mcp', identifier: 'localhost', documentationUrl: `${url}/` },
+      entries: [{ identifier: 'urn:air:localhost:mcp:agent-mcp', type: SERVER_CARD_TYPE, url: `${url}/mcp/server-card` }],
+    });
+  });
+
+  test('a client following the entry, with the card\'s media type in Accept, gets the card; the identifier ends with the card\'s name', async () => {
+    const { entries: [entry] } = await (await fetch(`${url}/.well-known/ai-catalog.json`)).json();
+    const response = await fetch(entry.url, { headers: { accept: entry.type } });
+    expect(response.headers.get('content-type')).toBe(entry.type);
+    const card = await response.json();
+    expect(entry.identifier.split(':').at(-1)).toBe(card.name.split('/')[1]);
+    expect(card.remotes[0].url).toBe(`${url}/mcp`);
+  });
+
+  test('names the host a deployment is reached at, as the card does', async () => {
+    const handler = createDiscoveryHandler({ PUBLIC_URL: 'https://agent.example.com' });
+    const catalog = await (await handler(new Request('http://localhost/api/wk-mcp?doc=catalog'))).json();
+    expect(catalog.host).toEqual({ displayName: 'agent-mcp', identifier: 'agent.example.com', documentationUrl: 'https://agent.example.com/' });
+    expect(catalog.entries[0]).toEqual({
+      identifier: 'urn:air:agent.example.com:mcp:agent-mcp', type: SERVER_CARD_TYPE, url: 'https://agent.example.com/mcp/server-card',
+    });
+  });
+
+  test('is served with CORS *, Cache-Control and an ETag a client revalidates with', async () => {
+    const response = await fetch(`${url}/.well-known/ai-catalog.json`, { headers: { origin: 'https://crawler.example' } });
+    expect(response.headers.get('access-control-allow-origin')).toBe('*');
+    expect(response.headers.get('cache-control')).toBe('public, max-age=3600');
+    const again = await fetch(`${url}/.well-known/ai-catalog.json`, { headers: { 'if-none-match': response.headers.get('etag')! } });
+    expect(again.status).toBe(304);
+  });
+});
+
 describe('the discovery function asked for a document it does not have', () => {
-  test('?doc= naming neither mcp nor card is a 404 that says which it serves, not mcp.json', async () => {
+  test('?doc= naming none of mcp, card and catalog is a 404 that says which it serves, not mcp.json', async () => {
     const handler = createDiscoveryHandler(AUTH);
     const ask = (query: string) => handler(new Request(`${url}/api/wk-mcp${query}`, { headers: { host: new URL(url).host } }));
     const unknown = await ask('?doc=server-card');
     expect(unknown.status).toBe(404);
-    expect(await unknown.json()).toEqual({ error: 'not_found', error_description: 'No such discovery document: doc must be mcp or card.' });
+    expect(await unknown.json()).toEqual({ error: 'not_found', error_description: 'No such discovery document: doc must be mcp, card, catalog.' });
     expect((await ask('?doc=mcp')).status).toBe(200);
     expect((await ask('')).status).toBe(200);
   });

@@ -91,6 +91,15 @@ describe('where the metadata is', () => {
     expect(response.headers.get('access-control-allow-origin')).toBe('*');
   });
 
+  test('with API keys alone there is no authorization server, so no protected resource either: 404 saying the server takes keys', async () => {
+    const keysOnly = createProtectedResourceHandler({ MCP_API_KEYS: `ci sha256=${'0'.repeat(64)}` });
+    for (const path of ['/.well-known/oauth-protected-resource/mcp', '/mcp/oauth-protected-resource']) {
+      const response = await keysOnly(new Request(`http://localhost${path}`));
+      expect(response.status).toBe(404);
+      expect(await response.text()).toContain('it takes API keys (Authorization: Bearer <key>)');
+    }
+  });
+
   test('AUTH_AUDIENCE changes the audience tokens must carry, never the resource clients check', async () => {
     const pinned = createProtectedResourceHandler({ ...AUTH, AUTH_AUDIENCE: 'https://api.example.com' });
     expect((await (await pinned(new Request('http://localhost/.well-known/oauth-protected-resource/mcp'))).json()).resource)

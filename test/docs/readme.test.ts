@@ -142,6 +142,33 @@ async function runAgentsExample({ text }: DocCommand): Promise<void> {
   for (const { id } of JSON.parse(env.AGENTS!)) expect(uris).toContain(`agent://${id}`);
 }
 
+/** `npm run key -- create …`: it prints a key and its line, and `npm start` with that line takes that key and only it. */
+async function runKeyCreate({ text }: DocCommand): Promise<void> {
+  const words = shellWords(text);
+  const run = spawnSync(words[0]!, words.slice(1), { cwd: ROOT, encoding: 'utf8' });
+  expect(run.status, run.stderr).toBe(0);
+  const key = /^ {2}(agentmcp_\S+)$/m.exec(run.stdout)?.[1];
+  const line = /^ {2}(\S+ sha256=.*)$/m.exec(run.stdout)?.[1];
+  expect(key && line, run.stdout).toBeTruthy();
+  const { match } = await start(['npm', 'start'], { MCP_API_KEYS: line!, PORT: String(await freePort()) }, /agent-mcp ready: (http:\/\/\S+)\/mcp /);
+  const url = `${match[1]}/mcp`;
+  expect((await rpc(url, 'tools/list')).status).toBe(401);
+  const body = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' });
+  const response = await fetch(url, { method: 'POST', headers: { ...MCP_HEADERS, authorization: `Bearer ${key}` }, body });
+  expect(response.status).toBe(200);
+}
+
+/** `npm run authz-key`: prints the line to configure, a key the built-in authorization server accepts. */
+async function runAuthzKey({ text }: DocCommand): Promise<void> {
+  const words = shellWords(text);
+  const run = spawnSync(words[0]!, words.slice(1), { cwd: ROOT, encoding: 'utf8' });
+  expect(run.status, run.stderr).toBe(0);
+  const line = run.stdout.trim().split('\n').at(-1)!;
+  const { env } = splitAssignments(shellWords(line));
+  const { readSigningKey } = await import('../../lib/auth/signing-key.js');
+  expect(readSigningKey(env.AUTH_SERVER_KEY!).publicJwk).toMatchObject({ kty: 'EC', crv: 'P-256', alg: 'ES256' });
+}
+
 const EXERCISES: Array<[RegExp, Exercise]> = [
   [/^npm install$/, { in: '.ci/run', contains: 'npm install' }],
   [/^npm test$/, { in: '.ci/run', contains: 'npm test' }],
@@ -154,6 +181,8 @@ const EXERCISES: Array<[RegExp, Exercise]> = [
   [/^npm run smoke -- https:\/\/<preview>\S* --header "x-vercel-protection-bypass: <secret>"$/,
     { in: 'test/scripts/local-server.test.ts', contains: "'scripts/smoke.ts', `${origin}/mcp`, '--header'" }],
   [/^npx tsx test\/support\/dev-oauth-server\.ts$/, { run: runDevOAuthServer }],
+  [/^npm run key -- create --name \S+( --scopes \S+)?$/, { run: runKeyCreate }],
+  [/^npm run authz-key$/, { run: runAuthzKey }],
   [/^npx vercel deploy --prebuilt$/, { in: 'test/artifact/deploy-commands.test.ts', contains: "deploy(dir, ['--prebuilt'])" }],
   [/^npx vercel deploy --prebuilt --prod$/, { in: 'test/artifact/deploy-commands.test.ts', contains: "deploy(dir, ['--prebuilt', '--prod'])" }],
   [/^claude mcp add /, { external: 'Claude Code is not installed here; the landing page test checks the same command for a deployment' }],

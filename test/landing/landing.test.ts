@@ -13,6 +13,7 @@ import { findChromium } from '../../scripts/chromium.mjs';
 import { createProtectedResourceHandler } from '../../lib/auth/metadata.js';
 import { createDiscoveryHandler } from '../../lib/discovery/documents.js';
 import { startLocalServer } from '../../scripts/local-server.js';
+import { keyLine, mintTestKey, startKeyServer } from '../support/api-keys.js';
 import { createProtectedApp } from '../support/protected-app.js';
 
 type Server = { url: string; close(): Promise<void> };
@@ -22,6 +23,7 @@ const PUBLIC_HOST = 'agent.example.test';
 let browser: BrowserContext;
 let open: Server;
 let guarded: Server;
+let keyed: Server;
 const profile = mkdtempSync(`${tmpdir()}/agent-mcp-chromium-`);
 
 beforeAll(async () => {
@@ -34,6 +36,7 @@ beforeAll(async () => {
       '/api/wk-oauth-protected-resource': createProtectedResourceHandler(AUTH),
     },
   });
+  keyed = await startKeyServer({ MCP_API_KEYS: keyLine('ci', mintTestKey()), MCP_LOG: 'off' });
   // A fresh profile and no background networking: the browser reaches nothing but loopback.
   browser = await chromium.launchPersistentContext(profile, {
     executablePath: await findChromium(),
@@ -44,7 +47,7 @@ beforeAll(async () => {
 }, 60_000);
 afterAll(async () => {
   await browser?.close();
-  await Promise.all([open?.close(), guarded?.close()]);
+  await Promise.all([open?.close(), guarded?.close(), keyed?.close()]);
   rmSync(profile, { recursive: true, force: true });
 });
 
@@ -108,7 +111,7 @@ describe('the landing page of a public server', () => {
   test('links the discovery documents, one at a path that needs no /.well-known rewrite; each answers', async () => {
     const page = await visit(open);
     const links = await page.$$eval('#discovery a', (anchors) => anchors.map((a) => (a as HTMLAnchorElement).href));
-    expect(links).toEqual([`${open.url}/.well-known/mcp.json`, `${open.url}/mcp.json`, `${open.url}/mcp/server-card`]);
+    expect(links).toEqual([`${open.url}/.well-known/mcp.json`, `${open.url}/mcp.json`, `${open.url}/mcp/server-card`, `${open.url}/.well-known/ai-catalog.json`]);
     for (const link of links) expect((await fetch(link)).status).toBe(200);
     await page.close();
   });
@@ -132,6 +135,19 @@ describe('the landing page of an OAuth-protected server', () => {
     const page = await visit(guarded);
     await expect.poll(() => page.textContent('#tools'), { timeout: 15_000 }).toContain('needs OAuth');
     await page.screenshot({ path: `${tmpdir()}/agent-mcp-landing-oauth.png`, fullPage: true });
+    await page.close();
+  });
+});
+
+describe('the landing page of a server that takes API keys', () => {
+  test('says API keys, gives each client\'s set-up with the header and a placeholder for the key, and no sign-in note', async () => {
+    const page = await visit(keyed);
+    expect(await page.textContent('#auth-mode')).toBe('API keys (Authorization: Bearer <key>)');
+    expect(await page.isVisible('#auth-note')).toBe(false);
+    expect(await page.textContent('#setup-claude-code')).toBe(`claude mcp add --transport http agent-mcp ${keyed.url}/mcp --header "Authorization: Bearer <your key>"`);
+    expect(JSON.parse((await page.textContent('#setup-cursor'))!)).toEqual({ mcpServers: { 'agent-mcp': { url: `${keyed.url}/mcp`, headers: { Authorization: 'Bearer <your key>' } } } });
+    expect(JSON.parse((await page.textContent('#setup-vscode'))!).servers['agent-mcp'].headers).toEqual({ Authorization: 'Bearer <your key>' });
+    await expect.poll(() => page.textContent('#tools'), { timeout: 15_000 }).toContain('needs an API key');
     await page.close();
   });
 });

@@ -76,6 +76,30 @@ describe('the per-principal limit', () => {
   });
 });
 
+describe('a principal with a rate of its own (an API key\'s rate=, MCP_API_KEYS)', () => {
+  const own = new Map([['key:ci', { limit: 1, windowMs: 3_600_000, text: '1/1h' }]]);
+  const ci = { subject: 'key:ci', scopes: [] };
+
+  test('is counted by its own rate even with RATE_LIMIT_PRINCIPAL off, and refused with the key scope', async () => {
+    const limits = createLimitsFromEnv({}, undefined, { ownRates: own })!;
+    expect(await limits.byPrincipal!(ci)).toBeUndefined();
+    const refused = (await limits.byPrincipal!(ci))!;
+    expect(refused.status).toBe(429);
+    expect(refused.headers.get('ratelimit-policy')).toBe('"key";q=1;w=3600');
+    expect((await refused.json()).error.message).toMatch(/^Rate limit exceeded: at most 1 request for this API key every hour\./);
+    // Everyone else is unlimited, as RATE_LIMIT_PRINCIPAL says.
+    for (let i = 0; i < 3; i++) expect(await limits.byPrincipal!({ subject: 'alice', scopes: [] })).toBeUndefined();
+  });
+
+  test('its rate replaces RATE_LIMIT_PRINCIPAL, and a nested agent turn is charged to it, naming MCP_API_KEYS', async () => {
+    const limits = createLimitsFromEnv({ RATE_LIMIT_PRINCIPAL: '100/1h' }, undefined, { ownRates: own })!;
+    const charge = limits.chargeFor(new Request('http://localhost/mcp', { method: 'POST' }), ci);
+    expect(await charge()).toBeUndefined();
+    expect(await charge()).toEqual({ variable: 'MCP_API_KEYS', reason: expect.stringMatching(/^the caller is over its rate limit \(MCP_API_KEYS\): at most 1 request for this API key every hour\./) });
+    expect(await limits.byPrincipal!({ subject: 'alice', scopes: [] })).toBeUndefined();
+  });
+});
+
 describe('work a request sets off beyond itself (a nested agent turn)', () => {
   test('is charged to the request\'s IP and principal; over either, the refusal names the variable and reads like the 429', async () => {
     const limits = createLimitsFromEnv({ RATE_LIMIT_IP: '3/1m', RATE_LIMIT_PRINCIPAL: '2/1h' }, undefined)!;

@@ -115,6 +115,17 @@ describe('failure policy (Redis unreachable or slow)', () => {
     expect(String(warn.mock.calls[0]![0])).toMatch(/the principal rate limit could not be checked \(.+\); letting requests through \(RATE_LIMIT_ON_ERROR=open\): 1 request admitted unchecked since the last report\./);
   });
 
+  test('an API key\'s own rate is one count for every instance sharing the store', async () => {
+    const shared = prefix();
+    const ownRates = new Map([['key:ci', { limit: 2, windowMs: 60_000, text: '2/1m' }]]);
+    const [a, b] = [createLimitsFromEnv({}, redis.config, { prefix: shared, ownRates })!, createLimitsFromEnv({}, redis.config, { prefix: shared, ownRates })!];
+    const ci = { subject: 'key:ci', scopes: [] };
+    expect(await a.byPrincipal!(ci)).toBeUndefined();
+    expect(await b.byPrincipal!(ci)).toBeUndefined();
+    expect((await a.byPrincipal!(ci))?.status).toBe(429);
+    expect((await b.byPrincipal!(ci))?.status).toBe(429);
+  });
+
   test('fail closed: an unreachable Redis answers 503 with Retry-After', async () => {
     vi.spyOn(console, 'warn').mockImplementation(() => undefined);
     const down = { ...redis.config, url: `http://127.0.0.1:${await closedPort()}` };

@@ -152,7 +152,7 @@ describe('with the OpenTelemetry SDK registered', () => {
     expect(parts(seen?.traceparent).traceId).toBe(perMessage.spanContext().traceId);
   });
 
-  test('a failing tool is error.type tool_error, a JSON-RPC error its code; both count in mcp.server.operation.duration', async () => {
+  test('a failing tool is error.type tool_error, a JSON-RPC error its code; both count in mcp.server.operation.duration, a method the server does not know as `other`', async () => {
     spans.reset();
     await post(server.mcpUrl, chat(3, 'fault:500'), { 'mcp-protocol-version': '2025-11-25' });
     const failed = serverSpan('tools/call chat_with_agent');
@@ -161,7 +161,7 @@ describe('with the OpenTelemetry SDK registered', () => {
     expect(failed.parentSpanContext).toBeUndefined();
 
     const unknown = await (await post(server.mcpUrl, { jsonrpc: '2.0', id: 4, method: 'no/such' }, { 'mcp-protocol-version': '2025-11-25' })).json();
-    expect(serverSpan('no/such').attributes['error.type']).toBe(String(unknown.error.code));
+    expect(serverSpan('other').attributes['error.type']).toBe(String(unknown.error.code));
 
     await reader.forceFlush();
     const metric = metricExporter.getMetrics().flatMap((m) => m.scopeMetrics).flatMap((s) => s.metrics)
@@ -169,7 +169,8 @@ describe('with the OpenTelemetry SDK registered', () => {
     expect(metric?.descriptor.unit).toBe('s');
     const points = metric!.dataPoints;
     expect(points.some((p) => p.attributes['mcp.method.name'] === 'tools/call' && p.attributes['error.type'] === 'tool_error')).toBe(true);
-    expect(points.some((p) => p.attributes['mcp.method.name'] === 'no/such' && p.attributes['error.type'] === String(unknown.error.code))).toBe(true);
+    expect(points.some((p) => p.attributes['mcp.method.name'] === 'other' && p.attributes['error.type'] === String(unknown.error.code))).toBe(true);
+    expect(points.every((p) => p.attributes['mcp.method.name'] !== 'no/such')).toBe(true);
     expect(points.every((p) => !('jsonrpc.request.id' in p.attributes))).toBe(true);
   });
 });

@@ -59,6 +59,7 @@ describe('a server with OAuth on', () => {
     expect(stdout).toContain('✓ discovery /.well-known/mcp.json');
     expect(stdout).toContain('✓ discovery /mcp.json');
     expect(stdout).toContain('✓ server card /mcp/server-card');
+    expect(stdout).toContain('✓ discovery /.well-known/ai-catalog.json');
     expect(stdout).toContain(`✓ 401 challenge → ${server.origin}/mcp/oauth-protected-resource`);
     expect(stdout).toContain(`resource ${server.origin}/mcp, authorization server ${issuer.issuer}, scope "agents:chat"`);
     expect(stdout).toContain('pass --header "Authorization: Bearer <token>"');

@@ -9,8 +9,13 @@ import { createServer, type Server } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { startIssuer, type TestIssuer } from '../support/issuer.js';
+import { newSigningKey } from '../support/signing-key.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+const KEY = newSigningKey();
+const BUILT_IN = {
+  AUTH_SERVER_KEY: KEY, AUTH_SERVER_PROVIDER: 'github', AUTH_SERVER_CLIENT_ID: 'Iv1.x', AUTH_SERVER_CLIENT_SECRET: 's', AUTH_SERVER_ALLOW: 'github:octocat',
+};
 
 /** Runs `npm start`'s script until it has said what it serves (then stops it) or exits on its own. */
 function start(env: Record<string, string>): Promise<{ code: number | null; stdout: string; stderr: string }> {
@@ -44,7 +49,10 @@ describe('a bad setting stops npm start before it listens, naming the variable',
     ['a bad X402_PAY_TO', { X402_PAY_TO: 'alice' }, 'X402_PAY_TO must be an EVM address'],
     ['an Upstash URL without its token', { UPSTASH_REDIS_REST_URL: 'https://x.upstash.io', MCP_STATE_SECRET: 'x'.repeat(32) }, 'UPSTASH_REDIS_REST_TOKEN must be set when UPSTASH_REDIS_REST_URL is'],
     ['a shared store without MCP_STATE_SECRET', { UPSTASH_REDIS_REST_URL: 'https://x.upstash.io', UPSTASH_REDIS_REST_TOKEN: 't' }, 'MCP_STATE_SECRET must be set when the store is shared'],
+    ['a malformed MCP_API_KEYS line, named by its number', { MCP_API_KEYS: `ci sha256=${'0'.repeat(64)}\nlaptop scopes=agents:chat` }, 'MCP_API_KEYS line 2 is not "<name> sha256=<64 hex digits>'],
     ['a bad MCP_MOUNTS_WAIT_MS', { MCP_MOUNTS_WAIT_MS: '-1' }, 'MCP_MOUNTS_WAIT_MS must be a non-negative integer'],
+    ['the built-in authorization server without its provider', { AUTH_SERVER_KEY: KEY }, 'AUTH_SERVER_PROVIDER must be set when AUTH_SERVER_KEY is set'],
+    ['the built-in authorization server with no one allowed', { ...BUILT_IN, AUTH_SERVER_ALLOW: '' }, 'AUTH_SERVER_ALLOW must list who may sign in'],
   ])('%s', async (_, env, message) => {
     const { code, stdout, stderr } = await start(env);
     expect(code).toBe(1);
@@ -139,6 +147,11 @@ describe('the lines say what is served', () => {
   test('with VERCEL=1 the origins are not loopback-only', async () => {
     const { stdout } = await start({ VERCEL: '1' });
     expect(stdout).toMatch(/origins +any host; browser origins: the origin each request reaches/);
+  });
+
+  test('with AUTH_SERVER_KEY the auth line names the built-in authorization server', async () => {
+    const { stdout } = await start(BUILT_IN);
+    expect(stdout).toMatch(/auth +OAuth bearer tokens from the built-in authorization server at this deployment's origin \(AUTH_SERVER_KEY\)\n/);
   });
 
   test('with PUBLIC_URL the origins and the public MCP URL name it', async () => {

@@ -34,7 +34,7 @@ async function startAgentMcp(extra: Record<string, string> = {}): Promise<Client
   };
   let app: App;
   app = createApp({
-    definitions: [agentDefinitions(env, [], { connect: (principal) => app.connectInProcess(principal) })],
+    definitions: [agentDefinitions(env, [], { connect: (principal, limits) => app.connectInProcess(principal, limits) })],
     origin: { local: true, allowedOrigins: new Set() },
   });
   const server = await startTestServer(createMcpHandler(app));

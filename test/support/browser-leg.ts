@@ -1,25 +1,77 @@
 /**
  * Test support: the browser's part of an OAuth authorization code flow, over plain HTTP. The test authorization
- * server (oauth-server.ts) signs in and consents without a form, so a browser only follows redirects, carrying
- * the authorization server's cookies, until it is sent to the client's redirect URI.
+ * server (oauth-server.ts) signs in and consents without a form, so a browser there only follows redirects,
+ * carrying the cookies each server set, until it is sent to the client's redirect URI. The built-in authorization
+ * server shows a consent page: its form is submitted as a browser submits it (the cookies, the page's Origin), with
+ * the decision asked for (approve unless told otherwise).
  */
 
 const MAX_HOPS = 20;
 
-/** Follows redirects from an authorization URL until one leads to `redirectUri`; returns that URL, not fetched. */
-export async function followToRedirect(authorizationUrl: string | URL, redirectUri: string): Promise<URL> {
-  const cookies = new Map<string, string>();
+export interface BrowserOptions {
+  /** What to click on a consent page. */
+  decision?: 'approve' | 'deny';
+  /** Every URL the browser requested, in order, and the consent pages it saw. */
+  visited?: string[];
+  pages?: string[];
+}
+
+/** A cookie jar keyed by origin and name (enough for the servers under test, which set host-only cookies). */
+class Jar {
+  private cookies = new Map<string, Map<string, string>>();
+  take(url: string, response: Response) {
+    const { origin } = new URL(url);
+    const jar = this.cookies.get(origin) ?? new Map<string, string>();
+    for (const line of response.headers.getSetCookie()) {
+      const [pair, ...attributes] = line.split(';');
+      const [name, ...value] = pair!.split('=');
+      if (attributes.some((a) => /^\s*max-age=0\s*$/i.test(a))) jar.delete(name!.trim());
+      else jar.set(name!.trim(), value.join('='));
+    }
+    this.cookies.set(origin, jar);
+  }
+  header(url: string): string {
+    return [...(this.cookies.get(new URL(url).origin) ?? [])].map(([k, v]) => `${k}=${v}`).join('; ');
+  }
+}
+
+/** The form of a consent page: where it posts and its hidden fields. */
+function formOf(html: string, pageUrl: string): { action: string; fields: Record<string, string> } | undefined {
+  const form = /<form method="post" action="([^"]+)">/.exec(html);
+  if (!form) return undefined;
+  const fields = Object.fromEntries([...html.matchAll(/<input type="hidden" name="([^"]+)" value="([^"]*)">/g)].map(([, k, v]) => [k!, v!]));
+  return { action: new URL(form[1]!, pageUrl).href, fields };
+}
+
+/** Follows redirects (and a consent form) from an authorization URL until one leads to `redirectUri`; returns that URL, not fetched. */
+export async function followToRedirect(authorizationUrl: string | URL, redirectUri: string, options: BrowserOptions = {}): Promise<URL> {
+  const jar = new Jar();
   let next = new URL(authorizationUrl).href;
+  let init: RequestInit = {};
   for (let hop = 0; hop < MAX_HOPS; hop++) {
     if (next.startsWith(redirectUri)) return new URL(next);
-    const response = await fetch(next, { redirect: 'manual', headers: { cookie: [...cookies].map(([k, v]) => `${k}=${v}`).join('; ') } });
-    for (const line of response.headers.getSetCookie()) {
-      const [name, ...value] = line.split(';')[0]!.split('=');
-      cookies.set(name!.trim(), value.join('='));
-    }
+    options.visited?.push(next);
+    const headers = new Headers(init.headers);
+    const cookie = jar.header(next);
+    if (cookie) headers.set('cookie', cookie);
+    const response = await fetch(next, { ...init, headers, redirect: 'manual' });
+    jar.take(next, response);
+    init = {};
     const location = response.headers.get('location');
-    if (!location) throw new Error(`the authorization flow stopped at ${next} with HTTP ${response.status}: ${(await response.text()).slice(0, 300)}`);
-    next = new URL(location, next).href;
+    if (location) {
+      next = new URL(location, next).href;
+      continue;
+    }
+    const body = await response.text();
+    const form = response.status === 200 ? formOf(body, next) : undefined;
+    if (!form) throw new Error(`the authorization flow stopped at ${next} with HTTP ${response.status}: ${body.slice(0, 500)}`);
+    options.pages?.push(body);
+    init = {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded', origin: new URL(next).origin },
+      body: new URLSearchParams({ ...form.fields, decision: options.decision ?? 'approve' }).toString(),
+    };
+    next = form.action;
   }
   throw new Error(`more than ${MAX_HOPS} redirects from ${authorizationUrl}`);
 }

@@ -23,7 +23,7 @@ export interface Instances {
 function startOne(env: Record<string, string>, log: string[]): Promise<{ url: string; child: ChildProcess }> {
   const base = Object.fromEntries(Object.entries(process.env).filter(([name]) => !CONFIG_PREFIXES.some((p) => name.startsWith(p))));
   const child = spawn(process.execPath, ['--import', 'tsx', SCRIPT], {
-    env: { ...base, ...env, PORT: '0' },
+    env: { ...base, PORT: '0', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   return new Promise((resolve, reject) => {

@@ -23,7 +23,18 @@ export interface OAuthServer {
 const TTL_SEC = 600;
 const REFRESH_TTL_SEC = 86_400;
 
-export async function startOAuthServer(options: { scopes: string[]; account?: string; port?: number }): Promise<OAuthServer> {
+export interface OAuthServerOptions {
+  scopes: string[];
+  /** Who every sign-in is (default `alice`), and the email it has (verified unless `emailVerified` is false). */
+  account?: string;
+  email?: string;
+  emailVerified?: boolean;
+  port?: number;
+  /** Clients registered in advance (an upstream provider's app, as the built-in authorization server is one). */
+  clients?: Array<Record<string, unknown>>;
+}
+
+export async function startOAuthServer(options: OAuthServerOptions): Promise<OAuthServer> {
   const { privateKey } = await jose.generateKeyPair('RS256', { extractable: true });
   const jwk = { ...(await jose.exportJWK(privateKey)), kid: 'as-1', alg: 'RS256', use: 'sig' };
   let provider: Provider | undefined;
@@ -41,7 +52,7 @@ export async function startOAuthServer(options: { scopes: string[]; account?: st
     jwks: { keys: [jwk] },
     clientBasedCORS: () => true,
     pkce: { required: () => true },
-    scopes: ['openid', 'offline_access', ...options.scopes],
+    scopes: ['openid', 'offline_access', 'email', ...options.scopes],
     issueRefreshToken: async (_ctx: unknown, client: { grantTypeAllowed(type: string): boolean }) => client.grantTypeAllowed('refresh_token'),
     ttl: {
       AccessToken: TTL_SEC, AuthorizationCode: 60, Grant: REFRESH_TTL_SEC, Interaction: TTL_SEC, Session: TTL_SEC,
@@ -64,7 +75,12 @@ export async function startOAuthServer(options: { scopes: string[]; account?: st
       },
     },
     interactions: { url: (_ctx: unknown, interaction: { uid: string }) => `/interaction/${interaction.uid}` },
-    findAccount: async (_ctx: unknown, id: string) => ({ accountId: id, claims: async () => ({ sub: id }) }),
+    clients: options.clients ?? [],
+    claims: { openid: ['sub'], email: ['email', 'email_verified'] },
+    findAccount: async (_ctx: unknown, id: string) => ({
+      accountId: id,
+      claims: async () => ({ sub: id, ...(options.email ? { email: options.email, email_verified: options.emailVerified ?? true } : {}) }),
+    }),
   });
   provider.on('server_error', (_ctx: unknown, error: unknown) => console.error('[oauth-server]', error));
 

@@ -7,7 +7,8 @@
  *   "fault:huge <bytes>" a reply of that many bytes of text, streamed as fast as the client reads ·
  *   "fault:endless-event" one SSE event that never ends · "fault:leak" HTTP 500 whose body repeats the caller's
  *   key and an internal URL · "fault:huge-error" HTTP 500 with a 20 MB body · "fault:wait <ms> …" waits that long,
- *   then echoes · "fault:secrets" HTTP 500 whose body hides the caller's key split in two and base64-encoded, an
+ *   then echoes · "fault:pace <ms> …" echoes in 8-character pieces that many ms apart (an agent that writes for minutes) ·
+ *   "fault:secrets" HTTP 500 whose body hides the caller's key split in two and base64-encoded, an
  *   internal host, a private address and a password (secretsText in upstream.ts) · "fault:stream-secrets" the same text as an
  *   error event inside a 200 stream.
  * OpenAI only: "fault:tool-flood <n>" n tool-call events with distinct indexes and nothing else ·
@@ -244,7 +245,7 @@ async function openai(req: IncomingMessage, res: ServerResponse, body: any) {
   if (message.startsWith('fault:garbage')) return res.end('data: {this is not json\n\n');
   const text = message.startsWith('fault:empty') ? '' : `Echo: ${message} (history ${history})`;
   const pieces = text.match(/.{1,8}/gs) ?? [];
-  const delay = message.startsWith('fault:slow') ? 150 : 2;
+  const delay = message.startsWith('fault:slow') ? 150 : message.startsWith('fault:pace ') ? sizeOf(message) : 2;
   for (const [i, piece] of pieces.entries()) {
     if (res.destroyed) return;
     if (message.startsWith('fault:drop') && i === 2) return res.socket?.destroy();

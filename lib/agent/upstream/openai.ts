@@ -1,42 +1,48 @@
 /**
  * OpenAI-compatible `/chat/completions` with `stream: true` (OpenAI, Vercel AI Gateway, Ollama, vLLM,
  * LM Studio, OpenRouter…). The upstream is stateless: we send the session's history with each turn.
- * An agent given tools runs the function-calling loop (tool-loop.ts); the streamed `tool_calls` deltas
+ * An agent given tools runs the function-calling loop (tool-loop.ts), its steps written as `tool_calls` and `tool`
+ * messages; the streamed `tool_calls` deltas
  * (index, id, name and argument fragments) are put together here, at most AGENT_MAX_TOOL_CALLS_PER_REPLY distinct
  * calls a reply. Every byte of the reply counts towards the reply cap where it is read (request.ts).
  */
 
-import { createCountedWarning } from '../../warn.js';
 import { metered } from '../budget.js';
-import { runToolLoop, type FunctionCall, type FunctionDefinition, type UpstreamMessage } from '../tool-loop.js';
+import { runToolLoop, tooManyCalls, type FunctionCall, type FunctionSpec, type ToolStep } from '../tool-loop.js';
 import { AgentError, type Agent, type AgentProfile, type AgentTurn } from '../types.js';
 import { streamError } from './error-text.js';
+import type { FormatSettings } from './settings.js';
 import { postUpstream, type UpstreamTarget } from './request.js';
 import { sseData } from './sse.js';
 import { EVENT_STREAM } from '../../protocol/headers.js';
 
-export interface OpenAiOptions extends Omit<UpstreamTarget, 'url'> {
-  /** Base URL (…/v1) or the full …/chat/completions URL. */
-  baseUrl: string;
-  model: string;
-  systemPrompt?: string;
-  /** Rounds of tool calls in one turn (AGENT_MAX_TOOL_STEPS or the agent's maxToolSteps). */
-  maxToolSteps?: number;
-  /** Tool calls run per round (AGENT_MAX_TOOL_CALLS). */
-  maxToolCalls?: number;
-  /** Distinct tool calls one reply may ask for; past it the turn fails (AGENT_MAX_TOOL_CALLS_PER_REPLY). */
-  maxToolCallsPerReply?: number;
-}
-
 /** The default of AGENT_MAX_TOOL_CALLS_PER_REPLY: well past what a model asks for, far below what hurts. */
 export const DEFAULT_MAX_TOOL_CALLS_PER_REPLY = 128;
-
-const callsLimit = createCountedWarning((agent, count) =>
-  `stopped ${count} agent repl${count === 1 ? 'y' : 'ies'} asking for more tool calls than AGENT_MAX_TOOL_CALLS_PER_REPLY (latest: agent ${agent})`);
 
 export function completionsUrl(baseUrl: string): string {
   const trimmed = baseUrl.replace(/\/+$/, '');
   return trimmed.endsWith('/chat/completions') ? trimmed : `${trimmed}/chat/completions`;
+}
+
+/** A message of the chat completions wire, tool calls and results included. */
+type ChatCompletionMessage =
+  | { role: 'system' | 'user' | 'assistant'; content: string }
+  | { role: 'assistant'; content: string | null; tool_calls: Array<{ id: string; type: 'function'; function: { name: string; arguments: string } }> }
+  | { role: 'tool'; tool_call_id: string; content: string };
+
+/** The turn so far in this wire: the conversation, then per step the assistant's calls and one `tool` message per call. */
+function messagesOf(opening: readonly ChatCompletionMessage[], steps: readonly ToolStep[]): ChatCompletionMessage[] {
+  const messages = opening.slice();
+  for (const step of steps) {
+    messages.push({
+      role: 'assistant',
+      content: step.text || null,
+      tool_calls: step.calls.map((call) => ({ id: call.id, type: 'function' as const, function: { name: call.name, arguments: call.arguments } })),
+    });
+    // One push per call, not push(...): a spread passes every element as an argument on the stack.
+    step.calls.forEach((call, i) => messages.push({ role: 'tool', tool_call_id: call.id, content: step.results[i]! }));
+  }
+  return messages;
 }
 
 interface ToolCallDelta {
@@ -50,32 +56,34 @@ interface CompletionChunk {
   error?: { message?: string };
 }
 
-export function createOpenAiAgent(profile: AgentProfile, options: OpenAiOptions): Agent {
-  const target: UpstreamTarget = { ...options, url: completionsUrl(options.baseUrl) };
+export function createOpenAiAgent(profile: AgentProfile, options: FormatSettings): Agent {
+  const target: UpstreamTarget = { ...options.target, url: completionsUrl(options.target.url) };
   return {
     profile,
     keepsHistory: true,
     async *reply(turn: AgentTurn) {
-      const messages: UpstreamMessage[] = [
+      const opening: ChatCompletionMessage[] = [
         ...(options.systemPrompt ? [{ role: 'system' as const, content: options.systemPrompt }] : []),
         ...turn.history,
         { role: 'user', content: turn.message },
       ];
       // Each request spends one of the request's model calls (budget.ts).
-      const complete = (conversation: UpstreamMessage[], functions?: FunctionDefinition[]) => metered(turn.modelCalls, profile.id, () =>
-        completion(profile.id, target, options, turn, functions ? { model: options.model, messages: conversation, stream: true, tools: functions }
-          : { model: options.model, messages: conversation, stream: true }));
+      const complete = (steps: readonly ToolStep[], functions?: FunctionSpec[]) => metered(turn.modelCalls, profile.id, () => {
+        const body = { model: options.model, messages: messagesOf(opening, steps), stream: true };
+        return completion(profile.id, target, options, turn, functions
+          ? { ...body, tools: functions.map((f) => ({ type: 'function', function: { name: f.name, description: f.description, parameters: f.parameters } })) }
+          : body);
+      });
       if (!turn.tools) {
-        yield* complete(messages);
+        yield* complete([]);
         return;
       }
       yield* runToolLoop({
         agentId: profile.id,
         tools: turn.tools,
-        messages,
         complete,
-        maxSteps: options.maxToolSteps ?? 8,
-        maxCallsPerStep: options.maxToolCalls ?? 16,
+        maxSteps: options.maxToolSteps,
+        maxCallsPerStep: options.maxToolCalls,
         signal: turn.signal,
       });
     },
@@ -84,15 +92,12 @@ export function createOpenAiAgent(profile: AgentProfile, options: OpenAiOptions)
 
 /** One request: streams the reply's text, then returns it with the tool calls the model asked for. */
 async function* completion(
-  agentId: string, target: UpstreamTarget, options: OpenAiOptions, turn: AgentTurn, body: Record<string, unknown>,
+  agentId: string, target: UpstreamTarget, options: FormatSettings, turn: AgentTurn, body: Record<string, unknown>,
 ): AsyncGenerator<string, { text: string; calls: FunctionCall[] }> {
   const upstream = await postUpstream(target, body, turn.signal, turn.traceHeaders);
-  const calls = new ToolCalls(options.maxToolCallsPerReply ?? DEFAULT_MAX_TOOL_CALLS_PER_REPLY);
+  const calls = new ToolCalls(options.maxToolCallsPerReply);
   const add = (deltas: unknown) => {
-    if (calls.addAll(deltas)) return;
-    callsLimit.note(agentId);
-    throw upstream.abandon(new AgentError(`Agent ${agentId} asked for more than ${calls.max} tool calls in one reply `
-      + `(AGENT_MAX_TOOL_CALLS_PER_REPLY is ${calls.max}); the turn was stopped.`));
+    if (!calls.addAll(deltas)) throw upstream.abandon(tooManyCalls(agentId, calls.max));
   };
   const type = upstream.response.headers.get('content-type') ?? '';
   if (!type.includes(EVENT_STREAM)) {

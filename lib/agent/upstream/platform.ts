@@ -5,14 +5,10 @@
 
 import { metered } from '../budget.js';
 import { AgentError, type Agent, type AgentProfile, type AgentTurn } from '../types.js';
-import { postUpstream, type UpstreamTarget } from './request.js';
+import type { FormatSettings } from './settings.js';
+import { postUpstream } from './request.js';
 
-export interface PlatformOptions extends UpstreamTarget {
-  /** The upstream's own name for the agent (`agent` in the body); defaults to our id. */
-  upstreamAgent?: string;
-}
-
-export function createPlatformAgent(profile: AgentProfile, options: PlatformOptions): Agent {
+export function createPlatformAgent(profile: AgentProfile, options: FormatSettings): Agent {
   return {
     profile,
     keepsHistory: false,
@@ -21,8 +17,9 @@ export function createPlatformAgent(profile: AgentProfile, options: PlatformOpti
   };
 }
 
-async function* platformReply(profile: AgentProfile, options: PlatformOptions, turn: AgentTurn): AsyncGenerator<string, void> {
-  const upstream = await postUpstream(options, {
+async function* platformReply(profile: AgentProfile, options: FormatSettings, turn: AgentTurn): AsyncGenerator<string, void> {
+  const upstream = await postUpstream(options.target, {
+    // The upstream's own name for the agent; our id unless the configuration names it.
     agent: options.upstreamAgent ?? profile.id,
     messages: [{ role: 'user', content: turn.message }],
     session_id: turn.sessionId,

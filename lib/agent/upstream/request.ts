@@ -1,6 +1,6 @@
 /**
- * One HTTP request to an upstream agent: configured credentials only (the client's token is never
- * forwarded), a timeout, the caller's AbortSignal, and a cap on the bytes read (AGENT_MAX_REPLY_BYTES) counted
+ * One HTTP request to an upstream agent: configured credentials only (the client's token is never forwarded; the
+ * headers that carry the key are the format's, upstream/index.ts), a timeout, the caller's AbortSignal, and a cap on the bytes read (AGENT_MAX_REPLY_BYTES) counted
  * here, once, on every byte of every body, whatever the adapter makes of them. Failures become AgentErrors that
  * name the agent and the status; an error body is read ERROR_BODY_BYTES deep and goes to the operator's log, not
  * the caller (error-text.ts).
@@ -13,7 +13,10 @@ import { ERROR_BODY_BYTES, httpError, type ErrorDetail } from './error-text.js';
 export interface UpstreamTarget {
   agentId: string;
   url: string;
+  /** The key, for redacting it from error text; it travels in `headers`. */
   apiKey?: string;
+  /** Headers every request carries: the format's auth headers (upstream/index.ts) and any the agent configures. */
+  headers?: Record<string, string>;
   timeoutMs: number;
   /** The most bytes of body an agent may send (AGENT_MAX_REPLY_BYTES), counted as read. */
   maxReplyBytes: number;
@@ -67,11 +70,25 @@ export interface UpstreamResponse {
 }
 
 /**
- * POSTs JSON and returns the response once its status is 2xx; the timeout covers the whole exchange.
- * `traceHeaders` (W3C trace context of the call) go along so the agent's work joins the caller's trace.
+ * POSTs JSON and returns the response once its status is 2xx. The timeout (AGENT_TIMEOUT_MS) is a silence: the
+ * longest the upstream may go without sending a byte, until its headers and then between chunks, so an agent that
+ * streams for minutes is not cut off while one that hangs is; the turn's own bound (AGENT_TURN_TIMEOUT_MS, through
+ * `signal`) ends even a trickle. `traceHeaders` (W3C trace context of the call) go along so the agent's work joins
+ * the caller's trace.
  */
-export async function postUpstream(
+export function postUpstream(
   target: UpstreamTarget, body: unknown, signal: AbortSignal, traceHeaders?: Record<string, string>,
+): Promise<UpstreamResponse> {
+  return requestUpstream(target, JSON.stringify(body), signal, traceHeaders);
+}
+
+/** A GET of `target.url` (a document the agent publishes, such as an A2A agent card), read and bounded as a reply is. */
+export function getUpstream(target: UpstreamTarget, signal: AbortSignal): Promise<UpstreamResponse> {
+  return requestUpstream(target, undefined, signal);
+}
+
+async function requestUpstream(
+  target: UpstreamTarget, body: string | undefined, signal: AbortSignal, traceHeaders?: Record<string, string>,
 ): Promise<UpstreamResponse> {
   // One controller and one timer per call: cheaper on the hot path than AbortSignal.any + AbortSignal.timeout.
   const combined = new AbortController();
@@ -91,14 +108,14 @@ export async function postUpstream(
   let response: Response;
   try {
     response = await fetch(target.url, {
-      method: 'POST',
+      method: body === undefined ? 'GET' : 'POST',
       headers: {
-        'content-type': 'application/json',
+        ...(body === undefined ? {} : { 'content-type': 'application/json' }),
         accept: 'text/event-stream, application/json',
         ...traceHeaders,
-        ...(target.apiKey ? { authorization: `Bearer ${target.apiKey}` } : {}),
+        ...target.headers,
       },
-      body: JSON.stringify(body),
+      body,
       signal: combined.signal,
       // Redirects are not followed: a POST that moves is a misconfigured URL, and following one makes fetch
       // copy the request first (~25 µs a call).
@@ -123,7 +140,7 @@ export async function postUpstream(
   };
   return {
     response,
-    chunks: () => readText(response, fail, release, { maxBytes: target.maxReplyBytes, tooLarge }),
+    chunks: () => readText(response, fail, release, { maxBytes: target.maxReplyBytes, tooLarge }, () => timer.refresh()),
     abandon,
   };
 }
@@ -137,7 +154,7 @@ const TIMED_OUT = new Error('The upstream did not answer in time.');
 function failure(target: UpstreamTarget, error: unknown, timedOut: boolean, signal: AbortSignal): Error {
   if (error instanceof AgentError) return error;
   if (signal.aborted) return new AgentError(`Agent ${target.agentId}: the call was cancelled.`);
-  if (timedOut) return new AgentError(`Agent ${target.agentId} did not answer within ${target.timeoutMs} ms.`, 'upstream_timeout');
+  if (timedOut) return new AgentError(`Agent ${target.agentId} sent nothing for ${target.timeoutMs} ms (AGENT_TIMEOUT_MS).`, 'upstream_timeout');
   const cause = (error as { cause?: { code?: string; message?: string } }).cause;
   if (cause?.message === 'unexpected redirect') {
     return new AgentError(`Agent ${target.agentId}: the upstream answered with a redirect; configure the URL it redirects to.`, 'upstream_redirect');
@@ -152,6 +169,7 @@ async function* readText(
   fail: (error: unknown) => Error,
   release: () => void,
   cap: { maxBytes: number; tooLarge: () => AgentError },
+  heard: () => void,
 ): AsyncIterable<string> {
   const reader = response.body!.getReader();
   const decoder = new TextDecoder();
@@ -169,6 +187,7 @@ async function* readText(
       }
       bytes += value.byteLength;
       if (bytes > cap.maxBytes) throw cap.tooLarge();
+      heard();
       yield decoder.decode(value, { stream: true });
     }
   } catch (error) {

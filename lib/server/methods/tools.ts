@@ -2,11 +2,11 @@
 
 import { decodeHeaderValue, H_PARAM_PREFIX } from '../../protocol/headers.js';
 import {
-  HEADER_MISMATCH, INVALID_PARAMS, METHOD_NOT_FOUND, MISSING_REQUIRED_CLIENT_CAPABILITY, McpError,
+  HEADER_MISMATCH, INVALID_PARAMS, METHOD_NOT_FOUND, MISSING_REQUIRED_CLIENT_CAPABILITY, McpError, RETRY_AFTER_META,
 } from '../../protocol/errors.js';
 import { isObject } from '../../protocol/jsonrpc.js';
 import { mayUse, requireAccess } from '../access.js';
-import type { RequestContext } from '../context.js';
+import type { RequestContext, ToolLimitRefusal } from '../context.js';
 import { paginate } from '../pagination.js';
 import {
   findInSources, listTtl, mergeEntries, withRegistries, type CompiledTool, type InputRequired, type ToolResult,
@@ -15,6 +15,7 @@ import type { Server } from '../server.js';
 import { cacheHints } from './lifecycle.js';
 import { callAsTask } from '../../tasks/call.js';
 import { asksForTask, missingTasksExtension } from '../../tasks/negotiate.js';
+import { callOnBehalf } from '../../tasks/on-behalf.js';
 
 export function listTools(server: Server, params: Record<string, unknown>, ctx: RequestContext) {
   return withRegistries(server.registry, server.sources, ctx, (registries) => {
@@ -49,6 +50,10 @@ export async function callTool(
     if (!result.success) return invalidArguments(tool.definition.name, result.error.issues);
     parsed = result.data;
   }
+  // A call that will run spends from its caller's per-tool limits, once: a later round of a 2026-07-28 call carries
+  // the requestState its first round was given (verified and used once), and was counted then.
+  const refused = ctx.requestState === undefined ? await ctx.limitTool?.(tool.definition.name) : undefined;
+  if (refused) return overToolLimit(refused, ctx);
   const support = tool.definition.task?.support;
   const asksTask = asksForTask(ctx, params);
   if (support && asksTask) return callAsTask(server, tool, parsed, args, ctx);
@@ -59,6 +64,9 @@ export async function callTool(
   // A legacy client must not ask a tool without task support for a task (2025-11-25 tasks §Tool-Level Negotiation);
   // the modern wire tolerates and ignores the old `task` param (SEP-2663).
   if (asksTask && ctx.era === 'legacy') throw new McpError(METHOD_NOT_FOUND, `Tool ${tool.definition.name} cannot be called as a task.`);
+  // A caller that did not ask for a task still gets its answer before its client gives up (lib/tasks/on-behalf.ts).
+  const deadline = tool.definition.task?.deadline;
+  if (deadline) return callOnBehalf(server, tool, deadline, parsed, args, ctx);
   const outcome = await tool.definition.run(parsed, ctx);
   return outcome;
 }
@@ -67,6 +75,12 @@ export async function callTool(
 function listingFor(tool: CompiledTool, ctx: RequestContext): Record<string, unknown> {
   const support = tool.definition.task?.support;
   return support && ctx.era === 'legacy' ? { ...tool.listing, execution: { taskSupport: support } } : tool.listing;
+}
+
+/** A refusal of a per-tool limit: a tool result, never a JSON-RPC error, saying when to try again (docs/rate-limits.md). */
+function overToolLimit(refusal: ToolLimitRefusal, ctx: RequestContext): ToolResult {
+  ctx.observation?.noteToolFailure?.({ outcome: 'request_error', errorType: 'rate_limited' });
+  return { content: [{ type: 'text', text: refusal.message }], isError: true, _meta: { [RETRY_AFTER_META]: refusal.retryAfterSeconds } };
 }
 
 function invalidArguments(name: string, issues: Array<{ path: PropertyKey[]; message: string }>): ToolResult {

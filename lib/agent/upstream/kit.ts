@@ -1,0 +1,20 @@
+/**
+ * What a format loaded with its first call (index.ts) needs of the code every cold start loads, handed to it rather
+ * than imported: a module imported both by the start-up file and by a chunk that `import()` loads becomes a chunk
+ * of its own, which the start-up file then imports, and each file a cold start loads costs it ~0.5 ms
+ * (docs/architecture.md "Bundling"). So a lazily loaded format imports only types from the start path, and its
+ * requests, replies, errors and bounds are the very ones the eager formats use.
+ */
+
+import { EVENT_STREAM } from '../../protocol/headers.js';
+import { createCountedWarning } from '../../warn.js';
+import { metered } from '../budget.js';
+import { runToolLoop, tooManyCalls } from '../tool-loop.js';
+import { AgentError } from '../types.js';
+import { streamError } from './error-text.js';
+import { getUpstream, postUpstream } from './request.js';
+import { sseData } from './sse.js';
+
+export const KIT = { EVENT_STREAM, AgentError, createCountedWarning, metered, runToolLoop, tooManyCalls, streamError, getUpstream, postUpstream, sseData };
+
+export type Kit = typeof KIT;

@@ -1,0 +1,46 @@
+/**
+ * GET /oauth/callback: the provider sends the browser back. The sign-in must be one this server started (its
+ * sealed state), in this browser (the pending request's cookie, approved), so a callback forged into someone
+ * else's browser goes nowhere (RFC 9700 §4.7: login CSRF). The code is exchanged with this sign-in's PKCE verifier,
+ * the person checked against the allow-list, and only then is an authorization code issued to the client.
+ */
+
+import type { Reached, ServerContext } from './context.js';
+import { issueCode } from './grants.js';
+import { clearPendingCookie, readPending } from './pending.js';
+import { isFailure } from './providers/http.js';
+import { CALLBACK_PATH } from './paths.js';
+import { errorPage, redirect } from './replies.js';
+import { authorizationResponse } from './response.js';
+import { openProviderState, signInSecrets } from './sign-in.js';
+
+export async function callback(request: Request, ctx: ServerContext, { origin, secure }: Reached): Promise<Response> {
+  const url = new URL(request.url);
+  const params = url.searchParams;
+  const started = await openProviderState(ctx.keyring, params.get('state'));
+  if (!started) return errorPage(400, 'This sign-in response is not one this server started.');
+  // A preview deployment whose provider callback is this one: its own callback finishes the sign-in.
+  if (started.o !== origin) return redirect(`${started.o}${CALLBACK_PATH}${url.search}`);
+  const pending = await readPending(ctx.keyring, request, started.i);
+  if (!pending?.approved) return errorPage(400, 'This sign-in has expired or was started in another browser; start again from the app.');
+  const clear = [clearPendingCookie(pending.id, secure)];
+  const back = (values: Record<string, string>) => redirect(authorizationResponse(pending.redirectUri, origin, pending.state, values), clear);
+  const code = params.get('code');
+  if (!code) return back({ error: 'access_denied', error_description: `The sign-in at ${ctx.signIn.name} was cancelled or refused.` });
+
+  const { verifier, nonce } = await signInSecrets(ctx.keyring, pending.id);
+  const identity = await ctx.signIn.identify({ code, callbackUrl: ctx.config.callbackUrl ?? `${origin}${CALLBACK_PATH}`, codeVerifier: verifier, nonce });
+  if (isFailure(identity)) {
+    ctx.log.provider.note(identity.failure);
+    return back({ error: 'temporarily_unavailable', error_description: `${ctx.signIn.name} did not answer as expected; try again shortly.` });
+  }
+  if (!ctx.config.allow.admits(identity)) {
+    ctx.log.refused.note(identity.subject);
+    return back({ error: 'access_denied', error_description: 'This account may not use this server.' });
+  }
+  const issued = await issueCode(ctx.store, {
+    subject: identity.subject, client: pending.client, scopes: pending.scopes, resource: pending.resource,
+    redirectUri: pending.redirectUri, redirectGiven: pending.redirectGiven, codeChallenge: pending.codeChallenge,
+  }, pending.offline);
+  return back({ code: issued });
+}

@@ -1,0 +1,32 @@
+/** What every endpoint of the built-in server works with, built once per instance (handler.ts). */
+
+import type { Keyring } from '../../server/keyring.js';
+import type { Store } from '../../store/types.js';
+import type { CountedWarning } from '../../warn.js';
+import type { AuthServerConfig } from './config.js';
+import type { SignIn } from './providers/index.js';
+import type { SignAccessToken } from './signer.js';
+
+export interface ServerContext {
+  config: AuthServerConfig;
+  keyring: Keyring;
+  store: Store;
+  signIn: SignIn;
+  sign: SignAccessToken;
+  /** Operator log lines, counted (lib/warn.ts). */
+  log: {
+    refused: CountedWarning;
+    provider: CountedWarning;
+    reuse: CountedWarning;
+    store: CountedWarning;
+    /** Requests refused at a bound: a client's document or registration, a state or request too large. */
+    bounds: CountedWarning;
+  };
+}
+
+/** One request's view: the public origin it reached, which is this server's issuer there. */
+export interface Reached {
+  origin: string;
+  /** Cookies get `Secure` over https. */
+  secure: boolean;
+}

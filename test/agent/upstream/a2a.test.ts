@@ -1,0 +1,166 @@
+/**
+ * `a2a` agents end to end: official MCP SDK clients over HTTP on both wires, agent-mcp behind real bearer auth, and
+ * real A2A agents built with the A2A project's JavaScript SDK (test/support/a2a-server.ts): streaming, a multi-turn
+ * context, input-required answered by our caller, cancellation, a failed task, and an agent that does not stream.
+ */
+
+import type { ClientCapabilities } from '@modelcontextprotocol/client';
+import { afterAll, beforeAll, describe, expect, test, vi } from 'vitest';
+import { startA2aAgent, type A2aAgent } from '../../support/a2a-server.js';
+import { TASKS_EXTENSION } from '../../../lib/protocol/tasks.js';
+import { postModern } from '../../support/rpc.js';
+import { answerElicitation, connectHttp, createV2Client, type Era } from '../../support/sdk.js';
+import { CHAT_SCOPE, startToolsHarness, type ToolsHarness } from '../tools-setup.js';
+import { chat, noted, until } from './setup.js';
+
+let agent: A2aAgent;
+let blocking: A2aAgent;
+let h: ToolsHarness;
+beforeAll(async () => {
+  [agent, blocking] = await Promise.all([startA2aAgent(), startA2aAgent({ streaming: false })]);
+  h = await startToolsHarness({
+    agents: {
+      helper: { name: 'Helper', format: 'a2a', url: agent.url, apiKeyEnv: 'A2A_KEY' },
+      blocking: { name: 'Blocking', format: 'a2a', url: `${blocking.url}/.well-known/agent-card.json` },
+    },
+    // Every call of a client that declares the tasks extension is a task at once (the SDK clients here do not).
+    env: { A2A_KEY: 'a2a-key-0123456789', AGENT_TASK_AFTER_MS: '0', TASK_POLL_INTERVAL_MS: '50' },
+  });
+});
+afterAll(async () => {
+  await h.close();
+  await Promise.all([agent.close(), blocking.close()]);
+});
+
+const ALICE = [CHAT_SCOPE];
+const sent = (server: A2aAgent, text: string) => server.requests.filter((r) => r.params?.message?.parts?.[0]?.text === text);
+
+/** A caller whose client answers elicitations with `answer` (or declares no elicitation at all). */
+async function caller(era: Era, subject: string, answer?: string) {
+  const capabilities: ClientCapabilities = answer === undefined ? {} : { elicitation: {} };
+  const client = createV2Client(era, capabilities);
+  const asked = answer === undefined ? [] : answerElicitation(client, () => ({ answer }));
+  await connectHttp(client, h.server.mcpUrl, { authorization: `Bearer ${await h.token(subject, ALICE)}` });
+  return { client, asked };
+}
+
+describe.each(['legacy', 'modern'] as const)('an a2a agent on the %s wire', (era) => {
+  test('two turns in one A2A context: artifacts stream as the reply, status messages and artifacts are progress lines', async () => {
+    const { client } = await caller(era, 'alice');
+    const reads = agent.cardReads();
+    const first = await chat(client, 'helper', `hello on ${era}`);
+    expect(first.result.isError).toBeFalsy();
+    expect(first.text).toBe(`A2A echo: hello on ${era} (turn 1 of this context)`);
+    expect(noted(first.progress, `helper: Thinking about "hello on ${era}"`) || noted(first.progress, 'helper: artifact "answer"')).toBe(true);
+
+    const second = await chat(client, 'helper', `again on ${era}`, first.sessionId);
+    expect(second.text).toBe(`A2A echo: again on ${era} (turn 2 of this context)`);
+    const [opening] = sent(agent, `hello on ${era}`);
+    const [request] = sent(agent, `again on ${era}`);
+    expect(opening).toMatchObject({ method: 'SendStreamingMessage', version: '1.0', authorization: 'Bearer a2a-key-0123456789' });
+    expect(opening!.params.message.contextId).toBeUndefined();
+    // The context the agent opened is continued, and it is the agent's id, never the client's session_id.
+    expect(request!.params.message.contextId).toMatch(/^[0-9a-f-]{36}$/);
+    expect(request!.params.message.contextId).not.toBe(first.sessionId);
+    // The card is read once and kept.
+    expect(agent.cardReads()).toBeLessThanOrEqual(Math.max(reads, 1));
+  });
+
+  test('another caller cannot continue the conversation, and its own opens a new context', async () => {
+    const { client: alice } = await caller(era, 'alice');
+    const { sessionId } = await chat(alice, 'helper', 'mine');
+    const { client: bob } = await caller(era, 'bob');
+    const stolen = await chat(bob, 'helper', `let me in on ${era}`, sessionId);
+    expect(stolen.result.isError).toBe(true);
+    expect(stolen.text).toMatch(/session_id is not a conversation this server started for you/);
+    expect(sent(agent, `let me in on ${era}`)).toEqual([]);
+    expect((await chat(bob, 'helper', `my own on ${era}`)).text).toBe(`A2A echo: my own on ${era} (turn 1 of this context)`);
+  });
+
+  test('input-required becomes a question to the caller, and the answer goes back to the waiting task', async () => {
+    const { client, asked } = await caller(era, 'alice', `Ada on ${era}`);
+    const { text, result } = await chat(client, 'helper', `ask on ${era}`);
+    expect(result.isError).toBeFalsy();
+    // The test agent greets by name only when the answer reaches the task that asked.
+    expect(text).toBe(`Hello, Ada on ${era}!`);
+    expect(asked).toMatchObject([{ message: 'Helper asks: What is your name?' }]);
+    // The message is sent once (a 2026-07-28 retry carrying the answer does not start a second task) and the answer
+    // names the waiting task and its context.
+    expect(sent(agent, `ask on ${era}`)).toHaveLength(1);
+    const [answer] = sent(agent, `Ada on ${era}`);
+    expect(answer!.params.message).toMatchObject({ taskId: expect.stringMatching(/^[0-9a-f-]{36}$/), contextId: expect.stringMatching(/^[0-9a-f-]{36}$/) });
+  });
+
+  test('a caller that cannot answer gets an isError naming the capability, and the waiting task is cancelled', async () => {
+    const { client } = await caller(era, 'alice');
+    const cancelled = agent.cancelled.size;
+    const { text, result } = await chat(client, 'helper', `ask nobody on ${era}`);
+    expect(result.isError).toBe(true);
+    expect(text).toMatch(/did not declare the elicitation capability/);
+    await until(() => agent.cancelled.size > cancelled);
+  });
+});
+
+describe('cancellation and failures', () => {
+  test('a cancelled call cancels the A2A task it started (CancelTask)', async () => {
+    const { client } = await caller('legacy', 'alice');
+    const marker = crypto.randomUUID();
+    const working = agent.working(marker);
+    const controller = new AbortController();
+    const call = client.callTool({ name: 'chat_with_agent', arguments: { agent_id: 'helper', message: `slow ${marker}` } }, { signal: controller.signal })
+      .then(() => 'answered', () => 'aborted');
+    const taskId = await working;
+    controller.abort();
+    expect(await call).toBe('aborted');
+    await until(() => agent.cancelled.has(taskId));
+    expect(agent.requests.filter((r) => r.method === 'CancelTask' && r.params.id === taskId)).toHaveLength(1);
+  });
+
+  test('a failed task is an isError naming the agent; its status message goes to the log, not the caller', async () => {
+    const logged = vi.spyOn(console, 'error').mockImplementation(() => undefined);
+    try {
+      const { client } = await caller('modern', 'alice');
+      const { result, text } = await chat(client, 'helper', 'fail');
+      expect(result.isError).toBe(true);
+      expect(text).toBe('Agent helper reported an error in its reply.');
+      expect(logged.mock.calls.flat().join(' ')).toContain('10.0.0.7');
+    } finally {
+      logged.mockRestore();
+    }
+  });
+
+  test('an agent whose card does not declare streaming is asked with SendMessage, and its task\'s artifacts are the reply', async () => {
+    const { client } = await caller('modern', 'alice');
+    const first = await chat(client, 'blocking', 'hello, blocking');
+    expect(first.text).toBe('A2A echo: hello, blocking (turn 1 of this context)');
+    const second = await chat(client, 'blocking', 'and again', first.sessionId);
+    expect(second.text).toBe('A2A echo: and again (turn 2 of this context)');
+    expect(blocking.requests.map((r) => r.method)).toEqual(['SendMessage', 'SendMessage']);
+    expect(blocking.cardReads()).toBe(1);
+  });
+});
+
+describe('an A2A task as an MCP task (2026-07-28 tasks extension)', () => {
+  test('the call becomes a task; the A2A question is the task\'s input request, and the answer given with tasks/update completes it', async () => {
+    const authorization = `Bearer ${await h.token('alice', ALICE)}`;
+    const capabilities = { elicitation: {}, extensions: { [TASKS_EXTENSION]: {} } };
+    const send = async (id: number, method: string, params: Record<string, unknown>) =>
+      (await (await postModern(h.server.mcpUrl, id, method, params, { capabilities, headers: { authorization, ...(params.taskId ? { 'mcp-name': String(params.taskId) } : {}) } })).json()).result;
+    const state = async (taskId: string, status: string) => {
+      for (let id = 100; ; id++) {
+        const result = await send(id, 'tasks/get', { taskId });
+        if (result.status === status) return result;
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      }
+    };
+    const created = await send(1, 'tools/call', { name: 'chat_with_agent', arguments: { agent_id: 'helper', message: 'ask in a task' } });
+    expect(created).toMatchObject({ resultType: 'task', status: 'working' });
+    const asking = await state(created.taskId, 'input_required');
+    const [key] = Object.keys(asking.inputRequests);
+    expect(asking.inputRequests[key!]).toMatchObject({ method: 'elicitation/create', params: { message: 'Helper asks: What is your name?' } });
+    await send(2, 'tasks/update', { taskId: created.taskId, inputResponses: { [key!]: { action: 'accept', content: { answer: 'Grace' } } } });
+    const done = await state(created.taskId, 'completed');
+    expect(JSON.stringify(done)).toContain('Hello, Grace!');
+    expect(sent(agent, 'ask in a task')).toHaveLength(1);
+  });
+});
