@@ -19,7 +19,8 @@ import { serveLegacy, serveModern, type ServeDeps } from '../lib/http/serve.js';
 import { createCallSlots } from '../lib/limits/concurrency.js';
 import { createLazyHealthHandler, DEFAULT_HEALTH_TIMEOUT_MS, isHealthProbe } from '../lib/observe/health-route.js';
 import { Observation } from '../lib/observe/observation.js';
-import { createReport } from '../lib/observe/request-log.js';
+import { createReport, readLogLevel } from '../lib/observe/request-log.js';
+import { startupLogLine } from '../lib/observe/startup.js';
 import { SERVER_INFO } from '../lib/identity.js';
 import { callerKey } from '../lib/server/caller.js';
 import type { Principal } from '../lib/server/context.js';
@@ -90,7 +91,7 @@ export function createMcpHandler(app: App, bounds: RequestBounds = app.bounds ??
     if (isHealthProbe(request)) return checkOrigin(request) ?? health(request);
     const preflight = answerPreflight(request, isAllowedOrigin);
     if (preflight) return preflight;
-    // One log line and, with an OpenTelemetry SDK registered, one span per request (README "Observability").
+    // One log line and, with an OpenTelemetry SDK registered, one span per request (docs/observability.md "Observability").
     const observation = new Observation(request);
     let response: Response;
     try {
@@ -121,7 +122,14 @@ function isResumption(request: Request): boolean {
   return request.method === 'GET' && request.headers.has(H_LAST_EVENT_ID);
 }
 
-/** Built on the first request of an instance; a configuration error answers every request (lib/http/configured.ts). */
+/**
+ * Built on the first request of an instance, which logs what it serves as one JSON line; a configuration error
+ * answers every request instead (lib/http/configured.ts).
+ */
 export default {
-  fetch: createConfiguredHandler(() => createMcpHandler(createDefaultApp())),
+  fetch: createConfiguredHandler(() => {
+    const app = createDefaultApp();
+    if (app.startup && readLogLevel() !== 'off') console.log(startupLogLine(app.startup, readLogLevel() === 'debug'));
+    return createMcpHandler(app);
+  }),
 };

@@ -1,4 +1,4 @@
-/** Renders bench/run.mjs results as the markdown README "Performance" shows. */
+/** Renders bench/run.mjs results as the markdown docs/performance.md "Performance" shows. */
 
 import { renderBounds } from './bounds.mjs';
 import { round } from './stats.mjs';

@@ -30,7 +30,9 @@ import { AGENT_ORIGIN } from './agent/index.js';
 import { selectStore } from './store/select.js';
 import { describeRequestBounds, readRequestBounds, type RequestBounds } from './http/bounds.js';
 import { readUpstashConfig } from './store/upstash-config.js';
-import { readRequestLog } from './observe/request-log.js';
+import { readLogLevel } from './observe/request-log.js';
+import { describeStartup, type StartupReport } from './observe/startup.js';
+import { readAgents } from './agent/config.js';
 import { readHealthTimeout } from './observe/health-route.js';
 import { describeTaskSettings, readTaskSettings } from './tasks/settings.js';
 
@@ -47,20 +49,22 @@ export interface App {
    * per-tool limits of an HTTP caller the connection acts for (an agent calling tools for it).
    */
   connectInProcess(principal?: Principal, limits?: InProcessLimits): InProcessTransport;
-  /** The MCP servers mounted into this app (README "Mount MCP servers and call agent-mcp in-process"). */
+  /** The MCP servers mounted into this app (docs/mounts.md "Mount MCP servers and call agent-mcp in-process"). */
   mounts?: Mounts;
-  /** The HTTP endpoint's rate limits (README "Rate limits"); none when absent. */
+  /** The HTTP endpoint's rate limits (docs/rate-limits.md "Rate limits"); none when absent. */
   limits?: RequestLimits;
-  /** Bearer auth of the HTTP endpoint (README "Authentication"); none when absent. */
+  /** Bearer auth of the HTTP endpoint (docs/oauth.md "Authentication (OAuth 2.1)"); none when absent. */
   auth?: BearerAuth;
-  /** Body, JSON depth and batch bounds of the HTTP endpoint (README "Security model"); defaults when absent. */
+  /** Body, JSON depth and batch bounds of the HTTP endpoint (docs/security.md "Bounds"); defaults when absent. */
   bounds?: RequestBounds;
-  /** One JSON line per request on stdout (README "Observability"; MCP_LOG); off when absent. */
+  /** One JSON line per request on stdout (docs/observability.md "Observability"; MCP_LOG); off when absent. */
   requestLog?: boolean;
   /** The longest each health probe waits (MCP_HEALTH_TIMEOUT_MS); the default when absent. */
   healthTimeoutMs?: number;
   /** Each caller's share of concurrent calls (MCP_MAX_CONCURRENT_CALLS); the default share when absent. */
   calls?: CallSlots;
+  /** What start-up says about it (lib/observe/startup.ts); the deployment's app has one. */
+  startup?: StartupReport;
 }
 
 export interface AppOptions extends Omit<ServerOptions, 'registry' | 'info'> {
@@ -76,6 +80,7 @@ export interface AppOptions extends Omit<ServerOptions, 'registry' | 'info'> {
   requestLog?: boolean;
   healthTimeoutMs?: number;
   calls?: CallSlots;
+  startup?: StartupReport;
 }
 
 export function createApp(options: AppOptions): App {
@@ -102,13 +107,14 @@ export function createApp(options: AppOptions): App {
     requestLog: options.requestLog,
     healthTimeoutMs: options.healthTimeoutMs,
     calls: options.calls,
+    startup: options.startup,
   };
 }
 
 /** What a deployment adds in code (tools/index.ts, docs/tools.md), next to what the environment configures. */
 export type DefaultAppOptions = Additions;
 
-/** What the deployment serves: the agents configured in the environment (README "Agents") and its additions. */
+/** What the deployment serves: the agents configured in the environment (docs/agents.md "Agents") and its additions. */
 export function defaultDefinitions(
   env: Record<string, string | undefined> = process.env,
   options: AgentOptions & DefaultAppOptions = {},
@@ -116,14 +122,14 @@ export function defaultDefinitions(
   const agents = { ...agentDefinitions(env, options.agents ?? [], options), origin: AGENT_ORIGIN };
   const pay = readPayConfig(env);
   const engine = pay && createPaymentEngine(pay);
-  // README "Paid calls (x402)": with X402_PAY_TO set, the agent tool is behind x402.
+  // docs/payments.md "Paid calls (x402)": with X402_PAY_TO set, the agent tool is behind x402.
   // A deployment's own skills list before the agents' (docs/skills.md).
   const ownSkills = options.skills?.length ? [{ origin: ADDITIONS_ORIGIN, skills: options.skills }] : [];
   return [...ownSkills, engine ? withPaidTool(agents, 'chat_with_agent', engine) : agents, additionDefinitions(options, engine)];
 }
 
 /**
- * The deployment's app from the environment (README "Environment") with its additions, tools/index.ts unless
+ * The deployment's app from the environment (docs/configuration.md "Configuration") with its additions, tools/index.ts unless
  * `options` are given. Every setting is read before anything is logged, so a configuration error (a TypeError
  * naming the variable, or both holders of a name defined twice) is the only thing a bad start prints.
  */
@@ -131,7 +137,7 @@ export function createDefaultApp(env: Record<string, string | undefined> = proce
   const config = readConfig(env);
   const upstash = readUpstashConfig(env);
   const bounds = readRequestBounds(env);
-  const requestLog = readRequestLog(env);
+  const requestLog = readLogLevel(env) !== 'off';
   const healthTimeoutMs = readHealthTimeout(env);
   const tasks = readTaskSettings(env);
   const apiKeys = readApiKeys(env);
@@ -155,13 +161,27 @@ export function createDefaultApp(env: Record<string, string | undefined> = proce
   if (config.stateSecret === undefined && !config.local) {
     console.warn('[agent-mcp] MCP_STATE_SECRET is not set: MRTR requestState only verifies on this instance.');
   }
-  console.info(`[agent-mcp] auth: ${describeAuth(auth)}`);
-  console.info(`[agent-mcp] ${summary}`);
-  if (limits) console.info(`[agent-mcp] ${limits.summary}`);
-  console.info(`[agent-mcp] ${describeRequestBounds(bounds)}`);
-  console.info(`[agent-mcp] ${describeTaskSettings(tasks)}`);
-  console.info(`[agent-mcp] concurrent calls: at most ${calls.max} per caller on each instance (MCP_MAX_CONCURRENT_CALLS)`);
-  if (pay) console.info(`[agent-mcp] paid calls: chat_with_agent costs ${pay.price} on ${pay.network}, paid to ${pay.payTo} (facilitator ${pay.facilitatorUrl})`);
+  // Said by whoever starts the app, once it serves: npm start under its "ready" line, a function as one JSON line.
+  const startup = describeStartup({
+    env,
+    config,
+    agents: readAgents(env, options.agents ?? []),
+    sharedStoreHost: upstash && new URL(upstash.url).host,
+    auth: auth && describeAuth(auth),
+    rateLimits: limits?.rates,
+    maxConcurrentCalls: calls.max,
+    mounts: mounts?.status().map((m) => m.name) ?? [],
+    payment: pay,
+    details: [
+      `auth: ${describeAuth(auth)}`,
+      summary,
+      ...(limits ? [limits.summary] : []),
+      describeRequestBounds(bounds),
+      describeTaskSettings(tasks),
+      `concurrent calls: at most ${calls.max} per caller on each instance (MCP_MAX_CONCURRENT_CALLS)`,
+      ...(pay ? [`paid calls: chat_with_agent costs ${pay.price} on ${pay.network}, paid to ${pay.payTo} (facilitator ${pay.facilitatorUrl})`] : []),
+    ],
+  });
   return app = createApp({
     definitions,
     mounts,
@@ -172,6 +192,7 @@ export function createDefaultApp(env: Record<string, string | undefined> = proce
     requestLog,
     healthTimeoutMs,
     calls,
+    startup,
     tasks,
     defaultScopes,
     instructions: INSTRUCTIONS,

@@ -38,14 +38,53 @@ export const isPositiveInteger = (value: unknown): boolean => Number.isInteger(v
 
 export const oneOf = (values: readonly string[]) => (value: unknown): boolean => values.includes(value as string);
 
-/** The first problem with `entry`, as `field: why`: not an object, a key outside `keys`, or a failed check. */
+/**
+ * The first problem with `entry`, as `field: why`: not an object, a key outside `keys` (with the nearest key, when
+ * one is near: `apikey_env` → `apiKeyEnv`), or a failed check.
+ */
 export function findProblem(entry: unknown, keys: ReadonlySet<string>, checks: Check[], what: string): string | undefined {
   if (!isRecord(entry)) return '(value): must be an object';
   const unknown = Object.keys(entry).find((key) => !keys.has(key));
-  if (unknown !== undefined) return `${unknown}: is not ${what}`;
+  if (unknown !== undefined) {
+    const near = nearestName(unknown, keys);
+    return `${unknown}: is not ${what}${near === undefined ? '' : `; did you mean "${near}"?`}`;
+  }
   for (const check of checks) {
     const problem = check(entry);
     if (problem) return problem;
   }
   return undefined;
+}
+
+const folded = (name: string) => name.toLowerCase().replace(/[^a-z0-9]/g, '');
+
+/**
+ * The name of `names` a mistyped `name` most likely meant: the same letters in another case or spelling
+ * (`apikey_env`, `api-key-env`), else the closest within a third of its length in edits (a transposition counts
+ * one: `modle`); undefined when none is that near.
+ */
+export function nearestName(name: string, names: Iterable<string>): string | undefined {
+  const wanted = folded(name);
+  let best: { name: string; distance: number } | undefined;
+  for (const candidate of names) {
+    const distance = editDistance(wanted, folded(candidate));
+    if (distance === 0) return candidate;
+    if (!best || distance < best.distance) best = { name: candidate, distance };
+  }
+  return best && best.distance <= Math.max(1, Math.floor(wanted.length / 3)) ? best.name : undefined;
+}
+
+/** Insertions, deletions, substitutions and transpositions of neighbours that turn `a` into `b`. */
+function editDistance(a: string, b: string): number {
+  const rows = Array.from({ length: a.length + 1 }, (_, i) => [i, ...Array<number>(b.length).fill(0)]);
+  for (let j = 1; j <= b.length; j++) rows[0]![j] = j;
+  for (let i = 1; i <= a.length; i++) {
+    for (let j = 1; j <= b.length; j++) {
+      const cost = a[i - 1] === b[j - 1] ? 0 : 1;
+      let d = Math.min(rows[i - 1]![j]! + 1, rows[i]![j - 1]! + 1, rows[i - 1]![j - 1]! + cost);
+      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) d = Math.min(d, rows[i - 2]![j - 2]! + 1);
+      rows[i]![j] = d;
+    }
+  }
+  return rows[a.length]![b.length]!;
 }

@@ -1,5 +1,5 @@
 /**
- * The environment, read and checked once (README "Environment"). Misconfiguration fails at start-up,
+ * The environment, read and checked once (docs/configuration.md "Configuration"). Misconfiguration fails at start-up,
  * naming the variable; absent variables mean the embedded defaults.
  */
 

@@ -3,6 +3,9 @@
 
 const mcpUrl = `${location.origin}/mcp`;
 const $ = (id) => document.getElementById(id);
+/** The current Inspector on any Node: it needs Node >= 22.19, which npx brings (README "Connect a client"). */
+const INSPECTOR = 'npx -y --loglevel=error -p node@22 -p @modelcontextprotocol/inspector@latest mcp-inspector';
+const LOOPBACK = ['localhost', '127.0.0.1', '[::1]'];
 
 function item(text, note) {
   const li = document.createElement('li');
@@ -40,7 +43,9 @@ $('mcp-url').textContent = mcpUrl;
 $('setup-claude-code').textContent = `claude mcp add --transport http agent-mcp ${mcpUrl}`;
 $('setup-cursor').textContent = JSON.stringify({ mcpServers: { 'agent-mcp': { url: mcpUrl } } }, null, 2);
 $('setup-vscode').textContent = JSON.stringify({ servers: { 'agent-mcp': { type: 'http', url: mcpUrl } } }, null, 2);
-$('setup-inspector').textContent = `npx @modelcontextprotocol/inspector\n# Transport: Streamable HTTP, URL: ${mcpUrl}`;
+$('setup-inspector').textContent = `${INSPECTOR}\n# Transport: Streamable HTTP, URL: ${mcpUrl}`;
+// claude.ai reaches a server from Anthropic's side: a loopback URL is one it can never reach.
+$('claude-public').hidden = !LOOPBACK.includes(location.hostname);
 
 for (const button of document.querySelectorAll('[data-copy]')) {
   button.addEventListener('click', () => navigator.clipboard?.writeText($(button.dataset.copy).textContent));

@@ -1,18 +1,20 @@
 /**
  * `npm start`: the deployment's functions on http://localhost:PORT. The whole configuration is read and checked
- * before the server listens: a bad setting stops start-up with the message naming the variable, and the banner
- * says what is really served.
+ * before the server listens: a bad setting stops start-up with one line naming the variable. Once it listens, the
+ * first line says where it serves, then a few short lines what is on (lib/observe/startup.ts); MCP_LOG=debug adds
+ * every setting and bound.
  */
 
 import { createMcpHandler } from '../api/mcp.js';
-import { readAgents } from '../lib/agent/config.js';
 import { createDefaultApp } from '../lib/app.js';
-import { describeAuth, type BearerAuth } from '../lib/auth/index.js';
+import { readAuthConfig } from '../lib/auth/config.js';
+import { discoverJwksUri } from '../lib/auth/keys.js';
 import { createProtectedResourceHandler } from '../lib/auth/metadata.js';
 import { createAuthorizationServerHandler } from '../lib/auth/server/handler.js';
-import { readConfig, type Config } from '../lib/config.js';
 import { createDiscoveryHandler } from '../lib/discovery/documents.js';
 import { describeStartupError, type FetchHandler } from '../lib/http/configured.js';
+import { readLogLevel } from '../lib/observe/request-log.js';
+import { formatStartup, type StartupReport } from '../lib/observe/startup.js';
 import { startLocalServer } from './local-server.js';
 
 type Env = Record<string, string | undefined>;
@@ -33,13 +35,11 @@ function readPort(env: Env): number {
  * Every function's handler, built now so that a bad setting fails here rather than on the first request. They read
  * `env`, whose PORT is the port served: served locally, the URLs they advertise and the token audience use it.
  */
-function buildFunctions(env: Env): { config: Config; auth?: BearerAuth; functions: Record<string, FetchHandler> } {
+function buildFunctions(env: Env): { startup?: StartupReport; functions: Record<string, FetchHandler> } {
   try {
-    const config = readConfig(env);
     const app = createDefaultApp(env);
     return {
-      config,
-      auth: app.auth,
+      startup: app.startup,
       functions: {
         '/api/mcp': createMcpHandler(app),
         '/api/wk-mcp': createDiscoveryHandler(env),
@@ -52,32 +52,27 @@ function buildFunctions(env: Env): { config: Config; auth?: BearerAuth; function
   }
 }
 
-/** A URL without user info or query, which may hold credentials. */
-const withoutSecrets = (url: string) => {
-  const { origin, pathname } = new URL(url);
-  return `${origin}${pathname}`;
-};
+/** How long start-up waits for the issuer's metadata before it goes on without having checked it. */
+const ISSUER_CHECK_MS = 5_000;
 
-/** The agents `chat_with_agent` serves, as configured (lib/agent/config.ts). */
-function describeAgents(env: Env): string {
-  const agents = readAgents(env).map((a) => a.profile);
-  if (agents.length === 1 && agents[0]!.id === 'demo' && agents[0]!.kind === 'in-process') {
-    return 'demo (the in-process demo agent; set AGENT_URL or AGENTS for yours)';
-  }
-  return agents.map((a) => `${a.id} (${a.kind}${a.id === 'default' && env.AGENT_URL ? ` at ${withoutSecrets(env.AGENT_URL)}` : ''})`).join(', ');
-}
-
-/** Which browser origins and hosts are served (lib/http/origin.ts). */
-function describeOrigins(config: Config): string {
-  const extra = config.allowedOrigins.length ? ` + ${config.allowedOrigins.join(', ')}` : '';
-  if (config.local) return `loopback only (localhost, 127.0.0.1, [::1])${extra}`;
-  const own = config.publicUrl ?? 'the origin each request reaches (VERCEL is set)';
-  return `any host; browser origins: ${own}${extra}`;
+/**
+ * AUTH_ISSUER against the issuer's own metadata, before listening: metadata naming another issuer (a trailing
+ * slash is enough) stops start-up, since no token could ever verify; an issuer that does not answer yet only warns.
+ */
+async function checkIssuer(env: Env): Promise<void> {
+  const auth = readAuthConfig(env);
+  // The built-in authorization server (no AUTH_ISSUER) signs with a key it is given: nothing to fetch.
+  if (auth?.issuer === undefined || auth.jwksUrl) return;
+  const found = await discoverJwksUri(auth.issuer, AbortSignal.timeout(ISSUER_CHECK_MS));
+  if (typeof found === 'string') return;
+  if ('misconfigured' in found) fail(`configuration error: ${found.misconfigured}`);
+  console.warn(`agent-mcp: ${found.unavailable}; tokens are answered 503 until it does.`);
 }
 
 const port = readPort(process.env);
 const env: Env = { ...process.env, PORT: String(port) };
-const { config, auth, functions } = buildFunctions(env);
+const { startup, functions } = buildFunctions(env);
+await checkIssuer(env);
 let url: string;
 try {
   ({ url } = await startLocalServer({ port, functions }));
@@ -89,10 +84,6 @@ try {
 // A URL leaves out http's default port.
 env.PORT = new URL(url).port || '80';
 
-console.log(`agent-mcp listening on ${url}
-  MCP endpoint   ${url}/mcp   (also ${url}/api/mcp)${config.publicUrl ? `; public URL ${config.publicUrl}/mcp` : ''}
-  landing page   ${url}/
-  store          ${env.UPSTASH_REDIS_REST_URL || env.KV_REST_API_URL ? 'Upstash (shared)' : 'memory (one process; set UPSTASH_REDIS_REST_URL to share state across instances)'}
-  agents         ${describeAgents(env)}
-  auth           ${describeAuth(auth)}
-  origins        ${describeOrigins(config)}`);
+// What a user needs first: where to point a client, and where to look.
+console.log(`agent-mcp ready: ${url}/mcp (landing page ${url}/)`);
+if (startup) console.log(formatStartup(startup, readLogLevel(env) === 'debug').join('\n'));

@@ -26,7 +26,7 @@ async function getJson(url: string, headers: Record<string, string>): Promise<Re
   }
 }
 
-/** Why a 401 without an OAuth challenge probably happened (README "A protected preview deployment"). */
+/** Why a 401 without an OAuth challenge probably happened (docs/deploy.md "A protected preview deployment"). */
 function protectionHint(headers: Record<string, string>): string {
   return hasHeader(headers, BYPASS_HEADER)
     ? `Vercel Deployment Protection refused the ${BYPASS_HEADER} header: check the Protection Bypass for Automation secret.`

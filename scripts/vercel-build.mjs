@@ -11,8 +11,8 @@
  * It rewrites api/ only where both VERCEL=1 and CI=1: Vercel's build step sets both (CI is "only exposed during
  * the build step"). The `vercel build` of `npm run build` sets VERCEL=1 but not CI, and marks itself with
  * AGENT_MCP_LOCAL_BUILD (in case the shell exports CI=1), so a checkout on a developer's machine is never touched:
- * there the script says so and does nothing (`npm run build` bundles the .vercel/output copy instead,
- * scripts/bundle-functions.mjs).
+ * there the script does nothing, silently (`npm run build` bundles the .vercel/output copy instead,
+ * scripts/bundle-functions.mjs, and says so once); elsewhere outside the container it says why it leaves api/.
  */
 
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -56,7 +56,11 @@ export async function bundleForRemoteBuild(projectRoot) {
 }
 
 if (import.meta.url === pathToFileURL(process.argv[1]).href) {
-  if (!isVercelBuildContainer()) {
+  // Under npm run build the script has nothing to do and npm run build says so once (scripts/build.mjs); elsewhere
+  // (a remote build whose project hides CI from the build) the build log says why the functions are not bundled.
+  if (process.env.AGENT_MCP_LOCAL_BUILD === '1') {
+    // nothing: npm run build bundles .vercel/output itself
+  } else if (!isVercelBuildContainer()) {
     console.log('vercel-build: not in Vercel\'s build container (VERCEL=1 and CI=1, not npm run build), so api/ is left as it is');
   } else {
     if (!existsSync(join(ROOT, 'api'))) throw new Error('vercel-build: no api/ directory');

@@ -194,8 +194,9 @@ async function converse(
     }
     if (budget.signal.aborted) return stopped();
     if (error instanceof AgentError) {
-      // The agent, an upstream this tool calls, failed the turn (the call's span says api_error).
+      // The agent, an upstream this tool calls, failed the turn: the call's span says api_error, the log line why.
       ctx.observation?.noteToolFailure?.(UPSTREAM_FAILED);
+      ctx.observation?.noteCause?.(error.code ?? 'agent_error');
       return failed(error.message);
     }
     console.error(`[agent-mcp] agent ${agent.profile.id} failed:`, error);

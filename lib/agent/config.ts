@@ -1,7 +1,7 @@
 /**
  * Which agents this deployment serves, from the environment, checked at start-up (lib/checks.ts):
  * - the default agent from AGENT_URL, AGENT_FORMAT (a format of upstream/index.ts), AGENT_API_KEY, AGENT_MODEL, AGENT_TIMEOUT_MS;
- * - more agents from AGENTS, a JSON array (README "Agents"); their keys are named by `apiKeyEnv`, never inlined;
+ * - more agents from AGENTS, a JSON array (docs/agents.md "Agents"); their keys are named by `apiKeyEnv`, never inlined;
  * - with neither, the in-process demo agent.
  * Any agent may name the tools it uses (`tools`, AGENT_TOOLS for the default agent; tool-patterns.ts), bounded by
  * the limits of readToolLimits; an `agent:<id>` naming no agent stops start-up.
@@ -98,15 +98,15 @@ function toolsCheck(entry: Record<string, unknown>): string | undefined {
   return undefined;
 }
 
-/** One agent's settings with defaults, or a TypeError naming `variable` and the field (after `path`). */
-function toUpstreamConfig(variable: string, entry: unknown, path = ''): UpstreamAgentConfig {
+/** One agent's settings with defaults, or a TypeError naming `variable`, the agent (`who`) and the field. */
+function toUpstreamConfig(variable: string, entry: unknown, who = ''): UpstreamAgentConfig {
   const problem = findProblem(entry, KEYS, CHECKS, 'an agent setting');
-  if (problem) throw new TypeError(`${variable} is invalid: ${path}${problem}.`);
+  if (problem) throw new TypeError(`${variable} is invalid: ${who}${problem}${problem.endsWith('?') ? '' : '.'}`);
   const config = entry as Omit<UpstreamAgentConfig, 'format'> & { format?: UpstreamAgentConfig['format'] };
   return { ...config, format: config.format ?? 'openai' };
 }
 
-/** An in-process agent a deployment adds in code (see README "Agents"). */
+/** An in-process agent a deployment adds in code (see docs/agents.md "Agents"). */
 export interface InProcessAgentDefinition {
   id: string;
   name: string;
@@ -116,7 +116,7 @@ export interface InProcessAgentDefinition {
   tools?: string[];
 }
 
-/** Bounds on agents that use tools (README "Give your agent tools"). */
+/** Bounds on agents that use tools (docs/agents.md "Give your agent tools"). */
 export interface ToolLimits {
   /** AGENT_MAX_TOOL_STEPS: rounds of tool calls in one turn before the turn ends without an answer. */
   maxSteps: number;
@@ -254,7 +254,9 @@ function readAgentList(env: Env): UpstreamAgentConfig[] {
       const id = typeof entry.id === 'string' ? entry.id : String(index);
       throw new TypeError(`AGENTS: agent ${id} inlines its key; put the key in its own variable and name it with "apiKeyEnv", e.g. "apiKeyEnv": "${id.toUpperCase().replace(/[^A-Z0-9]/g, '_')}_API_KEY".`);
     }
-    return toUpstreamConfig('AGENTS', entry, `${index}.`);
+    // The agent's id says which one is meant far better than its place in the array.
+    const id = isRecord(entry) && typeof entry.id === 'string' && AGENT_ID.test(entry.id) ? entry.id : undefined;
+    return toUpstreamConfig('AGENTS', entry, id === undefined ? `entry ${index}: ` : `agent ${id} (entry ${index}): `);
   });
   for (const agent of agents) {
     if (agent.apiKeyEnv && !env[agent.apiKeyEnv]) throw new TypeError(`AGENTS: agent ${agent.id} names apiKeyEnv ${agent.apiKeyEnv}, which is not set.`);

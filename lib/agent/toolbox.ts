@@ -1,5 +1,5 @@
 /**
- * The team's tools as one agent turn uses them (README "Give your agent tools"):
+ * The team's tools as one agent turn uses them (docs/agents.md "Give your agent tools"):
  * - as the caller: tools are listed and called through the official client on an in-process transport carrying
  *   the caller's principal, so the agent sees and calls exactly what its caller could, scopes included;
  * - only what the agent's patterns name (tool-patterns.ts), and never a paid tool: agent-mcp does not pay on the

@@ -110,7 +110,11 @@ export interface Agent {
 
 /** An agent failure worth telling the calling model about; its message holds no secrets. */
 export class AgentError extends Error {
-  constructor(message: string) {
+  /**
+   * @param code Why, for the operator's request log (`cause`): `upstream_http_401`, `upstream_timeout`… A code,
+   * never the upstream's text, which may hold anything.
+   */
+  constructor(message: string, readonly code?: string) {
     super(message);
     this.name = 'AgentError';
   }

@@ -6,8 +6,9 @@
  */
 
 import { MCP_PATHS, publicOrigin, resourceMetadataUrl } from '../http/public-url.js';
-import { refuse } from '../http/replies.js';
-import { INSUFFICIENT_SCOPE } from '../protocol/errors.js';
+import { MISCONFIGURED } from '../http/configured.js';
+import { errorReply, refuse } from '../http/replies.js';
+import { INSUFFICIENT_SCOPE, INTERNAL_ERROR } from '../protocol/errors.js';
 import { H_RETRY_AFTER } from '../protocol/headers.js';
 import type { Principal } from '../server/context.js';
 import { readApiKeys, type ApiKeys } from './api-keys.js';
@@ -94,8 +95,10 @@ export function createBearerAuth(
       if ('description' in result) return challengeReply({ ...base, error: 'invalid_token', description: result.description });
       if (Date.now() - loggedAt > LOG_EVERY_MS) {
         loggedAt = Date.now();
-        console.error(`[agent-mcp] auth: ${result.unavailable}`);
+        console.error(`[agent-mcp] auth: ${'misconfigured' in result ? result.misconfigured : result.unavailable}`);
       }
+      // A retry cannot fix a misconfigured issuer: the caller is told so, and the log (above) says what to change.
+      if ('misconfigured' in result) return errorReply(500, { code: INTERNAL_ERROR, message: MISCONFIGURED });
       return refuse(503, 'Service Unavailable: the authorization server\'s keys cannot be fetched; try again shortly.', { [H_RETRY_AFTER]: '5' });
     },
     errorHeaders(request, error) {

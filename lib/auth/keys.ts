@@ -20,10 +20,23 @@ export interface IssuerKeys {
 /** Why the keys cannot be had right now (logged, never sent to clients). */
 export interface KeysUnavailable {
   unavailable: string;
+  /** What the last try met, for the health probe: `HTTP <status>`, `timeout` or `unavailable`. */
+  error?: string;
 }
 
-/** Resolves the issuer's keys, or why they are unavailable. */
-export type LoadKeys = () => Promise<IssuerKeys | KeysUnavailable>;
+/**
+ * Why the keys will not be had until the configuration changes: the issuer's metadata answers, but names another
+ * issuer (a trailing slash is enough) or no key set. Logged for the operator; callers are told the server is
+ * misconfigured, never to try again.
+ */
+export interface IssuerMisconfigured {
+  misconfigured: string;
+  /** For the health probe: `issuer mismatch` or `no jwks_uri`. */
+  error: string;
+}
+
+/** Resolves the issuer's keys, or why they cannot be had. */
+export type LoadKeys = () => Promise<IssuerKeys | KeysUnavailable | IssuerMisconfigured>;
 
 const FETCH_TIMEOUT_MS = 5_000;
 const RETRY_AFTER_FAILURE_MS = 5_000;
@@ -42,28 +55,41 @@ export function metadataUrls(issuer: string): string[] {
   ])];
 }
 
-async function discoverJwksUri(issuer: string): Promise<string | KeysUnavailable> {
-  const seen: string[] = [];
+/**
+ * The issuer's `jwks_uri`, from the first metadata document that answers for exactly `issuer`. A document that
+ * answers for another issuer, or without a key set, makes it a misconfiguration; none answering, unavailable.
+ * `signal` bounds the whole search (the health probe's timeout); without one, each fetch gets FETCH_TIMEOUT_MS.
+ */
+export async function discoverJwksUri(issuer: string, signal?: AbortSignal): Promise<string | KeysUnavailable | IssuerMisconfigured> {
+  let misconfigured: IssuerMisconfigured | undefined;
+  let error = 'unavailable';
   for (const candidate of metadataUrls(issuer)) {
-    const response = await fetch(candidate, { headers: { accept: 'application/json' }, signal: AbortSignal.timeout(FETCH_TIMEOUT_MS) })
+    const response = await fetch(candidate, { headers: { accept: 'application/json' }, signal: signal ?? AbortSignal.timeout(FETCH_TIMEOUT_MS) })
       .catch(() => undefined);
-    if (!response?.ok) continue;
+    if (!response?.ok) {
+      error = response ? `HTTP ${response.status}` : signal?.aborted ? 'timeout' : 'unavailable';
+      void response?.body?.cancel().catch(() => undefined);
+      continue;
+    }
     const metadata = (await response.json().catch(() => ({}))) as { issuer?: unknown; jwks_uri?: unknown };
     if (metadata.issuer !== issuer) {
-      seen.push(`${candidate} names issuer ${JSON.stringify(metadata.issuer)}`);
+      misconfigured ??= {
+        misconfigured: `AUTH_ISSUER is "${issuer}", but the authorization server's metadata at ${candidate} names its issuer `
+          + `${JSON.stringify(metadata.issuer)}; set AUTH_ISSUER to exactly that (the token's iss must match it too).`,
+        error: 'issuer mismatch',
+      };
       continue;
     }
     if (typeof metadata.jwks_uri === 'string' && URL.canParse(metadata.jwks_uri)) return metadata.jwks_uri;
-    seen.push(`${candidate} has no jwks_uri`);
+    misconfigured ??= { misconfigured: `the authorization server's metadata at ${candidate} has no jwks_uri; set AUTH_JWKS_URL to its key set.`, error: 'no jwks_uri' };
   }
-  const detail = seen.length ? `: ${seen.join('; ')} (AUTH_ISSUER must equal it exactly)` : '';
-  return { unavailable: `no authorization server metadata with a jwks_uri for AUTH_ISSUER ${issuer}${detail}` };
+  return misconfigured ?? { unavailable: `no authorization server metadata answers for AUTH_ISSUER ${issuer} (${error})`, error };
 }
 
 /** A loader of the issuer's keys, created once per configuration; the first call imports jose. */
 export function createKeyLoader(config: AuthConfig): LoadKeys {
   let keys: Promise<IssuerKeys> | undefined;
-  let failure: { result: KeysUnavailable; until: number } | undefined;
+  let failure: { result: KeysUnavailable | IssuerMisconfigured; until: number } | undefined;
 
   const local = config.signingKey?.publicJwk;
   if (local) return () => (keys ??= import('jose').then((jose) => ({ jose, getKey: jose.createLocalJWKSet({ keys: [local] }) })));

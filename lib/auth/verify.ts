@@ -15,7 +15,9 @@ export type Verification =
   /** The token is not acceptable: 401 invalid_token. */
   | { ok: false; description: string }
   /** The issuer's keys cannot be had right now: the token may be fine, so no challenge (503). */
-  | { ok: false; unavailable: string };
+  | { ok: false; unavailable: string }
+  /** The issuer's keys will not be had until AUTH_* changes: no challenge, and no "try again" either (500). */
+  | { ok: false; misconfigured: string };
 
 /** Verifies a token from `issuer` for one of the given audiences. */
 export type VerifyToken = (token: string, audiences: string[], issuer: string) => Promise<Verification>;
@@ -35,6 +37,7 @@ export function createVerifier(config: AuthConfig, loadKeys: LoadKeys = createKe
   return async (token, audiences, issuer) => {
     const keys = await loadKeys();
     if ('unavailable' in keys) return { ok: false, unavailable: keys.unavailable };
+    if ('misconfigured' in keys) return { ok: false, misconfigured: keys.misconfigured };
     try {
       const { payload } = await keys.jose.jwtVerify(token, keys.getKey, {
         issuer,

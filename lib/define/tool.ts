@@ -48,7 +48,7 @@ export interface ToolSpec<I extends z.ZodObject, O extends z.ZodType | undefined
   icons?: Icon[];
   /** OAuth scopes a caller needs to see and call it; absent means the server's default (AUTH_SCOPES). */
   scopes?: string[];
-  /** Behind x402 at X402_PRICE (README "Paid calls (x402)"); start-up fails without X402_PAY_TO. */
+  /** Behind x402 at X402_PRICE (docs/payments.md "Paid calls (x402)"); start-up fails without X402_PAY_TO. */
   paid?: boolean;
   run(args: z.output<I>, ctx: ToolContext): ToolReturn<O extends z.ZodType ? z.input<O> : undefined> | Promise<ToolReturn<O extends z.ZodType ? z.input<O> : undefined>>;
 }

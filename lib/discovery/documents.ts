@@ -1,7 +1,7 @@
 /**
  * `/.well-known/mcp.json`, the MCP Server Card at `<mcp-url>/server-card` (SEP-2127, as the Server Card working
  * group's experimental-ext-server-card states it: `application/mcp-server-card+json`), and the domain's AI Catalog at
- * `/.well-known/ai-catalog.json` that lists the card (docs/protocol.md "Discovery" names the texts and dates followed).
+ * `/.well-known/ai-catalog.json` that lists the card (docs/protocol.md "Discovery documents" names the texts and dates followed).
  * They say what `server/discover` and `initialize` say: the same server info and versions, derived per deployment so
  * previews describe themselves.
  */
@@ -13,7 +13,7 @@ import { readConfig } from '../config.js';
 import { createOriginCheck, originPolicyOf } from '../http/origin.js';
 import { AI_CATALOG_PATH, MCP_JSON_PATH, MCP_PATHS, mcpUrl, publicOrigin, resourceMetadataUrl } from '../http/public-url.js';
 import { MODERN_VERSION, SUPPORTED_VERSIONS } from '../protocol/revisions.js';
-import { serveDocument } from './respond.js';
+import { notPublished, serveDocument } from './respond.js';
 
 type Env = Record<string, string | undefined>;
 
@@ -98,9 +98,16 @@ export function aiCatalog(origin: string) {
   };
 }
 
-/** Which document a request asks for: a Vercel rewrite says it in `?doc=`, the local server by the path. */
-function documentOf(url: URL): 'card' | 'catalog' | 'mcp' {
+/** `?doc=` values vercel.json's rewrites pass; absent, the path says which. */
+const DOCS = ['mcp', 'card', 'catalog'] as const;
+
+/**
+ * Which document a request asks for: a Vercel rewrite says it in `?doc=`, the local server by the path; a `doc` this
+ * function does not have is none (not found: answering mcp.json would hide a misrouted rewrite).
+ */
+function documentOf(url: URL): (typeof DOCS)[number] | undefined {
   const doc = url.searchParams.get('doc');
+  if (doc !== null && !(DOCS as readonly string[]).includes(doc)) return undefined;
   if (doc === 'card' || MCP_PATHS.some((p) => url.pathname === `${p}/server-card`)) return 'card';
   if (doc === 'catalog' || url.pathname === AI_CATALOG_PATH) return 'catalog';
   return 'mcp';
@@ -121,7 +128,8 @@ export function createDiscoveryHandler(env: Env = process.env) {
     switch (documentOf(new URL(request.url))) {
       case 'card': return serveDocument(request, serverCard(origin), SERVER_CARD_TYPE, 3600);
       case 'catalog': return serveDocument(request, aiCatalog(origin), AI_CATALOG_TYPE, 3600);
-      default: return serveDocument(request, mcpDocument(origin, auth, apiKeys), 'application/json', 300);
+      case 'mcp': return serveDocument(request, mcpDocument(origin, auth, apiKeys), 'application/json', 300);
+      default: return notPublished(`No such discovery document: doc must be ${DOCS.join(', ')}.`);
     }
   };
 }

@@ -1,5 +1,5 @@
 /**
- * Bounds on what one POST may hold (README "Security model"): body bytes, JSON nesting depth and legacy batch
+ * Bounds on what one POST may hold (docs/security.md "Bounds"): body bytes, JSON nesting depth and legacy batch
  * size; on what its reply may leave behind: the bytes of a resumable stream's event log; and on the resumed streams
  * (GET + Last-Event-ID) one caller follows. Read once at start-up; a bad value is a TypeError naming the variable.
  */

@@ -1,5 +1,5 @@
 /**
- * Configuration errors at start-up (ARCHITECTURE "Configuration is validated before the server listens"):
+ * Configuration errors at start-up (docs/architecture.md rule 9):
  * `npm start` builds its handlers before it listens and exits with the message; a Vercel function builds its
  * handler on the first request of an instance, logs the message once, and answers every request with an error
  * that points at the log. The client never sees the detail: it may name variables and values.

@@ -16,7 +16,7 @@ export interface OriginPolicy {
   allowedOrigins: ReadonlySet<string>;
 }
 
-/** The policy the configuration sets (README "Environment": PUBLIC_URL, VERCEL, MCP_ALLOWED_ORIGINS). */
+/** The policy the configuration sets (docs/configuration.md "Configuration": PUBLIC_URL, VERCEL, MCP_ALLOWED_ORIGINS). */
 export function originPolicyOf(config: Config): OriginPolicy {
   return { local: config.local, publicOrigin: config.publicUrl, allowedOrigins: new Set(config.allowedOrigins) };
 }

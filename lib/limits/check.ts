@@ -1,13 +1,13 @@
 /**
  * One limit: count the request, refuse when over, and apply the failure policy when the limiter cannot decide
- * (README "Rate limits"): `open` lets the request through with a warning in the log, `closed` refuses. As a step
+ * (docs/rate-limits.md "Rate limits"): `open` lets the request through with a warning in the log, `closed` refuses. As a step
  * of the request path a refusal is 429 (or 503); as a charge for work a request sets off beyond itself (a nested
  * agent turn, which has no HTTP request of its own) it is a reason the agent that asked reads.
  */
 
 import type { ChargeRefusal } from '../server/context.js';
 import { createCountedWarning } from '../warn.js';
-import { limitUnavailable, overLimit, overLimitUnavailable, tooManyRequests, type LimitScope } from './reply.js';
+import { limitUnavailable, overLimit, overLimitUnavailable, tooManyRequests, type LimitScope } from './refusals.js';
 import type { Rate } from './rate.js';
 import type { Limiter } from './types.js';
 

@@ -1,5 +1,5 @@
 /**
- * The endpoint's rate limits from the environment (README "Rate limits"): `RATE_LIMIT_IP` is checked before
+ * The endpoint's rate limits from the environment (docs/rate-limits.md "Rate limits"): `RATE_LIMIT_IP` is checked before
  * auth, `RATE_LIMIT_PRINCIPAL` right after it (or an API key's own `rate=`, MCP_API_KEYS), `RATE_LIMIT_TOOLS` (limits
  * per tool, tools.ts) as a tool is called, `RATE_LIMIT_ON_ERROR` (`open` | `closed`) decides what a
  * Redis fault does, `RATE_LIMIT_TIMEOUT_MS` how long a check waits for Redis. Each message counts:
@@ -14,7 +14,7 @@ import { DEFAULT_PREFIX, type UpstashConfig } from '../store/upstash-config.js';
 import { clientIp, createLimitCharge, createLimitCheck, createLimitCount, type FailurePolicy, type LimitCount } from './check.js';
 import { createMemoryLimiter } from './memory.js';
 import { parseRate, type Rate } from './rate.js';
-import type { LimitScope } from './reply.js';
+import type { LimitScope } from './refusals.js';
 import { createToolLimit, describeToolRates, readToolRates } from './tools.js';
 import { createUpstashLimiter, LIMIT_TIMEOUT_MS } from './upstash.js';
 
@@ -35,8 +35,10 @@ export interface RequestLimits {
    * when none is set.
    */
   limitToolFor?(request: Request, principal?: Principal): LimitTool;
-  /** One line for the start-up log. */
+  /** One line for the start-up log (MCP_LOG=debug). */
   summary: string;
+  /** The limits alone, for the start-up summary: `ip 60/1m, principal off`. */
+  rates: string;
 }
 
 export interface LimitsOptions {
@@ -112,6 +114,8 @@ export function createLimitsFromEnv(env: Env, upstash: UpstashConfig | undefined
     ...(toolCounts.length > 0
       ? { limitToolFor: (request: Request, p?: Principal) => createToolLimit(toolCounts, p, clientIp(request, trustForwarded)) }
       : {}),
+    rates: `ip ${ip?.text ?? 'off'}, principal ${principal?.text ?? 'off'}${own}`
+      + `${toolCounts.length > 0 ? `, tools ${describeToolRates(toolCounts)}` : ''}`,
     summary: `rate limits: ip ${ip?.text ?? 'off'}, principal ${principal?.text ?? 'off'}${own}`
       + `${toolCounts.length > 0 ? `, tools ${describeToolRates(toolCounts)}` : ''} (${where}; on a Redis fault: fail ${policy})`,
   };

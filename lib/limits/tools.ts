@@ -11,7 +11,7 @@ import { toolLimitKeyOf } from '../server/caller.js';
 import type { LimitTool, Principal } from '../server/context.js';
 import type { LimitCount } from './check.js';
 import { parseRate, type Rate } from './rate.js';
-import { overToolLimit, toolLimitUnavailable } from './reply.js';
+import { overToolLimit, toolLimitUnavailable } from './refusals.js';
 
 type Env = Record<string, string | undefined>;
 

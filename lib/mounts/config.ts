@@ -1,6 +1,6 @@
 /**
  * Which MCP servers this deployment mounts, from the environment, validated at start-up
- * (README "Mount MCP servers and call agent-mcp in-process"):
+ * (docs/mounts.md "Mount MCP servers and call agent-mcp in-process"):
  * - MCP_MOUNTS, a JSON array of `{ name, url, tokenEnv?, headersEnv?, era?, connectTimeoutMs?, callTimeoutMs?, maxCallMs?,
  *   inputRounds?, maxQuestions?, maxReplyBytes?, maxListItems?, maxListPages?, scopes? }`;
  *   credentials are named by environment variable (`tokenEnv`, `headersEnv`), never inlined and never taken

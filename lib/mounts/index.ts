@@ -1,4 +1,4 @@
-/** Mounted MCP servers: configuration, the connection manager and the status resource (README "Mount MCP servers"). */
+/** Mounted MCP servers: configuration, the connection manager and the status resource (docs/mounts.md "Mount an MCP server"). */
 
 import { readMountWait, readMounts } from './config.js';
 import { createMounts, type Mounts } from './mounts.js';

@@ -3,7 +3,7 @@
  * imported on the first probe, so the MCP function's cold start does not carry it.
  */
 
-import { metadataUrls } from '../auth/keys.js';
+import { discoverJwksUri } from '../auth/keys.js';
 import type { AuthConfig } from '../auth/config.js';
 import type { HealthSources } from './health.js';
 
@@ -40,9 +40,11 @@ export type HealthOptions = Omit<HealthSources, 'issuer'> & { auth?: AuthConfig 
 
 /** The probe's handler, loading lib/observe/health.ts on first use. */
 export function createLazyHealthHandler({ auth, ...options }: HealthOptions): (request: Request) => Promise<Response> {
-  // The issuer answers when its JWKS (AUTH_JWKS_URL) or one of its metadata documents does.
+  // The issuer answers when its JWKS (AUTH_JWKS_URL) does, or metadata that names it with a key set (keys.ts).
   // The built-in authorization server's keys are configured, not fetched: there is no issuer to probe.
-  const issuer = auth?.issuer === undefined ? undefined : { name: auth.issuer, urls: auth.jwksUrl ? [auth.jwksUrl] : metadataUrls(auth.issuer) };
+  const issuer = auth?.issuer === undefined ? undefined : auth.jwksUrl
+    ? { name: auth.issuer, urls: [auth.jwksUrl] }
+    : { name: auth.issuer, urls: [], discover: (signal: AbortSignal) => discoverJwksUri(auth.issuer!, signal) };
   let handler: Promise<(request: Request) => Promise<Response>> | undefined;
   return async (request) => {
     handler ??= import('./health.js').then(({ createHealthHandler }) => createHealthHandler({ ...options, issuer }));

@@ -1,5 +1,5 @@
 /**
- * The health probe (README "Observability"; routed by lib/observe/health-route.ts): the version, the store in
+ * The health probe (docs/observability.md "Observability"; routed by lib/observe/health-route.ts): the version, the store in
  * use and whether it answers one read, whether the auth issuer answers, and each mount's state. Every probe is
  * bounded by MCP_HEALTH_TIMEOUT_MS. It says nothing secret: no key, token, store URL or mount URL; the issuer is
  * named, as the protected-resource metadata already names it.
@@ -10,6 +10,7 @@
 
 // Types only from modules on the start path: a value import would make the bundler split that module into a
 // chunk the MCP function then loads at start (bench/cold-start.mjs measures it).
+import type { IssuerMisconfigured, KeysUnavailable } from '../auth/keys.js';
 import type { Mounts } from '../mounts/mounts.js';
 import type { Store } from '../store/types.js';
 
@@ -20,8 +21,11 @@ export interface HealthSources {
   name: string;
   version: string;
   store: Store;
-  /** The auth issuer, and the URLs that answer for it: its JWKS (AUTH_JWKS_URL) or its metadata documents. */
-  issuer?: { name: string; urls: string[] };
+  /**
+   * The auth issuer, and how to see that it answers: the URLs that answer for it (its JWKS, AUTH_JWKS_URL), or the
+   * search for its key set through its metadata, which also says when the metadata names another issuer.
+   */
+  issuer?: { name: string; urls: string[]; discover?: (signal: AbortSignal) => Promise<string | KeysUnavailable | IssuerMisconfigured> };
   mounts?: Mounts;
   timeoutMs: number;
 }
@@ -29,7 +33,7 @@ export interface HealthSources {
 interface Probe {
   ok: boolean;
   ms: number;
-  /** `timeout`, `unavailable` or `HTTP <status>`; never the cause's text, which may name hosts. */
+  /** `timeout`, `unavailable`, `HTTP <status>`, `issuer mismatch` or `no jwks_uri`; never the cause's text, which may name hosts. */
   error?: string;
 }
 
@@ -62,10 +66,15 @@ async function probeStore(store: Store, timeoutMs: number): Promise<Probe> {
   return { ok: false, ms: since(start), error: outcome === TIMED_OUT ? 'timeout' : outcome };
 }
 
-/** The issuer answers when one of its URLs does. */
-async function probeIssuer(urls: string[], timeoutMs: number): Promise<Probe> {
+/** The issuer answers when one of its URLs does, or its metadata leads to its key set. */
+async function probeIssuer({ urls, discover }: NonNullable<HealthSources['issuer']>, timeoutMs: number): Promise<Probe> {
   const start = performance.now();
   const signal = AbortSignal.timeout(timeoutMs);
+  if (discover) {
+    const found = await discover(signal);
+    if (typeof found === 'string') return { ok: true, ms: since(start) };
+    return { ok: false, ms: since(start), error: signal.aborted ? 'timeout' : found.error ?? 'unavailable' };
+  }
   let error = 'unavailable';
   for (const url of urls) {
     try {
@@ -87,7 +96,7 @@ export function createHealthCheck(sources: HealthSources): () => Promise<Health>
   const run = async (): Promise<Health> => {
     const [store, auth] = await Promise.all([
       probeStore(sources.store, sources.timeoutMs),
-      sources.issuer ? probeIssuer(sources.issuer.urls, sources.timeoutMs) : undefined,
+      sources.issuer ? probeIssuer(sources.issuer, sources.timeoutMs) : undefined,
     ]);
     await sources.mounts?.waitForConnections({ timeout: sources.timeoutMs });
     const mounts = (sources.mounts?.status() ?? []).map(({ name, state }) => ({ name, state }));

@@ -57,6 +57,8 @@ export class Operation implements CallObservation {
   clientInfoName?: string;
   /** A JSON-RPC error code, `tool_error`, or the failure that became a 5xx; see `errorType`. */
   errorKind?: string;
+  /** Why an upstream agent failed, as a code (`upstream_http_401`); never its text. */
+  cause?: string;
   /** The client's trace context: the message's `_meta` if it has one, else the HTTP request's headers. */
   trace?: TraceContext;
   /** What an upstream request carries on (the span's context once tracing runs, else the client's). */
@@ -109,6 +111,12 @@ export class Operation implements CallObservation {
 
   noteUpstream(ms: number): void {
     this.parent?.noteUpstream(ms);
+  }
+
+  /** Why an upstream agent failed; a batch's message says it for the request's log line too. */
+  noteCause(cause: string): void {
+    this.cause = cause.slice(0, MAX_NAME);
+    this.parent?.noteCause(cause);
   }
 
   /** Starts the message's span when an OpenTelemetry SDK is registered (lib/observe/tracing.ts); else nothing. */

@@ -1,5 +1,5 @@
 /**
- * Paid calls from the environment (README "Paid calls (x402)"): on when `X402_PAY_TO` is set. Read once at
+ * Paid calls from the environment (docs/payments.md "Paid calls (x402)"): on when `X402_PAY_TO` is set. Read once at
  * start-up without loading any x402 code; a bad value throws naming the variable.
  */
 

@@ -7,7 +7,7 @@
  *
  * A base64 payment is a body inside the body (or inside a header, which the body's bounds never saw): decoded, it
  * gets the body's size and depth bounds (MCP_MAX_BODY_BYTES, MCP_MAX_JSON_DEPTH), so nothing deeper ever reaches
- * the code that digests or copies a payment (docs/architecture.md, "Bounds count what is read").
+ * the code that digests or copies a payment (docs/architecture.md rule 14).
  */
 
 import type { PaymentPayload, PaymentPayloadV1 } from '@x402/core/types';

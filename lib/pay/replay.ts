@@ -37,7 +37,7 @@ const recordsIn = (store: Store) => store.withBudget('security');
 /**
  * The longest payment id kept as it is. Payer and nonce are the client's strings: a longer id is keyed by its
  * digest (`digest:<sha256>`, one colon, where every id kept as it is has at least two), so no payload makes the
- * record's key, or the watcher's read of it, large (ARCHITECTURE rule 8).
+ * record's key, or the watcher's read of it, large (docs/architecture.md rule 8).
  */
 const MAX_ID_CHARS = 256;
 

@@ -1,6 +1,6 @@
 /**
  * Who is calling, in terms an attacker cannot forge, and every store key of per-caller state, built here and
- * nowhere else (ARCHITECTURE rule 7).
+ * nowhere else (docs/architecture.md rule 7).
  *
  * - The owner of a conversation is the verified principal (anonymous: nobody in particular; the conversation id,
  *   a server-issued capability bound to that owner, is then what keeps it private).
@@ -59,7 +59,7 @@ export function backgroundKeyOf(concurrencyKey: string | undefined, principal: S
 }
 
 /**
- * Whose share of the store a request's writes are charged to (ARCHITECTURE rule 12): the owner of its per-caller
+ * Whose share of the store a request's writes are charged to (docs/architecture.md rule 12): the owner of its per-caller
  * state (stateOwnerOf: the principal, which a caller cannot shed by opening sessions; else the session the server
  * issued), or the pool of callers without an identity. Every write of the request counts there, whatever key it
  * names: a conversation an anonymous session continues is that session's to keep.
@@ -73,7 +73,7 @@ export function budgetOf(principal: Subject, caller: string | undefined): StoreB
 export const ownerOf = (principal: Subject): string => principal?.subject ?? '';
 
 /**
- * The longest part a key holds as it is (ARCHITECTURE rule 8: ids that reach store keys). A longer part (a client's
+ * The longest part a key holds as it is (docs/architecture.md rule 8: ids that reach store keys). A longer part (a client's
  * 3 MB JSON-RPC id, a long subject, a deployment's stateKey part) is keyed by its SHA-256, so no client string makes
  * a key, or the watcher's batched read of every waiting key (store/watch.ts), large.
  */

@@ -39,6 +39,8 @@ export interface ToolFailure {
 /** The request's observation (lib/observe): where a tool reports its upstream time and finds the trace to carry on. */
 export interface CallObservation {
   noteUpstream(ms: number): void;
+  /** Why an upstream agent failed, as a code (AgentError `code`); the request log's `cause`. */
+  noteCause?(cause: string): void;
   /** Says why the call's isError result failed; the span reports it (only an isError result of tools/call reads it). */
   noteToolFailure?(failure: ToolFailure): void;
   /** `traceparent` (and `tracestate`) for a request this call makes on its behalf. */
@@ -150,7 +152,7 @@ export interface ClientRequestOptions {
   signal?: AbortSignal;
 }
 
-/** Legacy clients get logs at `info` and above unless a level is known; see README "Logging". */
+/** Legacy clients get logs at `info` and above unless a level is known; see docs/protocol.md "Both eras on one endpoint". */
 const LEGACY_DEFAULT_LOG_LEVEL: LogLevel = 'info';
 
 /**

@@ -259,19 +259,37 @@ function validatorOf(input: ToolDefinition['input']): CompiledTool['validate'] {
   return async (args) => (schema ??= await input.load()).safeParse(args);
 }
 
+const SENT_AS = { input: 'arguments', output: 'structured result' } as const;
+
+/**
+ * The JSON Schema a tool publishes for its input or output. MCP sends both as one object (server/tools: an
+ * `inputSchema` or `outputSchema` is of `type: "object"`), so anything else, or a schema zod did not make, is a
+ * TypeError naming the tool: it stops start-up rather than reach a client.
+ */
+function publishedSchema(tool: ToolDefinition<any>, io: 'input' | 'output'): Record<string, unknown> {
+  const schema: unknown = tool[io];
+  if (!isPublished(schema) && typeof (schema as z.ZodType | undefined)?.toJSONSchema !== 'function') {
+    throw new TypeError(`Tool "${tool.name}": its ${io} must be a zod schema (import * as z from 'zod'; ${io}: z.object({ … })).`);
+  }
+  const json = isPublished(schema) ? schema.jsonSchema : toJsonSchema(schema as z.ZodType, io);
+  if (json.type !== 'object') {
+    const got = typeof json.type === 'string' ? `type "${json.type}"` : 'a schema without type "object"';
+    throw new TypeError(`Tool "${tool.name}": its ${io} must be an object schema, z.object({ … }), not ${got}: MCP sends a tool's ${SENT_AS[io]} as one object.`);
+  }
+  return json;
+}
+
 function compileTool(tool: ToolDefinition<any>): CompiledTool {
   if (!TOOL_NAME.test(tool.name)) {
     throw new TypeError(`Tool name "${tool.name}" must be 1-128 characters of A-Z a-z 0-9 _ - . (SEP-986).`);
   }
-  const inputSchema = tool.input === undefined
-    ? EMPTY_INPUT_SCHEMA
-    : isPublished(tool.input) ? tool.input.jsonSchema : toJsonSchema(tool.input, 'input');
+  const inputSchema = tool.input === undefined ? EMPTY_INPUT_SCHEMA : publishedSchema(tool, 'input');
   const listing: Record<string, unknown> = {
     name: tool.name,
     ...(tool.title ? { title: tool.title } : {}),
     description: tool.description,
     inputSchema,
-    ...(tool.output ? { outputSchema: isPublished(tool.output) ? tool.output.jsonSchema : toJsonSchema(tool.output, 'output') } : {}),
+    ...(tool.output ? { outputSchema: publishedSchema(tool, 'output') } : {}),
     ...(tool.annotations ? { annotations: tool.annotations } : {}),
     ...(tool.icons ? { icons: tool.icons } : {}),
     ...(tool._meta ? { _meta: tool._meta } : {}),

@@ -1,5 +1,5 @@
 /**
- * The memory store's accounting (ARCHITECTURE rule 12; docs/security.md "The store is shared fairly"). Every entry
+ * The memory store's accounting (docs/architecture.md rule 12; docs/security.md "The store is shared fairly"). Every entry
  * belongs to one share, the budget its last write was charged to (types.ts StoreBudget):
  * - each caller with an identity (a principal, else a server-issued session) holds at most `maxBytesPerCaller`;
  *   over it, that caller's own least recently used entries go;

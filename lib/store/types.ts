@@ -47,7 +47,7 @@ export function storeFailureSentence(error: StoreUnavailableError): string {
 }
 
 /**
- * Whose share of the store a write is charged to (ARCHITECTURE rule 12, docs/security.md "The store is shared
+ * Whose share of the store a write is charged to (docs/architecture.md rule 12, docs/security.md "The store is shared
  * fairly"): a caller the server recognises (`owner`: its principal, else the session the server issued; built by
  * lib/server/caller.ts `budgetOf`), callers without an identity (one pool, which never pushes out a caller with
  * one), or security records (settled payments, authorization codes, token families: a budget of their own, never

@@ -67,6 +67,7 @@ export function linkUntilTask(ctx: RequestContext): RequestLink & { detach(): vo
     ...(observation ? {
       observation: {
         noteUpstream: (ms) => { if (open) observation.noteUpstream(ms); },
+        noteCause: (cause) => { if (open) observation.noteCause?.(cause); },
         noteToolFailure: (failure) => { if (open) observation.noteToolFailure?.(failure); },
         traceHeaders: observation.traceHeaders,
       },

@@ -1,5 +1,5 @@
 /**
- * A task in the store, where every instance sees it (ARCHITECTURE rule 5), under keys of its owner
+ * A task in the store, where every instance sees it (docs/architecture.md rule 5), under keys of its owner
  * (lib/server/caller.ts). Four kinds of key, so no two writers ever rewrite one value:
  * - the record (`task`): the call that started it and its working state, written by whoever runs it;
  * - the end (`task-end`): the terminal outcome, claimed once (set-if-absent), so completed, failed and

@@ -169,6 +169,27 @@ describe('the attack battery: each forged or misused token is refused with the r
   });
 });
 
+describe('an AUTH_ISSUER its metadata does not name (a trailing slash, another host)', () => {
+  test('is 500 "server misconfigured", never a 503 to retry; the log names AUTH_ISSUER and the issuer to set', async () => {
+    const error = vi.spyOn(console, 'error').mockImplementation(() => undefined);
+    const misnamed = await startProtectedServer({ AUTH_ISSUER: `${issuer.issuer}/` });
+    try {
+      const response = await call(await issuer.mint({ ...good(), aud: misnamed.mcpUrl }), WHOAMI, misnamed.mcpUrl);
+      expect(response.status).toBe(500);
+      expect(response.headers.has('retry-after')).toBe(false);
+      expect(response.headers.has('www-authenticate')).toBe(false);
+      expect((await response.json()).error).toEqual({ code: -32603, message: 'server misconfigured: see the function log' });
+      const logged = error.mock.calls.map((c) => String(c[0])).filter((line) => line.includes('AUTH_ISSUER'));
+      expect(logged).toEqual([`[agent-mcp] auth: AUTH_ISSUER is "${issuer.issuer}/", but the authorization server's metadata at `
+        + `${issuer.issuer}/.well-known/oauth-authorization-server names its issuer "${issuer.issuer}"; set AUTH_ISSUER to exactly that `
+        + '(the token\'s iss must match it too).']);
+    } finally {
+      error.mockRestore();
+      await misnamed.close();
+    }
+  });
+});
+
 describe('an unreachable issuer', () => {
   test('gets 503 with Retry-After and no challenge, so clients keep their tokens; it recovers when the issuer does', async () => {
     const flaky = await startIssuer();

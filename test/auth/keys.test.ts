@@ -53,11 +53,29 @@ describe('metadata discovery', () => {
     expect(issuer.served.metadata).toBe(1);
   });
 
-  test('metadata that names another issuer is not trusted (RFC 8414 §3.3), and the log says what to fix', async () => {
-    const { verify, token } = await setUp({ claimedIssuer: 'https://someone-else.example' });
-    const result = await verify(await token());
-    expect(result).toMatchObject({ ok: false, unavailable: expect.stringContaining('names issuer "https://someone-else.example"') });
-    expect(result).toMatchObject({ unavailable: expect.stringContaining('AUTH_ISSUER must equal it exactly') });
+  test('metadata that names another issuer is not trusted (RFC 8414 §3.3): a misconfiguration, and the log says what to fix', async () => {
+    const { issuer, verify, token } = await setUp({ claimedIssuer: 'https://someone-else.example' });
+    expect(await verify(await token())).toEqual({
+      ok: false,
+      misconfigured: `AUTH_ISSUER is "${issuer.issuer}", but the authorization server's metadata at ${issuer.issuer}/.well-known/oauth-authorization-server `
+        + 'names its issuer "https://someone-else.example"; set AUTH_ISSUER to exactly that (the token\'s iss must match it too).',
+    });
+  });
+
+  test('AUTH_ISSUER with a trailing slash the metadata does not have is the same misconfiguration, naming the issuer to set', async () => {
+    const issuer = await startIssuer();
+    issuers.push(issuer);
+    const verify = createVerifier(readAuthConfig({ AUTH_ISSUER: `${issuer.issuer}/` })!);
+    const now = Math.floor(Date.now() / 1000);
+    const result = await verify(await issuer.mint({ iss: issuer.issuer, aud: AUDIENCE, sub: 'alice', iat: now, exp: now + 60 }), [AUDIENCE], `${issuer.issuer}/`);
+    expect(result).toMatchObject({ ok: false, misconfigured: expect.stringContaining(`names its issuer "${issuer.issuer}"; set AUTH_ISSUER to exactly that`) });
+    expect(issuer.served.jwks).toBe(0);
+  });
+
+  test('an issuer that does not answer is unavailable, not misconfigured: the token may be fine', async () => {
+    const { issuer, verify, token } = await setUp();
+    issuer.setDown(true);
+    expect(await verify(await token())).toMatchObject({ ok: false, unavailable: expect.stringContaining('no authorization server metadata') });
   });
 
   test('with AUTH_JWKS_URL no metadata is fetched', async () => {

@@ -44,6 +44,24 @@ describe('collisions are refused at start-up, naming both', () => {
   });
 });
 
+describe('a tool whose input or output MCP cannot publish is refused at start-up, naming the tool', () => {
+  // defineTool's types already say so; a deployment run without `npm run typecheck` learns it here, not from a client.
+  const shaped = (name: string, schemas: Record<string, unknown>) =>
+    defineTool({ name, description: 'A tool.', input: z.object({}), run: () => 'ok', ...schemas } as never);
+  test.each([
+    ['an input that is not an object', shaped('shout', { input: z.string() }),
+      'Tool "shout": its input must be an object schema, z.object({ … }), not type "string": MCP sends a tool\'s arguments as one object.'],
+    ['an input that is a union of objects', shaped('pick', { input: z.union([z.object({ a: z.string() }), z.object({ b: z.string() })]) }),
+      'Tool "pick": its input must be an object schema, z.object({ … }), not a schema without type "object": MCP sends a tool\'s arguments as one object.'],
+    ['an input that is not a zod schema', shaped('raw', { input: { type: 'object', properties: {} } }),
+      'Tool "raw": its input must be a zod schema (import * as z from \'zod\'; input: z.object({ … })).'],
+    ['an output that is not an object', shaped('count', { output: z.number() }),
+      'Tool "count": its output must be an object schema, z.object({ … }), not type "number": MCP sends a tool\'s structured result as one object.'],
+  ])('%s', (_case, tool, message) => {
+    expect(() => createDefaultApp({ MCP_LOG: 'off' }, { tools: [tool] })).toThrow(new TypeError(message));
+  });
+});
+
 describe('a mounted resource under a URI the app serves', () => {
   let downstream: Downstream;
   let app: App;

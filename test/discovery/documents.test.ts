@@ -1,6 +1,6 @@
 /**
  * `/.well-known/mcp.json`, the MCP Server Card at `/mcp/server-card` and the AI Catalog at
- * `/.well-known/ai-catalog.json` (docs/protocol.md "Discovery": SEP-2127 as experimental-ext-server-card states it,
+ * `/.well-known/ai-catalog.json` (docs/protocol.md "Discovery documents": SEP-2127 as experimental-ext-server-card states it,
  * and the AI Catalog specification): never behind auth, CORS `*`, cacheable with an ETag, and saying what
  * `initialize` and `server/discover` say.
  */
@@ -203,6 +203,18 @@ describe('/.well-known/ai-catalog.json', () => {
     expect(response.headers.get('cache-control')).toBe('public, max-age=3600');
     const again = await fetch(`${url}/.well-known/ai-catalog.json`, { headers: { 'if-none-match': response.headers.get('etag')! } });
     expect(again.status).toBe(304);
+  });
+});
+
+describe('the discovery function asked for a document it does not have', () => {
+  test('?doc= naming none of mcp, card and catalog is a 404 that says which it serves, not mcp.json', async () => {
+    const handler = createDiscoveryHandler(AUTH);
+    const ask = (query: string) => handler(new Request(`${url}/api/wk-mcp${query}`, { headers: { host: new URL(url).host } }));
+    const unknown = await ask('?doc=server-card');
+    expect(unknown.status).toBe(404);
+    expect(await unknown.json()).toEqual({ error: 'not_found', error_description: 'No such discovery document: doc must be mcp, card, catalog.' });
+    expect((await ask('?doc=mcp')).status).toBe(200);
+    expect((await ask('')).status).toBe(200);
   });
 });
 

@@ -1,6 +1,7 @@
 /**
- * The README's code is code: its TypeScript blocks typecheck with the project's compiler settings and run, and
- * its JSON agent configuration is accepted at start-up. A block that drifts from the API fails here.
+ * The documents' code is code: the README's TypeScript blocks typecheck with the project's compiler settings and
+ * run, and docs/agents.md's JSON agent configuration is accepted at start-up. A block that drifts from the API
+ * fails here.
  */
 
 import { Client } from '@modelcontextprotocol/client';
@@ -9,17 +10,17 @@ import { fileURLToPath } from 'node:url';
 import ts from 'typescript';
 import { afterAll, describe, expect, test } from 'vitest';
 import { createDefaultApp } from '../../lib/app.js';
-import type { UserTool } from '../../lib/define/index.js';
+import type { Additions } from '../../lib/define/index.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const README = readFileSync(`${ROOT}README.md`, 'utf8');
 
-/** The fenced blocks of `lang` that follow the heading `section`, up to the next heading of its level. */
-function blocksIn(section: string, lang: string): string[] {
-  const start = README.indexOf(`\n## ${section}\n`);
-  if (start < 0) throw new Error(`README.md has no section "${section}"`);
-  const end = README.indexOf('\n## ', start + 1);
-  const text = README.slice(start, end < 0 ? undefined : end);
+/** The fenced blocks of `lang` that follow the heading `section` of `document`, up to the next heading of its level. */
+function blocksIn(section: string, lang: string, document = README): string[] {
+  const start = document.indexOf(`\n## ${section}\n`);
+  if (start < 0) throw new Error(`the document has no section "${section}"`);
+  const end = document.indexOf('\n## ', start + 1);
+  const text = document.slice(start, end < 0 ? undefined : end);
   return [...text.matchAll(new RegExp(`^\`\`\`${lang}\\n([\\s\\S]*?)^\`\`\``, 'gm'))].map((m) => m[1]!);
 }
 
@@ -33,28 +34,43 @@ function typeErrors(file: string): string[] {
 }
 
 describe('README "Add your own tool"', () => {
-  // The block says where it goes (its first line names the file); it is written there, as a reader would.
-  const [block] = blocksIn('Add your own tool', 'ts');
-  const target = /^\/\/ (tools\/[\w-]+\.ts)/.exec(block ?? '')?.[1];
-  const path = target && `${ROOT}${target.replace(/\.ts$/, '.readme-check.ts')}`;
-  afterAll(() => { if (path) rmSync(path, { force: true }); });
+  // Two blocks, each naming its file on its first line: the tool's own file, and the lines tools/index.ts gains. Both
+  // are written as a reader would (under names the check removes after), and the deployment they make serves the tool.
+  const [tool, index] = blocksIn('Add your own tool', 'ts');
+  const toolFile = /^\/\/ (tools\/[\w-]+)\.ts\n/.exec(tool ?? '')?.[1];
+  const paths = { tool: `${ROOT}${toolFile}.readme-check.ts`, index: `${ROOT}tools/index.readme-check.ts` };
+  afterAll(() => { for (const path of Object.values(paths)) rmSync(path, { force: true }); });
 
-  test('has one TypeScript block that names the file it goes in, under tools/', () => {
-    expect(block).toBeDefined();
-    expect(target).toMatch(/^tools\//);
+  /** tools/index.ts with the block's imports added after its own and its `tools:` line in place of the empty list. */
+  function applyToIndex(block: string): string {
+    const lines = block.split('\n').filter((line) => line.trim() && !line.startsWith('//'));
+    const imports = lines.filter((line) => line.startsWith('import '))
+      .map((line) => line.replace(`'./${toolFile!.slice('tools/'.length)}.js'`, `'./${toolFile!.slice('tools/'.length)}.readme-check.js'`));
+    const listed = lines.find((line) => /^\s*tools: \[/.test(line));
+    const original = readFileSync(`${ROOT}tools/index.ts`, 'utf8');
+    expect(original).toContain('  tools: [],');
+    return original.replace(/^(import .*\n)(?!import )/m, `$1${imports.join('\n')}\n`).replace('  tools: [],', listed!);
+  }
+
+  test('has the tool\'s file, under tools/, with its imports, and the lines tools/index.ts gains: an import and the list entry', () => {
+    expect(toolFile).toMatch(/^tools\//);
+    expect(tool).toMatch(/^import \* as z from 'zod';$/m);
+    expect(index).toMatch(/^\/\/ tools\/index\.ts/);
+    expect(index).toMatch(new RegExp(`^import \\{ greet \\} from './${toolFile!.slice('tools/'.length)}.js';$`, 'm'));
+    expect(index).toMatch(/^\s*tools: \[greet\],$/m);
   });
 
-  test('the block typechecks with the project\'s compiler settings, and a deployment that lists it serves the tool', { timeout: 60_000 }, async () => {
-    writeFileSync(path!, block!);
-    expect(typeErrors(path!)).toEqual([]);
-    const module = (await import(path!)) as Record<string, UserTool>;
-    const [tool] = Object.values(module);
+  test('both typecheck with the project\'s compiler settings, and the deployment tools/index.ts then makes serves the tool', { timeout: 60_000 }, async () => {
+    writeFileSync(paths.tool, tool!);
+    writeFileSync(paths.index, applyToIndex(index!));
+    expect(typeErrors(paths.index)).toEqual([]);
+    const additions = ((await import(paths.index)) as { default: Additions }).default;
     const client = new Client({ name: 'readme-check', version: '1.0.0' });
-    await client.connect(createDefaultApp({}, { tools: [tool!] }).connectInProcess({ subject: 'reader', scopes: [] }));
+    await client.connect(createDefaultApp({}, additions).connectInProcess({ subject: 'reader', scopes: [] }));
     try {
       const { tools } = await client.listTools();
-      expect(tools.map((t) => t.name)).toContain(tool!.name);
-      const result = await client.callTool({ name: tool!.name, arguments: { name: 'Ada' } });
+      expect(tools.map((t) => t.name)).toContain('greet');
+      const result = await client.callTool({ name: 'greet', arguments: { name: 'Ada' } });
       expect(result.isError).toBeFalsy();
       expect(result.structuredContent).toEqual({ greeting: 'Hello, Ada!' });
     } finally {
@@ -63,9 +79,9 @@ describe('README "Add your own tool"', () => {
   });
 });
 
-describe('README "Give your agent tools"', () => {
+describe('docs/agents.md "Give your agent tools"', () => {
   test('its AGENTS value is accepted at start-up, and each agent is offered to callers', async () => {
-    const [block] = blocksIn('Give your agent tools', 'json');
+    const [block] = blocksIn('Give your agent tools', 'json', readFileSync(`${ROOT}docs/agents.md`, 'utf8'));
     const app = createDefaultApp({ AGENTS: block!, OPENAI_API_KEY: 'sk-readme' });
     const client = new Client({ name: 'readme-check', version: '1.0.0' });
     await client.connect(app.connectInProcess({ subject: 'reader', scopes: [] }));

@@ -64,7 +64,7 @@ const localize = (text: string) => [...hosts].reduce((t, [from, to]) => t.split(
 
 async function defaultServer(): Promise<string> {
   if (!hosts.has('http://localhost:3000')) {
-    const { match } = await start(['npm', 'start'], { PORT: String(await freePort()) }, /listening on (http:\/\/\S+)/);
+    const { match } = await start(['npm', 'start'], { PORT: String(await freePort()) }, /agent-mcp ready: (http:\/\/\S+)\/mcp /);
     hosts.set('http://localhost:3000', match[1]!);
   }
   return hosts.get('http://localhost:3000')!;
@@ -78,10 +78,11 @@ async function runNpmStart({ text }: DocCommand): Promise<void> {
   const { env, argv } = splitAssignments(shellWords(localize(text)));
   expect(argv).toEqual(['npm', 'start']);
   const port = String(await freePort());
-  const { match, output } = await start(argv, { ...env, PORT: port }, /listening on (http:\/\/\S+)/);
+  const { match, output } = await start(argv, { ...env, PORT: port }, /agent-mcp ready: (http:\/\/\S+)\/mcp /);
   const origin = match[1]!;
   expect(new URL(origin).port).toBe(port); // PORT, given or not, is the port it serves
-  if (env.AGENT_URL) expect(output()).toContain(env.AGENT_URL);
+  // The lines after "ready" say which agent serves.
+  if (env.AGENT_URL) await expect.poll(output).toContain(env.AGENT_URL);
   const response = await rpc(`${origin}/mcp`, 'tools/list');
   if (env.AUTH_ISSUER) {
     expect(response.status).toBe(401);
@@ -135,7 +136,7 @@ async function runAgentsExample({ text }: DocCommand): Promise<void> {
   const { env, argv } = splitAssignments(shellWords(text));
   expect(argv).toEqual([]);
   const keys = Object.fromEntries([...env.AGENTS!.matchAll(/"apiKeyEnv":"(\w+)"/g)].map(([, name]) => [name!, 'example-key']));
-  const { match } = await start(['npm', 'start'], { ...env, ...keys, PORT: String(await freePort()) }, /listening on (http:\/\/\S+)/);
+  const { match } = await start(['npm', 'start'], { ...env, ...keys, PORT: String(await freePort()) }, /agent-mcp ready: (http:\/\/\S+)\/mcp /);
   const response = await rpc(`${match[1]}/mcp`, 'resources/list');
   const uris = (await response.json()).result.resources.map((r: { uri: string }) => r.uri);
   for (const { id } of JSON.parse(env.AGENTS!)) expect(uris).toContain(`agent://${id}`);
@@ -149,7 +150,7 @@ async function runKeyCreate({ text }: DocCommand): Promise<void> {
   const key = /^ {2}(agentmcp_\S+)$/m.exec(run.stdout)?.[1];
   const line = /^ {2}(\S+ sha256=.*)$/m.exec(run.stdout)?.[1];
   expect(key && line, run.stdout).toBeTruthy();
-  const { match } = await start(['npm', 'start'], { MCP_API_KEYS: line!, PORT: String(await freePort()) }, /listening on (http:\/\/\S+)/);
+  const { match } = await start(['npm', 'start'], { MCP_API_KEYS: line!, PORT: String(await freePort()) }, /agent-mcp ready: (http:\/\/\S+)\/mcp /);
   const url = `${match[1]}/mcp`;
   expect((await rpc(url, 'tools/list')).status).toBe(401);
   const body = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' });
@@ -172,22 +173,34 @@ const EXERCISES: Array<[RegExp, Exercise]> = [
   [/^npm install$/, { in: '.ci/run', contains: 'npm install' }],
   [/^npm test$/, { in: '.ci/run', contains: 'npm test' }],
   [/^npm run build$/, { in: 'package.json', contains: '&& npm run build &&' }],
+  [/^npm run build -- --prod$/, { in: 'test/artifact/deploy-commands.test.ts', contains: "['scripts/build.mjs', '--prod']" }],
   [/^([A-Z_]+=('[^']*'|\S+) )*npm start$/, { run: runNpmStart }],
   [/^AGENTS='/, { run: runAgentsExample }],
   [/^curl /, { run: runCurl }],
   [/^npm run smoke -- http:\/\/localhost:3000\/mcp$/, { run: runSmoke }],
   [/^npm run smoke -- https:\/\/<preview>\S* --header "x-vercel-protection-bypass: <secret>"$/,
     { in: 'test/scripts/local-server.test.ts', contains: "'scripts/smoke.ts', `${origin}/mcp`, '--header'" }],
-  [/^node --version$/, { run: async () => expect(spawnSync('node', ['--version'], { encoding: 'utf8' }).stdout).toMatch(/^v\d+\.\d+\.\d+/) }],
   [/^npx tsx test\/support\/dev-oauth-server\.ts$/, { run: runDevOAuthServer }],
   [/^npm run key -- create --name \S+( --scopes \S+)?$/, { run: runKeyCreate }],
   [/^npm run authz-key$/, { run: runAuthzKey }],
-  [/^npx vercel deploy --prebuilt( --prod)?$/, { external: 'needs a Vercel account and the network; the `npm run build` before it runs in npm test' }],
+  [/^npx vercel deploy --prebuilt$/, { in: 'test/artifact/deploy-commands.test.ts', contains: "deploy(dir, ['--prebuilt'])" }],
+  [/^npx vercel deploy --prebuilt --prod$/, { in: 'test/artifact/deploy-commands.test.ts', contains: "deploy(dir, ['--prebuilt', '--prod'])" }],
   [/^claude mcp add /, { external: 'Claude Code is not installed here; the landing page test checks the same command for a deployment' }],
-  [/^npx @modelcontextprotocol\/inspector$/, { external: 'the MCP Inspector needs Node >= 22.19 and a browser session' }],
+  [/^npx -y --loglevel=error -p node@22 -p @modelcontextprotocol\/inspector@latest mcp-inspector$/,
+    { in: 'test/clients/inspector-npx.test.ts', contains: "run(['--cli', `${server.url}/mcp`, '--method', 'tools/list'])" }],
 ];
 
 const exerciseOf = (command: DocCommand) => EXERCISES.filter(([pattern]) => pattern.test(command.text));
+
+describe('the README', () => {
+  test('is one screen per task: at most 250 lines, with the sections a user needs first', () => {
+    const readme = read('README.md');
+    expect(readme.split('\n').length).toBeLessThanOrEqual(250);
+    const sections = [...readme.matchAll(/^## (.+)$/gm)].map(([, heading]) => heading);
+    expect(sections).toEqual(expect.arrayContaining(['Quick start', 'Connect a client', 'Point it at your agent', 'Add your own tool',
+      'Make it private', 'Deploy', 'Configuration', 'Troubleshooting']));
+  });
+});
 
 describe('every shell command in README.md and docs/ is exercised', () => {
   test('the documents have commands to check', () => {

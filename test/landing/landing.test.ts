@@ -18,6 +18,8 @@ import { createProtectedApp } from '../support/protected-app.js';
 
 type Server = { url: string; close(): Promise<void> };
 const AUTH = { AUTH_ISSUER: 'https://auth.example.com', AUTH_SCOPES: 'agents:chat' };
+/** A name the browser resolves to loopback, so a page can be seen as a deployment's (a non-loopback origin) sees it. */
+const PUBLIC_HOST = 'agent.example.test';
 let browser: BrowserContext;
 let open: Server;
 let guarded: Server;
@@ -40,7 +42,7 @@ beforeAll(async () => {
     executablePath: await findChromium(),
     headless: true,
     args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking',
-      '--disable-component-update', '--disable-sync'],
+      '--disable-component-update', '--disable-sync', `--host-resolver-rules=MAP ${PUBLIC_HOST} 127.0.0.1`],
   });
 }, 60_000);
 afterAll(async () => {
@@ -49,12 +51,12 @@ afterAll(async () => {
   rmSync(profile, { recursive: true, force: true });
 });
 
-async function visit(server: Server, viewport?: { width: number; height: number }): Promise<Page> {
+async function visit(server: Server, viewport?: { width: number; height: number }, origin = server.url): Promise<Page> {
   const page = await browser.newPage();
   if (viewport) await page.setViewportSize(viewport);
   const errors: string[] = [];
   page.on('pageerror', (error) => errors.push(error.message));
-  await page.goto(`${server.url}/`);
+  await page.goto(`${origin}/`);
   await expect.poll(() => page.textContent('#auth-mode'), { timeout: 15_000 }).not.toBe('…');
   expect(errors).toEqual([]);
   return page;
@@ -82,9 +84,20 @@ describe('the landing page of a public server', () => {
     expect(await page.textContent('section:has(#setup-cursor)')).toContain('Add custom connector');
     expect(JSON.parse((await page.textContent('#setup-cursor'))!)).toEqual({ mcpServers: { 'agent-mcp': { url: mcpUrl } } });
     expect(JSON.parse((await page.textContent('#setup-vscode'))!)).toEqual({ servers: { 'agent-mcp': { type: 'http', url: mcpUrl } } });
-    expect(await page.textContent('#setup-inspector')).toContain('npx @modelcontextprotocol/inspector');
+    expect(await page.textContent('#setup-inspector')).toContain('npx -y --loglevel=error -p node@22 -p @modelcontextprotocol/inspector@latest mcp-inspector');
     expect(await page.textContent('#setup-inspector')).toContain(mcpUrl);
     await page.close();
+  });
+
+  test('served from this machine, it says claude.ai needs a public URL; served from a public origin, it does not', async () => {
+    const local = await visit(open);
+    expect(await local.isVisible('#claude-public')).toBe(true);
+    expect(await local.textContent('#claude-public')).toContain('cannot reach this machine');
+    await local.close();
+    const deployed = await visit(open, undefined, open.url.replace(/localhost|127\.0\.0\.1/, PUBLIC_HOST));
+    expect(await deployed.isHidden('#claude-public')).toBe(true);
+    expect(await deployed.textContent('#mcp-url')).toBe(`${open.url.replace(/localhost|127\.0\.0\.1/, PUBLIC_HOST)}/mcp`);
+    await deployed.close();
   });
 
   test('the copy button puts the MCP URL on the clipboard', async () => {
@@ -170,9 +183,9 @@ describe('the landing page on a phone (390×844)', () => {
     await page.close();
   });
 
-  test('says, next to the Inspector command, that the Inspector needs Node.js 22.19 or newer', async () => {
+  test('says, next to the Inspector command, that it runs on any Node (it brings the Node 22 the Inspector needs)', async () => {
     const page = await visit(open, PHONE);
-    expect(await page.textContent('section:has(#setup-inspector)')).toContain('needs Node.js 22.19 or newer');
+    expect(await page.textContent('section:has(#setup-inspector)')).toContain('Runs on any Node.js: the command brings the Node 22');
     await page.close();
   });
 });

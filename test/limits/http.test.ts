@@ -122,13 +122,14 @@ describe('start-up', () => {
       .toThrow(new TypeError('RATE_LIMIT_IP must look like 60/1m (requests per window; s, m, h or d) or off, got "60 per minute".'));
   });
 
-  test('the deployment\'s app logs its store and limits; memory says it is one process only', () => {
-    const info = vi.spyOn(console, 'info').mockImplementation(() => undefined);
+  test('the deployment\'s app says what its store and limits are; memory says it is one process only', () => {
     const app = createDefaultApp({ RATE_LIMIT_IP: '60/1m' });
     expect(app.store.shared).toBe(false);
     expect(app.limits?.byIp).toBeTypeOf('function');
-    const lines = info.mock.calls.map((args) => String(args[0]));
-    expect(lines).toContain('[agent-mcp] rate limits: ip 60/1m, principal off (counted per instance in memory; on a Redis fault: fail open)');
-    expect(lines.find((line) => line.includes('store: memory'))).toMatch(/this process only/);
+    const { summary, details } = app.startup!;
+    expect(Object.fromEntries(summary).limits).toBe('rate limits ip 60/1m, principal off; 16 concurrent calls per caller');
+    expect(Object.fromEntries(summary).store).toMatch(/^memory, this process only/);
+    expect(details).toContain('rate limits: ip 60/1m, principal off (counted per instance in memory; on a Redis fault: fail open)');
+    expect(details.find((line) => line.includes('store: memory'))).toMatch(/this process only/);
   });
 });

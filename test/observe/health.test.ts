@@ -1,5 +1,5 @@
 /**
- * The health probe (README "Observability"), over real HTTP on the local server with vercel.json's routes: the
+ * The health probe (docs/observability.md "Observability"), over real HTTP on the local server with vercel.json's routes: the
  * production handler from the environment, a real redis-server behind the Upstash REST bridge (reached through
  * a proxy the test switches off), a real token issuer that can go down, and a real mounted MCP server.
  */
@@ -128,6 +128,15 @@ describe('a shared store, an issuer and a mount', () => {
     } finally {
       issuer.setDown(false);
     }
+  });
+});
+
+describe('an AUTH_ISSUER its metadata does not name', () => {
+  test('the probe is 503, down, and says the issuer does not match, not that it is unavailable', async () => {
+    const server = await serve({ AUTH_ISSUER: `${issuer.issuer}/`, AUTH_AUDIENCE: 'https://health.example/mcp' });
+    const { status, text } = await probe(`${server.url}/health`);
+    expect(status).toBe(503);
+    expect(JSON.parse(text)).toMatchObject({ status: 'down', auth: { issuer: `${issuer.issuer}/`, ok: false, error: 'issuer mismatch' } });
   });
 });
 

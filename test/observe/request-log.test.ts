@@ -1,5 +1,5 @@
 /**
- * The request log (README "Observability"): one JSON line per request to the MCP endpoint, over real HTTP with
+ * The request log (docs/observability.md "Observability"): one JSON line per request to the MCP endpoint, over real HTTP with
  * the official SDK client, bearer auth from a real issuer and the real upstream agent process. The line says
  * what was called and how it went, and never who called, with what, or with which key.
  */
@@ -114,6 +114,30 @@ describe('the error kind', () => {
     expect(callLine()).toMatchObject({ status: 200, error: 'tool_error', upstream_ms: expect.any(Number) });
   });
 
+  test.each([
+    ['an upstream HTTP status', 'fault:500', 'upstream_http_500'],
+    ['an upstream that closes the connection mid-reply', 'fault:drop', 'upstream_connection_failed:UND_ERR_SOCKET'],
+    ['a reply that breaks the upstream\'s format', 'fault:garbage', 'upstream_malformed_reply'],
+  ])('an agent that fails says why in `cause`: %s (a code, never the upstream\'s text or key)', async (_case, message, cause) => {
+    capture();
+    const client = await connect('modern', await token());
+    expect((await client.callTool({ name: 'chat_with_agent', arguments: { message } })).isError).toBe(true);
+    await vi.waitFor(() => expect(callLine()).toBeDefined());
+    await client.close();
+    expect(callLine()).toMatchObject({ error: 'tool_error', cause });
+    expect(raw.join('\n')).not.toContain(UPSTREAM_KEY);
+  });
+
+  test('a tool that fails for a reason of its own has no cause', async () => {
+    capture();
+    const client = await connect('modern', await token());
+    const result = await client.callTool({ name: 'chat_with_agent', arguments: { message: 'hi', agent_id: 'nobody' } });
+    expect(result.isError).toBe(true);
+    await vi.waitFor(() => expect(callLine()).toBeDefined());
+    await client.close();
+    expect(callLine()).not.toHaveProperty('cause');
+  });
+
   test('a JSON-RPC error is logged by its code, a refused request by its HTTP status', async () => {
     capture();
     const headers = { 'mcp-protocol-version': '2025-11-25', authorization: `Bearer ${await token()}` };
@@ -156,7 +180,7 @@ describe('MCP_LOG', () => {
     }
   });
 
-  test('a value other than on or off is a configuration error naming MCP_LOG', () => {
-    expect(() => createDefaultApp(env({ MCP_LOG: 'verbose' }))).toThrow(new TypeError('MCP_LOG must be on or off, got "verbose".'));
+  test('a value other than on, off or debug is a configuration error naming MCP_LOG', () => {
+    expect(() => createDefaultApp(env({ MCP_LOG: 'verbose' }))).toThrow(new TypeError('MCP_LOG must be on, off or debug, got "verbose".'));
   });
 });

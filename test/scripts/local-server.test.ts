@@ -23,7 +23,7 @@ beforeAll(async () => {
   server = run(['scripts/serve.ts'], { PORT: '0' });
   origin = await new Promise<string>((resolve, reject) => {
     server.stdout!.on('data', (chunk) => {
-      const match = /listening on (http:\/\/\S+)/.exec(String(chunk));
+      const match = /agent-mcp ready: (http:\/\/\S+)\/mcp /.exec(String(chunk));
       if (match) resolve(match[1]!);
     });
     server.on('exit', (code) => reject(new Error(`npm start exited with ${code}`)));

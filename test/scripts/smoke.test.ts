@@ -28,7 +28,7 @@ async function startServer(env: Record<string, string>): Promise<{ origin: strin
   const child = tsx(['scripts/serve.ts'], { PORT: '0', ...env });
   const origin = await new Promise<string>((resolve, reject) => {
     child.stdout!.on('data', (chunk) => {
-      const match = /listening on (http:\/\/\S+)/.exec(String(chunk));
+      const match = /agent-mcp ready: (http:\/\/\S+)\/mcp /.exec(String(chunk));
       if (match) resolve(match[1]!);
     });
     child.on('exit', (code) => reject(new Error(`npm start exited with ${code}`)));

@@ -1,12 +1,14 @@
 /**
  * `npm start` checks the whole configuration before it listens (real processes): a bad setting exits 1 with one
- * message naming the variable, a taken port says so in one line, and the banner says what is really served.
+ * message naming the variable, a taken port says so in one line. Once it listens its first line says where, and a
+ * few short lines say what is really served; MCP_LOG=debug adds every setting and bound.
  */
 
 import { spawn } from 'node:child_process';
 import { createServer, type Server } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { startIssuer, type TestIssuer } from '../support/issuer.js';
 import { newSigningKey } from '../support/signing-key.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
@@ -15,7 +17,7 @@ const BUILT_IN = {
   AUTH_SERVER_KEY: KEY, AUTH_SERVER_PROVIDER: 'github', AUTH_SERVER_CLIENT_ID: 'Iv1.x', AUTH_SERVER_CLIENT_SECRET: 's', AUTH_SERVER_ALLOW: 'github:octocat',
 };
 
-/** Runs `npm start`'s script until it prints its banner (then stops it) or exits on its own. */
+/** Runs `npm start`'s script until it has said what it serves (then stops it) or exits on its own. */
 function start(env: Record<string, string>): Promise<{ code: number | null; stdout: string; stderr: string }> {
   const child = spawn(process.execPath, ['--import', 'tsx', 'scripts/serve.ts'], {
     cwd: ROOT, env: { ...process.env, PORT: '0', ...env }, stdio: ['ignore', 'pipe', 'pipe'],
@@ -24,7 +26,7 @@ function start(env: Record<string, string>): Promise<{ code: number | null; stdo
   let stderr = '';
   child.stdout.on('data', (chunk) => {
     stdout += chunk;
-    if (/origins .*\n/.test(stdout)) child.kill();
+    if (/\n  (\(MCP_LOG=debug.*|concurrent calls: .*)\n/.test(stdout)) child.kill();
   });
   child.stderr.on('data', (chunk) => { stderr += chunk; });
   return new Promise((resolve) => child.on('exit', (code) => resolve({ code, stdout, stderr })));
@@ -35,7 +37,7 @@ describe('a bad setting stops npm start before it listens, naming the variable',
     ['malformed AGENTS says where the JSON breaks', { AGENTS: '[{"id":"a",}]' }, 'AGENTS must be a JSON array of agent objects: the JSON breaks at position 11 (line 1, column 12)'],
     ['an inlined apiKey suggests apiKeyEnv', { AGENTS: '[{"id":"support","format":"platform","url":"http://x","apiKey":"sk-1"}]' }, 'AGENTS: agent support inlines its key; put the key in its own variable and name it with "apiKeyEnv"'],
     ['apiKeyEnv naming an unset variable', { AGENTS: '[{"id":"a","format":"platform","url":"http://x","apiKeyEnv":"NOT_SET_ANYWHERE"}]' }, 'names apiKeyEnv NOT_SET_ANYWHERE, which is not set'],
-    ['an unknown agent field', { AGENTS: '[{"id":"a","format":"platform","url":"http://x","modle":"m"}]' }, 'AGENTS is invalid: 0.modle: is not an agent setting'],
+    ['an unknown agent field', { AGENTS: '[{"id":"a","format":"platform","url":"http://x","modle":"m"}]' }, 'AGENTS is invalid: agent a (entry 0): modle: is not an agent setting; did you mean "model"?'],
     ['AGENT_URL without AGENT_MODEL', { AGENT_URL: 'http://localhost:11434/v1' }, 'model: openai agents need a model'],
     ['a bad AGENT_FORMAT', { AGENT_URL: 'http://x/v1', AGENT_FORMAT: 'grpc', AGENT_MODEL: 'm' }, 'format: must be one of openai, platform'],
     ['a bad AGENT_TIMEOUT_MS', { AGENT_TIMEOUT_MS: 'soon' }, 'AGENT_TIMEOUT_MS must be a positive integer'],
@@ -62,6 +64,26 @@ describe('a bad setting stops npm start before it listens, naming the variable',
   });
 });
 
+describe('an AUTH_ISSUER its authorization server\'s metadata does not name', () => {
+  let issuer: TestIssuer;
+  beforeAll(async () => { issuer = await startIssuer(); });
+  afterAll(() => issuer.close());
+
+  test('stops npm start in one line naming AUTH_ISSUER and the issuer to set, before it listens', async () => {
+    const { code, stdout, stderr } = await start({ AUTH_ISSUER: `${issuer.issuer}/` });
+    expect(code).toBe(1);
+    expect(stdout).not.toContain('ready');
+    expect(stderr.trim().split('\n')).toEqual([`agent-mcp: configuration error: AUTH_ISSUER is "${issuer.issuer}/", but the authorization `
+      + `server's metadata at ${issuer.issuer}/.well-known/oauth-authorization-server names its issuer "${issuer.issuer}"; set AUTH_ISSUER `
+      + 'to exactly that (the token\'s iss must match it too).']);
+  });
+
+  test('an issuer that matches starts as before', async () => {
+    const { stdout } = await start({ AUTH_ISSUER: issuer.issuer });
+    expect(stdout).toContain(issuer.issuer);
+  });
+});
+
 describe('a port in use', () => {
   let holder: Server;
   let port: number;
@@ -79,7 +101,28 @@ describe('a port in use', () => {
   });
 });
 
-describe('the banner says what is served', () => {
+describe('once it listens, it says where first, then a few short lines of what is on', () => {
+  test('the first line is where to point a client, and the landing page', async () => {
+    const { stdout } = await start({});
+    const [first, ...rest] = stdout.trim().split('\n');
+    expect(first).toMatch(/^agent-mcp ready: http:\/\/localhost:\d+\/mcp \(landing page http:\/\/localhost:\d+\/\)$/);
+    expect(rest.map((line) => /^ {2}(\w+)/.exec(line)?.[1])).toEqual(['agents', 'store', 'auth', 'origins', 'limits', undefined]);
+    expect(rest.at(-1)).toBe('  (MCP_LOG=debug prints every setting and bound)');
+    for (const line of rest) expect(line.length, line).toBeLessThanOrEqual(120);
+  });
+
+  test('MCP_LOG=debug adds every setting and bound, each naming its variable', async () => {
+    const { stdout } = await start({ MCP_LOG: 'debug', RATE_LIMIT_IP: '60/1m' });
+    expect(stdout).toContain('  limits   rate limits ip 60/1m, principal off; 16 concurrent calls per caller\n');
+    expect(stdout).toContain('  rate limits: ip 60/1m, principal off');
+    for (const variable of ['MEMORY_STORE_MAX_BYTES', 'MCP_MAX_BODY_BYTES', 'TASK_TTL_MS', 'MCP_MAX_CONCURRENT_CALLS']) {
+      expect(stdout).toContain(variable);
+    }
+    expect(stdout).not.toContain('(MCP_LOG=debug prints');
+  });
+});
+
+describe('the lines say what is served', () => {
   test('with AGENTS set it lists those agents, not the demo agent (AGENTS replaces the demo agent)', async () => {
     const { stdout } = await start({ AGENTS: '[{"id":"support","format":"platform","url":"https://agents.example.com/chat"}]' });
     expect(stdout).toMatch(/agents +support \(platform\)\n/);
@@ -97,7 +140,7 @@ describe('the banner says what is served', () => {
 
   test('with nothing set it is the demo agent and loopback origins', async () => {
     const { stdout } = await start({});
-    expect(stdout).toMatch(/agents +demo \(the in-process demo agent/);
+    expect(stdout).toMatch(/agents +demo \(the offline demo agent/);
     expect(stdout).toMatch(/origins +loopback only/);
   });
 
@@ -114,6 +157,6 @@ describe('the banner says what is served', () => {
   test('with PUBLIC_URL the origins and the public MCP URL name it', async () => {
     const { stdout } = await start({ PUBLIC_URL: 'https://agent.example.com', MCP_ALLOWED_ORIGINS: 'https://app.example.com' });
     expect(stdout).toMatch(/origins +any host; browser origins: https:\/\/agent\.example\.com \+ https:\/\/app\.example\.com\n/);
-    expect(stdout).toContain('public URL https://agent.example.com/mcp');
+    expect(stdout).toMatch(/\n {2}public +https:\/\/agent\.example\.com\/mcp\n/);
   });
 });

@@ -2,10 +2,12 @@
  * `npm test`'s first step (scripts/test-prereqs.mjs), run as a real process with a PATH that lacks redis-server:
  * as root on Debian it would install it with apt-get (`--dry-run` prints the commands; nothing is uninstalled),
  * as any other user it names the exact command and fails. The install plan per system is a table.
+ * The checkout may sit where no other user can read it (a clone under /root, or in `mktemp -d`): the run as
+ * another user takes the script from a copy that user can read.
  */
 
 import { spawnSync } from 'node:child_process';
-import { chownSync, mkdtempSync, rmSync, symlinkSync } from 'node:fs';
+import { chmodSync, chownSync, copyFileSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, test } from 'vitest';
@@ -20,11 +22,27 @@ symlinkSync(process.execPath, `${bin}/node`);
 const scratch: string[] = [bin];
 afterAll(() => { for (const dir of scratch) rmSync(dir, { recursive: true, force: true }); });
 
-function prereqs(args: string[], options: { env?: Record<string, string>; uid?: number } = {}) {
+function prereqs(args: string[], options: { env?: Record<string, string>; uid?: number; cwd?: string } = {}) {
   const result = spawnSync(process.execPath, ['scripts/test-prereqs.mjs', ...args], {
-    cwd: ROOT, encoding: 'utf8', env: { PATH: bin, ...options.env }, ...(options.uid !== undefined ? { uid: options.uid, gid: options.uid } : {}),
+    cwd: options.cwd ?? ROOT, encoding: 'utf8', env: { PATH: bin, ...options.env }, ...(options.uid !== undefined ? { uid: options.uid, gid: options.uid } : {}),
   });
   return { code: result.status, stdout: result.stdout, stderr: result.stderr };
+}
+
+/**
+ * A directory `uid` owns holding the script and what it imports, and a browser that starts (a stub printing its
+ * version, so only redis-server is missing): the run as that user reads nothing of the checkout.
+ */
+function copyReadableBy(uid: number): { cwd: string; browser: string } {
+  const cwd = mkdtempSync(`${tmpdir()}/agent-mcp-prereqs-`);
+  scratch.push(cwd);
+  chmodSync(cwd, 0o755);
+  mkdirSync(`${cwd}/scripts`);
+  for (const file of ['scripts/test-prereqs.mjs', 'scripts/chromium.mjs']) copyFileSync(`${ROOT}${file}`, `${cwd}/${file}`);
+  const browser = `${cwd}/chromium`;
+  writeFileSync(browser, '#!/bin/sh\necho "Chromium 1.0"\n', { mode: 0o755 });
+  for (const path of [cwd, `${cwd}/scripts`]) chownSync(path, uid, uid);
+  return { cwd, browser };
 }
 
 const machine = describeMachine();
@@ -41,11 +59,8 @@ describe('redis-server missing from PATH', () => {
   });
 
   test.runIf(rootOnDebian)('as another user on Debian, it names the sudo command in one line and fails', () => {
-    // The browser check also runs as that user, so its own temp directory gets its own extracted Chromium.
-    const home = mkdtempSync(`${tmpdir()}/agent-mcp-nobody-`);
-    chownSync(home, NOBODY, NOBODY);
-    scratch.push(home);
-    const { code, stdout, stderr } = prereqs([], { uid: NOBODY, env: { TMPDIR: home } });
+    const { cwd, browser } = copyReadableBy(NOBODY);
+    const { code, stdout, stderr } = prereqs([], { uid: NOBODY, cwd, env: { CHROMIUM_PATH: browser } });
     expect(stdout).toBe('');
     expect(stderr).toBe('npm test needs redis-server: run `sudo apt-get install redis-server`, then npm test again.\n');
     expect(code).toBe(1);

@@ -60,12 +60,10 @@ describe('a bad value names its variable', () => {
   });
 });
 
-test('start-up prints the request bounds and the memory store budget', () => {
-  const info = vi.spyOn(console, 'info').mockImplementation(() => undefined);
-  createDefaultApp({ MCP_MAX_BATCH: '8', MEMORY_STORE_MAX_ENTRIES: '500' });
-  const lines = info.mock.calls.map((c) => String(c[0]));
-  expect(lines).toContain('[agent-mcp] request bounds: body 4194304 bytes (MCP_MAX_BODY_BYTES), JSON depth 64 (MCP_MAX_JSON_DEPTH), batch 8 messages (MCP_MAX_BATCH), '
+test('start-up\'s details (MCP_LOG=debug) name the request bounds and the memory store budget', () => {
+  const lines = createDefaultApp({ MCP_MAX_BATCH: '8', MEMORY_STORE_MAX_ENTRIES: '500' }).startup!.details;
+  expect(lines).toContain('request bounds: body 4194304 bytes (MCP_MAX_BODY_BYTES), JSON depth 64 (MCP_MAX_JSON_DEPTH), batch 8 messages (MCP_MAX_BATCH), '
     + 'stream log 1048576 bytes (MCP_MAX_STREAM_LOG_BYTES), 10 resumed streams per caller (MCP_MAX_RESUMED_STREAMS)');
-  expect(lines).toContain('[agent-mcp] concurrent calls: at most 16 per caller on each instance (MCP_MAX_CONCURRENT_CALLS)');
+  expect(lines).toContain('concurrent calls: at most 16 per caller on each instance (MCP_MAX_CONCURRENT_CALLS)');
   expect(lines.find((l) => l.includes('store: memory'))).toContain('at most 67108864 bytes and 500 entries');
 });

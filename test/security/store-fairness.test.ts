@@ -1,8 +1,8 @@
 /**
- * The memory store is shared fairly, tried as an attacker would over real HTTP (issue 25 item 3; ARCHITECTURE
- * rule 12): a flood of large chat calls by callers without an identity, or by another principal, costs the
- * flooder its own state and never a victim's conversation. The store is small (2 MB, so 500 KB a caller) and a
- * flood is 60 calls of 99 KB, three times the whole.
+ * The memory store is shared fairly, tried as an attacker would over real HTTP (issue 25 item 3;
+ * docs/architecture.md rule 12): a flood of large chat calls by callers without an identity, or by another
+ * principal, costs the flooder its own state and never a victim's conversation. The store is small (2 MB, so
+ * 500 KB a caller) and a flood is 60 calls of 99 KB, three times the whole.
  */
 
 import { afterAll, beforeAll, describe, expect, test, vi } from 'vitest';

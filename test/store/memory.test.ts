@@ -96,7 +96,7 @@ describe('the memory store budget (MEMORY_STORE_MAX_BYTES, MEMORY_STORE_MAX_ENTR
   });
 });
 
-describe('the memory store is shared fairly (ARCHITECTURE rule 12)', () => {
+describe('the memory store is shared fairly (docs/architecture.md rule 12)', () => {
   afterEach(() => vi.restoreAllMocks());
   const chunk = (n: number) => 'x'.repeat(n);
 

@@ -1,5 +1,5 @@
 /**
- * A development authorization server for trying OAuth locally (README "Authentication (OAuth 2.1)"): the test
+ * A development authorization server for trying OAuth locally (docs/oauth.md "Authentication (OAuth 2.1)"): the test
  * suite's oidc-provider on http://localhost:PORT (default 9000), issuing JWT access tokens (and refresh tokens
  * to clients that register for them) for any resource, with dynamic client registration and PKCE. It accepts
  * the registrations of the MCP Inspector, mcp-remote and the SDKs. It signs everyone in as `alice` without

@@ -29,13 +29,13 @@ export interface ErrorSource {
 /** The caller's error for an upstream that answered a non-2xx `status` with `body` (its first bytes). */
 export function httpError(source: ErrorSource, status: number, body: string): AgentError {
   logText(source, `answered HTTP ${status}`, body);
-  return new AgentError(`Agent ${source.agentId} failed: the upstream answered HTTP ${status}${passedCause(source, body)}.`);
+  return new AgentError(`Agent ${source.agentId} failed: the upstream answered HTTP ${status}${passedCause(source, body)}.`, `upstream_http_${status}`);
 }
 
 /** The caller's error for an `error` event inside a stream; `data` is the event's payload. */
 export function streamError(source: ErrorSource, data: string): AgentError {
   logText(source, 'reported an error in its reply', data);
-  return new AgentError(`Agent ${source.agentId} reported an error in its reply${passedCause(source, data)}.`);
+  return new AgentError(`Agent ${source.agentId} reported an error in its reply${passedCause(source, data)}.`, 'upstream_error_event');
 }
 
 function logText(source: ErrorSource, what: string, text: string): void {

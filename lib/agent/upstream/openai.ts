@@ -176,7 +176,7 @@ function parse(target: UpstreamTarget, data: string): CompletionChunk {
   try {
     value = JSON.parse(data);
   } catch { /* answered below */ }
-  if (typeof value !== 'object' || value === null) throw new AgentError(`Agent ${target.agentId}: the upstream sent a malformed reply.`);
+  if (typeof value !== 'object' || value === null) throw new AgentError(`Agent ${target.agentId}: the upstream sent a malformed reply.`, 'upstream_malformed_reply');
   if ((value as CompletionChunk).error) throw streamError(target, data);
   return value as CompletionChunk;
 }

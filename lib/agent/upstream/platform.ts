@@ -35,7 +35,7 @@ function replyText(agentId: string, body: string): string {
   try {
     json = JSON.parse(body);
   } catch {
-    throw new AgentError(`Agent ${agentId}: the upstream sent a malformed reply (not JSON).`);
+    throw new AgentError(`Agent ${agentId}: the upstream sent a malformed reply (not JSON).`, 'upstream_malformed_reply');
   }
   const text = json?.message?.content ?? json?.content ?? json?.text;
   if (typeof text !== 'string') throw new AgentError(`Agent ${agentId}: the upstream reply has no message.content, content or text.`);

@@ -33,7 +33,7 @@ export const DEFAULT_MAX_REPLY_BYTES = 8 * 1024 * 1024;
 
 /** The agent's error for a reply over the cap; its words are the README's. */
 export function replyTooLarge(agentId: string, maxBytes: number): AgentError {
-  return new AgentError(`Agent ${agentId}: the agent's reply exceeded ${maxBytes} bytes.`);
+  return new AgentError(`Agent ${agentId}: the agent's reply exceeded ${maxBytes} bytes.`, 'upstream_reply_too_large');
 }
 
 /** At most `maxBytes` of a body, then the rest is abandoned (the connection with it). */
@@ -154,13 +154,14 @@ const TIMED_OUT = new Error('The upstream did not answer in time.');
 function failure(target: UpstreamTarget, error: unknown, timedOut: boolean, signal: AbortSignal): Error {
   if (error instanceof AgentError) return error;
   if (signal.aborted) return new AgentError(`Agent ${target.agentId}: the call was cancelled.`);
-  if (timedOut) return new AgentError(`Agent ${target.agentId} sent nothing for ${target.timeoutMs} ms (AGENT_TIMEOUT_MS).`);
+  if (timedOut) return new AgentError(`Agent ${target.agentId} sent nothing for ${target.timeoutMs} ms (AGENT_TIMEOUT_MS).`, 'upstream_timeout');
   const cause = (error as { cause?: { code?: string; message?: string } }).cause;
   if (cause?.message === 'unexpected redirect') {
-    return new AgentError(`Agent ${target.agentId}: the upstream answered with a redirect; configure the URL it redirects to.`);
+    return new AgentError(`Agent ${target.agentId}: the upstream answered with a redirect; configure the URL it redirects to.`, 'upstream_redirect');
   }
   const code = cause?.code ?? (error as { code?: string }).code;
-  return new AgentError(`Agent ${target.agentId}: the connection to the upstream failed${code ? ` (${code})` : ''}.`);
+  return new AgentError(`Agent ${target.agentId}: the connection to the upstream failed${code ? ` (${code})` : ''}.`,
+    `upstream_connection_failed${code ? `:${code}` : ''}`);
 }
 
 async function* readText(

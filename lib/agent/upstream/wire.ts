@@ -13,7 +13,7 @@ export function parseObject(kit: Kit, target: UpstreamTarget, data: string): Rec
     value = JSON.parse(data);
   } catch { /* answered below */ }
   if (typeof value !== 'object' || value === null || Array.isArray(value)) {
-    throw new kit.AgentError(`Agent ${target.agentId}: the upstream sent a malformed reply.`);
+    throw new kit.AgentError(`Agent ${target.agentId}: the upstream sent a malformed reply.`, 'upstream_malformed_reply');
   }
   return value as Record<string, unknown>;
 }

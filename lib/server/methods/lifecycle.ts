@@ -28,7 +28,7 @@ export function ping() {
   return {};
 }
 
-/** Accepted and answered `{}`; without sessions the level cannot outlive this request (README "Logging"). */
+/** Accepted and answered `{}`; without sessions the level cannot outlive this request (docs/protocol.md "Both eras on one endpoint"). */
 export function setLogLevel(_server: Server, params: Record<string, unknown>) {
   if (!isLogLevel(params.level)) throw new McpError(INVALID_PARAMS, `Invalid log level: ${String(params.level)}.`);
   return {};

@@ -1,7 +1,7 @@
 /**
  * What the real clients of 2026 send the built-in authorization server, each in its documented request shape
- * (issue 27 §3; docs/oauth.md "Client → what it uses → tested how"): Claude's Client ID Metadata Document with
- * `none`, `offline_access` and `prompt=consent`; ChatGPT's document preferring private_key_jwt and its stable
+ * (issue 27 §3; docs/oauth.md "Clients", its table of what each client uses and how it is tested): Claude's
+ * Client ID Metadata Document with `none`, `offline_access` and `prompt=consent`; ChatGPT's document preferring private_key_jwt and its stable
  * callback that needs RFC 9207 `iss`; Cursor's registration of three redirect URIs, one a custom scheme; VS Code's
  * loopback redirect whose port changes between attempts. The metadata documents are served on loopback here,
  * which the server allows when it runs locally (deployed, a document must be https on a public address).

@@ -1,0 +1,35 @@
+/**
+ * The memory store's budget bounds the memory it costs, garbage included (lib/store/heap.ts): V8 grows its heap by
+ * a factor of what is live before a full collection, and a full store is live. In a process of its own, a store
+ * at its 64 MiB budget churned by 3,000 conversations keeps the heap within twice the budget (V8's own growth,
+ * MEMORY_STORE_HEAP_GROWTH_PERCENT=0, takes it past five times). Heap sizes, never RSS or time.
+ */
+
+import { spawnSync } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, test } from 'vitest';
+import { readHeapGrowth } from '../../lib/store/heap.js';
+
+const CHURN = fileURLToPath(new URL('../support/store-churn.ts', import.meta.url));
+
+function churn(env: Record<string, string>): { base: number; peak: number; stored: number } {
+  const run = spawnSync(process.execPath, ['--import', 'tsx', CHURN, JSON.stringify(env)], { encoding: 'utf8' });
+  expect(run.status, run.stderr).toBe(0);
+  return JSON.parse(run.stdout.trim().split('\n').at(-1)!);
+}
+
+describe('a memory store at its budget, churned', () => {
+  test('keeps the heap within twice MEMORY_STORE_MAX_BYTES', { timeout: 120_000 }, () => {
+    const { base, peak, stored } = churn({});
+    expect(stored).toBeGreaterThan(60 * 2 ** 20);
+    expect(stored).toBeLessThanOrEqual(64 * 2 ** 20);
+    expect(peak - base).toBeLessThan(2 * 64 * 2 ** 20);
+  });
+});
+
+test('MEMORY_STORE_HEAP_GROWTH_PERCENT that is not a whole number of percent is a TypeError naming it', () => {
+  expect(readHeapGrowth({})).toBe(30);
+  expect(readHeapGrowth({ MEMORY_STORE_HEAP_GROWTH_PERCENT: '0' })).toBe(0);
+  expect(() => readHeapGrowth({ MEMORY_STORE_HEAP_GROWTH_PERCENT: '1.5' }))
+    .toThrow(new TypeError('MEMORY_STORE_HEAP_GROWTH_PERCENT must be a whole number of percent (0 leaves V8\'s own), got "1.5".'));
+});
