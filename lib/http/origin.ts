@@ -60,7 +60,7 @@ export function createOriginCheck(policy: OriginPolicy) {
     const host = readHost(request);
     if (host instanceof Response) return host;
     const origin = request.headers.get('origin');
-    if (origin !== null && !isAllowedOrigin(origin, host.host)) return refuse(403, `Forbidden: origin ${origin} is not allowed.`);
+    if (origin !== null && !isAllowedOrigin(origin, host.host)) return refuse(403, 'Forbidden: this Origin is not allowed (MCP_ALLOWED_ORIGINS lists the allowed ones).');
     return undefined;
   }
 

@@ -81,6 +81,20 @@ describe('a Host is an authority: host[:port], no user info, no path (RFC 3986 Â
   });
 });
 
+describe('a foreign Origin', () => {
+  test('gets 403 with a fixed sentence that names the variable to set, never the Origin it was sent', async () => {
+    const response = await handler(new Request('http://localhost/mcp', {
+      method: 'POST',
+      headers: { origin: 'https://evil.example<script>', 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...LEGACY },
+      body: '{"jsonrpc":"2.0","id":1,"method":"ping"}',
+    }));
+    expect(response.status).toBe(403);
+    const body = await response.text();
+    expect(body).not.toContain('evil.example');
+    expect(JSON.parse(body)).toMatchObject({ error: { message: 'Forbidden: this Origin is not allowed (MCP_ALLOWED_ORIGINS lists the allowed ones).' } });
+  });
+});
+
 describe('prototype names are unknown names, never inherited members', () => {
   const NAMES = ['toString', 'constructor', '__proto__', 'hasOwnProperty', 'valueOf'];
 
