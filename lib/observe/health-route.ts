@@ -35,8 +35,8 @@ export function isHealthProbe(request: Request): boolean {
   return HEALTH_PATHS.includes(url.pathname) || url.searchParams.has(HEALTH_QUERY);
 }
 
-/** What the probe looks at; `auth` is the bearer auth configuration, when auth is on. */
-export type HealthOptions = Omit<HealthSources, 'issuer'> & { auth?: AuthConfig };
+/** What the probe looks at; `auth` is the bearer auth configuration and `apiKeys` whether keys are accepted. */
+export type HealthOptions = Omit<HealthSources, 'issuer' | 'authMode'> & { auth?: AuthConfig };
 
 /** The probe's handler, loading lib/observe/health.ts on first use. */
 export function createLazyHealthHandler({ auth, ...options }: HealthOptions): (request: Request) => Promise<Response> {
@@ -45,9 +45,10 @@ export function createLazyHealthHandler({ auth, ...options }: HealthOptions): (r
   const issuer = auth?.issuer === undefined ? undefined : auth.jwksUrl
     ? { name: auth.issuer, urls: [auth.jwksUrl] }
     : { name: auth.issuer, urls: [], discover: (signal: AbortSignal) => discoverJwksUri(auth.issuer!, signal) };
+  const authMode = issuer ? undefined : auth ? 'built-in' as const : options.apiKeys ? 'api-keys' as const : undefined;
   let handler: Promise<(request: Request) => Promise<Response>> | undefined;
   return async (request) => {
-    handler ??= import('./health.js').then(({ createHealthHandler }) => createHealthHandler({ ...options, issuer }));
+    handler ??= import('./health.js').then(({ createHealthHandler }) => createHealthHandler({ ...options, issuer, authMode }));
     return (await handler)(request);
   };
 }

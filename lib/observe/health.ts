@@ -26,6 +26,10 @@ export interface HealthSources {
    * search for its key set through its metadata, which also says when the metadata names another issuer.
    */
   issuer?: { name: string; urls: string[]; discover?: (signal: AbortSignal) => Promise<string | KeysUnavailable | IssuerMisconfigured> };
+  /** How callers sign in when there is no issuer to probe: the built-in server's configured key, or API keys alone. */
+  authMode?: 'built-in' | 'api-keys';
+  /** Whether API keys (MCP_API_KEYS) are accepted, beside tokens or alone. */
+  apiKeys?: boolean;
   mounts?: Mounts;
   timeoutMs: number;
 }
@@ -42,7 +46,8 @@ export interface Health {
   name: string;
   version: string;
   store: { kind: 'upstash' | 'memory' } & Probe;
-  auth: ({ issuer: string } & Probe) | null;
+  /** null when auth is off; a configured mode (keys, the built-in server's key) has nothing to probe and is ok. */
+  auth: (({ mode: 'issuer'; issuer: string } & Probe) | { mode: 'built-in' | 'api-keys'; ok: true }) & { apiKeys?: true } | null;
   mounts: Array<{ name: string; state: string }>;
 }
 
@@ -90,6 +95,12 @@ async function probeIssuer({ urls, discover }: NonNullable<HealthSources['issuer
   return { ok: false, ms: since(start), error };
 }
 
+function describeAuth({ issuer, authMode, apiKeys }: HealthSources, probe: Probe | undefined): Health['auth'] {
+  const keys = apiKeys ? { apiKeys: true as const } : {};
+  if (issuer && probe) return { mode: 'issuer', issuer: issuer.name, ...probe, ...keys };
+  return authMode ? { mode: authMode, ok: true, ...keys } : null;
+}
+
 /** Runs the probes; at most one run at a time per instance, shared by every request that arrives during it. */
 export function createHealthCheck(sources: HealthSources): () => Promise<Health> {
   let running: Promise<Health> | undefined;
@@ -106,7 +117,7 @@ export function createHealthCheck(sources: HealthSources): () => Promise<Health>
       name: sources.name,
       version: sources.version,
       store: { kind: sources.store.shared ? 'upstash' : 'memory', ...store },
-      auth: sources.issuer && auth ? { issuer: sources.issuer.name, ...auth } : null,
+      auth: describeAuth(sources, auth),
       mounts,
     };
   };

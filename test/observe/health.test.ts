@@ -12,6 +12,8 @@ import { startDownstream, type Downstream } from '../support/downstream.js';
 import { startIssuer, type TestIssuer } from '../support/issuer.js';
 import { startTestServer, type TestServer } from '../support/server.js';
 import { startSharedRedis, type SharedRedis } from '../support/shared-redis.js';
+import { newSigningKey } from '../support/signing-key.js';
+import { apiKeyLine } from '../../lib/auth/api-keys.js';
 import { startSwitchProxy, type SwitchProxy } from '../support/switch-proxy.js';
 
 let redis: SharedRedis;
@@ -87,7 +89,7 @@ describe('a shared store, an issuer and a mount', () => {
     expect(JSON.parse(text)).toMatchObject({
       status: 'ok',
       store: { kind: 'upstash', ok: true },
-      auth: { issuer: issuer.issuer, ok: true },
+      auth: { mode: 'issuer', issuer: issuer.issuer, ok: true },
       mounts: [{ name: 'notes', state: 'ready' }],
     });
     expect(redis.bridge.requests.length).toBeGreaterThan(before);
@@ -151,5 +153,30 @@ describe('a mount that cannot connect', () => {
     } finally {
       await dead.close();
     }
+  });
+});
+
+describe('auth that has no issuer to probe says which mode is on', () => {
+  test('the built-in authorization server (AUTH_SERVER_KEY): auth is on, its keys are configured, nothing is fetched', async () => {
+    const server = await serve({ AUTH_SERVER_KEY: newSigningKey(), AUTH_AUDIENCE: 'https://health.example/mcp' });
+    const { status, text } = await probe(`${server.url}/health`);
+    expect(status).toBe(200);
+    expect(JSON.parse(text)).toMatchObject({ status: 'ok', auth: { mode: 'built-in', ok: true } });
+  });
+
+  test('API keys alone (MCP_API_KEYS): auth is on, and no key or hash is named', async () => {
+    const line = apiKeyLine('ci', 'agentmcp_health-key-not-for-the-probe', ['agents:chat']);
+    const server = await serve({ MCP_API_KEYS: line });
+    const { status, text } = await probe(`${server.url}/health`);
+    expect(status).toBe(200);
+    expect(JSON.parse(text)).toMatchObject({ status: 'ok', auth: { mode: 'api-keys', ok: true } });
+    expect(text).not.toContain(line.split('sha256=')[1]!.slice(0, 16));
+  });
+
+  test('API keys beside an issuer: the issuer is probed, and the keys are said to be accepted too', async () => {
+    const line = apiKeyLine('ci', 'agentmcp_health-key-beside-issuer', []);
+    const server = await serve({ AUTH_ISSUER: issuer.issuer, AUTH_AUDIENCE: 'https://health.example/mcp', MCP_API_KEYS: line });
+    const { text } = await probe(`${server.url}/health`);
+    expect(JSON.parse(text)).toMatchObject({ auth: { mode: 'issuer', issuer: issuer.issuer, ok: true, apiKeys: true } });
   });
 });
