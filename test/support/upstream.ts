@@ -31,8 +31,8 @@ export interface Upstream {
   log(): Promise<UpstreamLogEntry[]>;
   /** Requests whose last user message is `message`. */
   requestsFor(message: string): Promise<UpstreamLogEntry[]>;
-  /** Polls the log until `predicate` holds (bounded, so a test fails rather than hangs). */
-  waitFor(predicate: (log: UpstreamLogEntry[]) => boolean): Promise<UpstreamLogEntry[]>;
+  /** Polls the log until `predicate` holds, for at most `timeoutMs` (default 5 s), so a test fails rather than hangs. */
+  waitFor(predicate: (log: UpstreamLogEntry[]) => boolean, timeoutMs?: number): Promise<UpstreamLogEntry[]>;
   stop(): void;
 }
 
@@ -51,8 +51,8 @@ export async function startUpstream(): Promise<Upstream> {
     url,
     log,
     requestsFor: async (message) => (await log()).filter((e) => e.kind === 'request' && lastUser(e) === message),
-    async waitFor(predicate) {
-      for (let i = 0; i < 100; i++) {
+    async waitFor(predicate, timeoutMs = 5_000) {
+      for (const end = Date.now() + timeoutMs; Date.now() < end;) {
         const entries = await log();
         if (predicate(entries)) return entries;
         await new Promise((r) => setTimeout(r, 50));
