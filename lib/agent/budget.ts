@@ -13,6 +13,7 @@
  *   time is up or the caller cancels, and everything of the turn runs on it.
  */
 
+import { setMaxListeners } from 'node:events';
 import { createCountedWarning } from '../warn.js';
 import { AgentError, type ModelCalls, type ToolOutcome } from './types.js';
 
@@ -64,6 +65,10 @@ export class RequestBudget implements ModelCalls {
       outOfTime.note(agentId);
       this.#controller.abort(new AgentError(this.timeoutMessage));
     }, limits.turnTimeoutMs);
+    // Every request and tool call of the chain listens to this one signal while it runs (nested agents' listings
+    // too, which hold no place), so more than Node's default 10 is the budget working, not a leak: the budget
+    // itself bounds how many there can be.
+    setMaxListeners(2 * (limits.maxToolCalls + limits.maxParallel) + 2, this.signal);
     // One listener for every waiter: a fan-out of calls would otherwise add one each to the signal.
     this.signal.addEventListener('abort', () => {
       for (const waiter of this.#waiting.splice(0)) waiter.stop(this.signal.reason);

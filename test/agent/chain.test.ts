@@ -69,6 +69,20 @@ describe('at the default limits', () => {
     expect(notes).toBeLessThanOrEqual(128 + 2);
   });
 
+  test('a fan-out within the budget is not mistaken for a leak: the turn\'s signal carries every call it admits without a MaxListenersExceededWarning', async () => {
+    const warnings: string[] = [];
+    const onWarning = (warning: Error) => void warnings.push(warning.name);
+    process.on('warning', onWarning);
+    try {
+      const client = await h.current.connect('legacy', 'alice', ALICE);
+      await client.callTool({ name: 'chat_with_agent', arguments: { agent_id: 'alpha', message: script({ forever: fanOut(16) }) } }, { timeout: 60_000 });
+      await new Promise((resolve) => setImmediate(resolve));
+    } finally {
+      process.off('warning', onWarning);
+    }
+    expect(warnings).not.toContain('MaxListenersExceededWarning');
+  });
+
   test('an agent is never offered itself or an agent above it in its chain, and a call to one is refused, not run', async () => {
     const client = await h.current.connect('modern', 'alice', ALICE);
     const inner = script({ steps: [[{ name: 'agent__alpha', arguments: { message: 'up' } }, { name: 'agent__beta', arguments: { message: 'self' } }]], final: 'inner' });
