@@ -6,6 +6,7 @@
 
 import type { Config } from '../config.js';
 import { parseAuthority, type Authority } from './authority.js';
+import { rememberLast } from './last-value.js';
 import { refuse } from './replies.js';
 
 export interface OriginPolicy {
@@ -34,6 +35,12 @@ function isLoopbackOrigin(origin: string): boolean {
 }
 
 export function createOriginCheck(policy: OriginPolicy) {
+  // Shared by every request with the same Host, so frozen.
+  const authorityOf = rememberLast((host) => {
+    const authority = parseAuthority(host);
+    return authority && Object.freeze(authority);
+  });
+
   function isAllowedOrigin(origin: string, host?: string | null): boolean {
     if (policy.allowedOrigins.has(origin)) return true;
     if (policy.local) return isLoopbackOrigin(origin);
@@ -43,7 +50,7 @@ export function createOriginCheck(policy: OriginPolicy) {
 
   /** The request's Host as an authority, or 400 when it is not one (RFC 9112 §3.2), 403 when foreign (served locally). */
   function readHost(request: Request): Authority | Response {
-    const authority = parseAuthority(request.headers.get('host') ?? new URL(request.url).host);
+    const authority = authorityOf(request.headers.get('host') ?? new URL(request.url).host);
     if (!authority) return refuse(400, 'Bad Request: the Host header is not a valid host[:port].');
     if (policy.local && !LOOPBACK.has(authority.hostname)) return refuse(403, 'Forbidden: this host is not served here (only loopback hosts are, locally).');
     return authority;

@@ -1,12 +1,13 @@
 /** Plain HTTP replies of the MCP endpoint: JSON-RPC bodies, 202, 405 and transport refusals. */
 
 import { TRANSPORT_ERROR, type RpcError } from '../protocol/errors.js';
-import { errorMessage, type RequestId } from '../protocol/jsonrpc.js';
+import { errorMessage, type JsonRpcResponse, type RequestId } from '../protocol/jsonrpc.js';
+import { stringifyMessage } from '../protocol/shared-result.js';
 
 const JSON_TYPE = 'application/json';
 
-export function jsonReply(body: unknown, status = 200, headers: Record<string, string> = {}): Response {
-  return new Response(JSON.stringify(body), { status, headers: { 'content-type': JSON_TYPE, ...headers } });
+export function jsonReply(body: JsonRpcResponse | JsonRpcResponse[], status = 200, headers: Record<string, string> = {}): Response {
+  return new Response(stringifyMessage(body), { status, headers: { 'content-type': JSON_TYPE, ...headers } });
 }
 
 /** An error reply; `id` is null when the request could not be read (JSON-RPC 2.0 §5). */

@@ -12,6 +12,7 @@ import {
   type JsonRpcNotification, type JsonRpcRequest, type JsonRpcResponse, type RequestId,
 } from '../protocol/jsonrpc.js';
 import { META_SERVER_INFO } from '../protocol/meta.js';
+import { isSharedResult, shareResult } from '../protocol/shared-result.js';
 import { DIRECTORY_READ, SKILLS_GET, SKILLS_LIST } from '../protocol/skills.js';
 import { MRTR_METHODS, isLogLevel, servesMethod } from '../protocol/methods.js';
 import { storeFailureSentence, StoreUnavailableError } from '../store/types.js';
@@ -132,9 +133,17 @@ async function runRequest(
 
 /** Every modern result names its type and the server (2026-07-28 schema: Result, ResultMetaObject). */
 function completeModern(server: Server, result: Record<string, unknown>): Record<string, unknown> {
+  // A shared result (a kept list page) is completed once, and the completed one is shared in its turn.
+  const shared = isSharedResult(result);
+  const kept = shared ? completed.get(result) : undefined;
+  if (kept?.info === server.info) return kept.result;
   const meta = isObject(result._meta) ? result._meta : {};
-  return { ...result, resultType: result.resultType ?? 'complete', _meta: { ...meta, [META_SERVER_INFO]: server.info } };
+  const done = { ...result, resultType: result.resultType ?? 'complete', _meta: { ...meta, [META_SERVER_INFO]: server.info } };
+  if (shared) completed.set(result, { info: server.info, result: shareResult(done) });
+  return done;
 }
+
+const completed = new WeakMap<object, { info: Server['info']; result: Record<string, unknown> }>();
 
 async function readRound(
   server: Server,

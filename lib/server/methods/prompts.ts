@@ -7,16 +7,17 @@ import type { RequestContext } from '../context.js';
 import { paginate } from '../pagination.js';
 import { findInSources, listTtl, mergeEntries, withRegistries } from '../registry.js';
 import type { Server } from '../server.js';
+import { cachedListPage } from '../list-cache.js';
 import { cacheHints } from './lifecycle.js';
 
 export function listPrompts(server: Server, params: Record<string, unknown>, ctx: RequestContext) {
-  return withRegistries(server.registry, server.sources, ctx, (registries) => {
+  return withRegistries(server.registry, server.sources, ctx, (registries) => cachedListPage(server, registries, params, ctx, () => {
     const all = mergeEntries(registries, (registry) => registry.prompts)
       .filter((prompt) => mayUse(server, prompt, ctx))
       .map(({ get: _get, complete: _complete, scopes: _scopes, ...listing }) => listing);
     const { page, nextCursor } = paginate(all, params.cursor, server.pageSize);
     return { prompts: page, ...(nextCursor ? { nextCursor } : {}), ...cacheHints(listTtl(server.listTtlMs, registries), ctx) };
-  });
+  }));
 }
 
 export async function getPrompt(server: Server, params: Record<string, unknown>, ctx: RequestContext) {

@@ -11,6 +11,7 @@ import {
   findInSources, listTtl, matchTemplate, mergeEntries, withRegistries, type Registry, type ResourceContent,
 } from '../registry.js';
 import type { Server } from '../server.js';
+import { cachedListPage } from '../list-cache.js';
 import { cacheHints } from './lifecycle.js';
 
 /** An entry as listed: without its handlers or the scopes it needs. */
@@ -20,17 +21,17 @@ function listing<T extends object>(item: T & { read?: unknown; complete?: unknow
 }
 
 export function listResources(server: Server, params: Record<string, unknown>, ctx: RequestContext) {
-  return withRegistries(server.registry, server.sources, ctx, (registries) => {
+  return withRegistries(server.registry, server.sources, ctx, (registries) => cachedListPage(server, registries, params, ctx, () => {
     const all = mergeEntries(registries, (registry) => registry.resources)
       .filter((resource) => mayUse(server, resource, ctx))
       .map(listing);
     const { page, nextCursor } = paginate(all, params.cursor, server.pageSize);
     return { resources: page, ...(nextCursor ? { nextCursor } : {}), ...cacheHints(listTtl(server.listTtlMs, registries), ctx) };
-  });
+  }));
 }
 
 export function listResourceTemplates(server: Server, params: Record<string, unknown>, ctx: RequestContext) {
-  return withRegistries(server.registry, server.sources, ctx, (registries) => {
+  return withRegistries(server.registry, server.sources, ctx, (registries) => cachedListPage(server, registries, params, ctx, () => {
     const seen = new Set<string>();
     const all = registries.flatMap((registry) => registry.templates)
       .filter(({ definition }) => !seen.has(definition.uriTemplate) && Boolean(seen.add(definition.uriTemplate)))
@@ -38,7 +39,7 @@ export function listResourceTemplates(server: Server, params: Record<string, unk
       .map((template) => listing(template.definition));
     const { page, nextCursor } = paginate(all, params.cursor, server.pageSize);
     return { resourceTemplates: page, ...(nextCursor ? { nextCursor } : {}), ...cacheHints(listTtl(server.listTtlMs, registries), ctx) };
-  });
+  }));
 }
 
 export async function readResource(server: Server, params: Record<string, unknown>, ctx: RequestContext) {

@@ -7,6 +7,7 @@ import {
 import { isObject } from '../../protocol/jsonrpc.js';
 import { mayUse, requireAccess } from '../access.js';
 import type { RequestContext, ToolLimitRefusal } from '../context.js';
+import { cachedListPage } from '../list-cache.js';
 import { paginate } from '../pagination.js';
 import {
   findInSources, listTtl, mergeEntries, withRegistries, type CompiledTool, type InputRequired, type ToolResult,
@@ -18,13 +19,13 @@ import { asksForTask, missingTasksExtension } from '../../tasks/negotiate.js';
 import { callOnBehalf } from '../../tasks/on-behalf.js';
 
 export function listTools(server: Server, params: Record<string, unknown>, ctx: RequestContext) {
-  return withRegistries(server.registry, server.sources, ctx, (registries) => {
+  return withRegistries(server.registry, server.sources, ctx, (registries) => cachedListPage(server, registries, params, ctx, () => {
     const all = mergeEntries(registries, (registry) => registry.tools)
       .filter((tool) => mayUse(server, tool.definition, ctx))
       .map((tool) => listingFor(tool, ctx));
     const { page, nextCursor } = paginate(all, params.cursor, server.pageSize);
     return { tools: page, ...(nextCursor ? { nextCursor } : {}), ...cacheHints(listTtl(server.listTtlMs, registries), ctx) };
-  });
+  }));
 }
 
 export async function callTool(

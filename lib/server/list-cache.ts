@@ -1,0 +1,52 @@
+/**
+ * A first page of a list is the same for every caller who may see the same entries on the same wire, so it is
+ * built, frozen and serialized once (lib/protocol/shared-result.ts) and then served as is. It is kept per server
+ * and per registry a list was merged from: a mount whose tools change serves a new registry object, and the
+ * pages built from the old one go with it (WeakMap). Lists from an incomplete registry are never kept (their
+ * caching hint is 0), nor later pages (a cursor is the client's string, never a key).
+ */
+
+import { shareResult } from '../protocol/shared-result.js';
+import type { RequestContext } from './context.js';
+import type { Registry } from './registry.js';
+
+/** Views (wire × what the caller may see) kept per set of registries; past this, the oldest is dropped. */
+export const MAX_LIST_VIEWS = 16;
+
+interface Node {
+  next: WeakMap<Registry, Node>;
+  views?: Map<string, Record<string, unknown>>;
+}
+
+const roots = new WeakMap<object, Node>();
+
+/**
+ * What decides a list's content besides the registries: the method, the wire and the caller's scopes (a caller
+ * without a principal is not checked, and gets the public caching hint).
+ */
+function viewOf(method: string, ctx: RequestContext): string {
+  const who = ctx.principal ? `p ${ctx.principal.scopes.join(' ')}` : 'a';
+  return `${method}\n${ctx.era}\n${who}`;
+}
+
+/** The page `build` makes for this request, built once per server, registries and view when it can be kept. */
+export function cachedListPage<T extends Record<string, unknown>>(
+  owner: object, registries: readonly Registry[], params: Record<string, unknown>, ctx: RequestContext, build: () => T,
+): T {
+  if (params.cursor !== undefined || registries.some((registry) => registry.incomplete)) return build();
+  let node: Node | undefined = roots.get(owner);
+  if (!node) roots.set(owner, (node = { next: new WeakMap() }));
+  for (const registry of registries) {
+    let next: Node | undefined = node.next.get(registry);
+    if (!next) node.next.set(registry, (next = { next: new WeakMap() }));
+    node = next;
+  }
+  const views = (node.views ??= new Map());
+  const view = viewOf(ctx.method, ctx);
+  const kept = views.get(view);
+  if (kept) return kept as T;
+  const page = shareResult(build());
+  if (views.size >= MAX_LIST_VIEWS) views.delete(views.keys().next().value!);
+  views.set(view, page);
+  return page;
+}
