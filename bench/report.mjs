@@ -86,6 +86,6 @@ Memory: after a full GC, on a fresh server warmed with 5000 requests, then after
 tools/list. RSS climbs over the first stretch as V8 grows its heap to the size the load needs and keeps it (the V8 heap \
 size row), then moves a few MB from sample to sample as the young generation resizes; growth is the least-squares slope \
 of the samples after the first stretch, so a leak, which keeps climbing and shows in the heap used, is what it measures.
-${r.hugeReply && r.chatFlood ? `\n${renderBounds(r)}\n\nMemory under hostile load: \`npm start\`'s server with the embedded defaults (AGENT_MAX_REPLY_BYTES 1 MiB, \
+${r.hugeReply && r.chatFlood ? `\n${renderBounds(r)}\n\nMemory under hostile load: \`npm start\`'s server with the embedded defaults (AGENT_MAX_REPLY_BYTES 8 MiB, \
 MEMORY_STORE_MAX_BYTES 64 MiB). Peak RSS is sampled every 10 ms; "after" follows a full GC.\n` : ''}${r.storeCost ? `\n${renderStoreCost(r.storeCost)}\n` : ''}`;
 }
