@@ -10,14 +10,20 @@ const times = (x) => `${round(x, 1)}×`;
 function targetsTable(r) {
   const ours = r.coldStart.ours.medianMs;
   const list = r.throughput['tools/list'];
+  const call = r.throughput['tools/call'];
+  const ofWebFloor = (x) => x.ours.requestsPerSecond / x.webFloor.requestsPerSecond;
+  const ratio = (peer) => r.coldStart[peer].medianMs / ours;
+  const { http, inProcess } = r.proxy;
+  // Issue 22's targets, "on a quiet machine": a loaded one reads slower, and the table says so rather than hiding it.
   const rows = [
-    ['cold start, median', '≤ 25 ms', ms(ours), ours <= 25],
-    ['cold start vs mcp-handler (vercel build)', '≥ 8× faster', times(r.coldStart.mcpHandler.medianMs / ours), r.coldStart.mcpHandler.medianMs / ours >= 8],
-    ['cold start vs mcp-handler, bundled like ours', '≥ 8× faster', times(r.coldStart.mcpHandlerBundled.medianMs / ours), r.coldStart.mcpHandlerBundled.medianMs / ours >= 8],
-    ['warm tools/list vs raw node:http floor', '≥ 0.9×', times(list.ours.ofFloor), list.ours.ofFloor >= 0.9],
-    ['warm tools/list vs mcp-handler', '≥ 3×', times(list.ours.requestsPerSecond / list.mcpHandler.requestsPerSecond), list.ours.requestsPerSecond / list.mcpHandler.requestsPerSecond >= 3],
-    ['proxy overhead p50, over HTTP / in process', '≤ 0.5 ms', `${ms(r.proxy.http.overheadP50Ms)} / ${ms(r.proxy.inProcess.overheadP50Ms)}`, r.proxy.http.overheadP50Ms <= 0.5],
-    ['proxy overhead p99, over HTTP / in process', '≤ 2 ms', `${ms(r.proxy.http.overheadP99Ms)} / ${ms(r.proxy.inProcess.overheadP99Ms)}`, r.proxy.http.overheadP99Ms <= 2],
+    ['cold start, median', '≤ 8 ms', ms(ours), ours <= 8],
+    ['cold start vs mcp-handler (vercel build)', '≥ 15× faster', times(ratio('mcpHandler')), ratio('mcpHandler') >= 15],
+    ['cold start vs mcp-handler, bundled like ours', '≥ 10× faster', times(ratio('mcpHandlerBundled')), ratio('mcpHandlerBundled') >= 10],
+    ['cold start vs the SDK server, bundled like ours', '≥ 10× faster', times(ratio('sdkServerBundled')), ratio('sdkServerBundled') >= 10],
+    ['warm tools/list vs the Web floor', '≥ 0.9×', times(ofWebFloor(list)), ofWebFloor(list) >= 0.9],
+    ['warm tools/call (demo agent) vs the Web floor', '≥ 0.6×', times(ofWebFloor(call)), ofWebFloor(call) >= 0.6],
+    ['proxy overhead p50, over HTTP / in process', '≤ 0.6 / 0.2 ms', `${ms(http.overheadP50Ms)} / ${ms(inProcess.overheadP50Ms)}`, http.overheadP50Ms <= 0.6 && inProcess.overheadP50Ms <= 0.2],
+    ['proxy overhead p99, over HTTP / in process', '≤ 2 ms', `${ms(http.overheadP99Ms)} / ${ms(inProcess.overheadP99Ms)}`, http.overheadP99Ms <= 2 && inProcess.overheadP99Ms <= 2],
     [`RSS growth per ${r.memory.requests} tools/list, at steady state`, '≤ 5 MB', `${r.memory.growthMb} MB`, r.memory.growthMb <= 5],
     ...(r.hugeReply ? [['peak RSS while 200 MB upstream replies are refused', `< ${r.hugeReply.boundMb} MB`, `${r.hugeReply.rssPeakMb} MB`, r.hugeReply.withinBound]] : []),
     ...(r.chatFlood ? [[`peak RSS across ${r.chatFlood.calls} anonymous 99 KB chat calls`, `< ${r.chatFlood.boundMb} MB`, `${r.chatFlood.rssPeakMb} MB`, r.chatFlood.withinBound]] : []),
