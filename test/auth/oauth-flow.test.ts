@@ -6,15 +6,13 @@
  * that needs more makes it step up on our 403 (MCP authorization §Scope Challenge Handling).
  */
 
-import {
-  auth, Client, StreamableHTTPClientTransport, UnauthorizedError,
-  type OAuthClientInformationMixed, type OAuthClientProvider, type OAuthDiscoveryState, type OAuthTokens,
-} from '@modelcontextprotocol/client';
+import { auth, Client, StreamableHTTPClientTransport, UnauthorizedError } from '@modelcontextprotocol/client';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { createMcpHandler } from '../../api/mcp.js';
 import { createProtectedResourceHandler } from '../../lib/auth/metadata.js';
 import { startLocalServer } from '../../scripts/local-server.js';
 import { followToRedirect } from '../support/browser-leg.js';
+import { memoryProvider, type MemoryProvider } from '../support/oauth-clients.js';
 import { startOAuthServer, type OAuthServer } from '../support/oauth-server.js';
 import { createProtectedApp, SCOPE } from '../support/protected-app.js';
 
@@ -36,35 +34,7 @@ afterAll(async () => {
   await as?.close();
 });
 
-/**
- * A client's OAuth state, kept in memory; `authorizationUrl` is where a browser would have been sent. By default
- * it registers for the authorization_code grant only; `metadata: 'sdk-default'` leaves `grant_types` unset, so
- * the SDK registers what the Inspector and mcp-remote register: authorization_code and refresh_token.
- */
-function memoryProvider(metadata: 'code-only' | 'sdk-default' = 'code-only'): OAuthClientProvider & { authorizationUrl?: URL } {
-  const state: { client?: OAuthClientInformationMixed; tokens?: OAuthTokens; verifier?: string; discovery?: OAuthDiscoveryState; authorizationUrl?: URL } = {};
-  return {
-    get redirectUrl() { return REDIRECT; },
-    get clientMetadata() {
-      const base = { client_name: 'agent-mcp test client', redirect_uris: [REDIRECT], response_types: ['code'],
-        token_endpoint_auth_method: 'none', application_type: 'native' };
-      return metadata === 'code-only' ? { ...base, grant_types: ['authorization_code'] } : base;
-    },
-    clientInformation: () => state.client,
-    saveClientInformation: (info) => { state.client = info; },
-    tokens: () => state.tokens,
-    saveTokens: (tokens) => { state.tokens = tokens; },
-    redirectToAuthorization: (url) => { state.authorizationUrl = url; },
-    saveCodeVerifier: (verifier) => { state.verifier = verifier; },
-    codeVerifier: () => state.verifier!,
-    saveDiscoveryState: (discovery) => { state.discovery = discovery; },
-    discoveryState: () => state.discovery,
-    get authorizationUrl() { return state.authorizationUrl; },
-  };
-}
-
-/** Completes a pending authorization: the browser leg, then the code exchange. */
-async function signIn(provider: ReturnType<typeof memoryProvider>, transport: StreamableHTTPClientTransport) {
+async function signIn(provider: MemoryProvider, transport: StreamableHTTPClientTransport) {
   const callback = (await followToRedirect(provider.authorizationUrl!, provider.redirectUrl as string)).searchParams;
   expect([callback.get('error'), callback.get('error_description')]).toEqual([null, null]);
   await transport.finishAuth(callback.get('code')!, callback.get('iss') ?? undefined);
@@ -81,7 +51,7 @@ function protect(handler: (request: Request) => Promise<Response>, secret: strin
 
 describe('the official SDK v2 client against a real authorization server', () => {
   test.each(['/mcp', '/api/mcp'])('signs in at %s through the 401 challenge, then calls a tool with the issued token; a tool needing more scope makes it step up', async (path) => {
-    const provider = memoryProvider();
+    const provider = memoryProvider({ redirect: REDIRECT });
     const url = new URL(`${mcp.url}${path}`);
     const first = new StreamableHTTPClientTransport(url, { authProvider: provider });
     await expect(new Client({ name: 'oauth-test', version: '1.0.0' }).connect(first)).rejects.toBeInstanceOf(UnauthorizedError);
@@ -115,7 +85,7 @@ describe('the official SDK v2 client against a real authorization server', () =>
   }, 30_000);
 
   test('a client registering for refresh tokens, as the Inspector and mcp-remote do, is accepted, and its refresh token renews access', async () => {
-    const provider = memoryProvider('sdk-default');
+    const provider = memoryProvider({ redirect: REDIRECT, metadata: 'sdk-default' });
     const url = new URL(`${mcp.url}/mcp`);
     const first = new StreamableHTTPClientTransport(url, { authProvider: provider });
     await expect(new Client({ name: 'refresh', version: '1.0.0' }).connect(first)).rejects.toBeInstanceOf(UnauthorizedError);
@@ -148,7 +118,7 @@ describe('the official SDK v2 client against a real authorization server', () =>
       },
     });
     try {
-      const provider = memoryProvider();
+      const provider = memoryProvider({ redirect: REDIRECT });
       const url = new URL(`${preview.url}/mcp`);
       const options = { authProvider: provider, requestInit: { headers: { 'x-vercel-protection-bypass': secret } } };
       const first = new StreamableHTTPClientTransport(url, options);
