@@ -16,7 +16,7 @@ import { findInSources, type CompiledTool, type RemoteTasks } from '../server/re
 import type { Server } from '../server/server.js';
 import { claimRound, endTask, writeRecord, type RunSoFar, type TaskRecord, type TaskRef } from './record.js';
 import { takeTaskSlot, type TaskSlot } from './quota.js';
-import { answersOfRound, driveTask, type Outcome } from './run.js';
+import { answerInline, answersOfRound, driveTask, settle, type Outcome, type Settled } from './run.js';
 import type { TaskSettings } from './settings.js';
 import { createTaskResult } from './wire.js';
 
@@ -117,12 +117,8 @@ export async function callAsTask(
     const quick = afterMs > 0 ? await settlesWithin(work, afterMs) : undefined;
     slot ??= quick ? undefined : await takeTaskSlot(ctx.store, quota, server.tasks);
     // Quick enough, or past the bound: the server may always answer in the response (SEP-2663 §Capability Negotiation).
-    const inline = quick ?? (slot?.granted ? undefined : await work.then((value) => ({ value }), (error: unknown) => ({ error })));
-    if (inline) {
-      cancellation.dispose();
-      if ('error' in inline) throw inline.error;
-      return inline.value;
-    }
+    const inline = quick ?? (slot?.granted ? undefined : await settle(work));
+    if (inline) return answerInline(inline, cancellation);
   } finally {
     unhook();
   }
@@ -173,11 +169,11 @@ export async function openTask(server: Server, ctx: RequestContext, origin: Pick
 }
 
 /** The work's outcome when it settles within `ms`, else undefined (the work goes on). */
-export async function settlesWithin<T>(work: Promise<T>, ms: number): Promise<{ value: T } | { error: unknown } | undefined> {
+export async function settlesWithin<T>(work: Promise<T>, ms: number): Promise<Settled<T> | undefined> {
   let timer: ReturnType<typeof setTimeout> | undefined;
   const late = new Promise<undefined>((resolve) => { timer = setTimeout(resolve, ms, undefined); });
   try {
-    return await Promise.race([work.then((value) => ({ value }), (error: unknown) => ({ error })), late]);
+    return await Promise.race([settle(work), late]);
   } finally {
     clearTimeout(timer);
   }

@@ -27,7 +27,7 @@ import { collectRun, runSettings, viewOfRun } from './collect.js';
 import { endTask, type TaskRecord } from './record.js';
 import { createRunReport } from './report.js';
 import { takeTaskSlot, type TaskSlot } from './quota.js';
-import { driveTask, type Outcome } from './run.js';
+import { answerInline, driveTask, settle, type Outcome } from './run.js';
 
 /** The bound on runs that outlived their call, named to the caller and the operator when it is hit. */
 const RUN_SLOTS_VARIABLE = 'AGENT_MAX_BACKGROUND_RUNS';
@@ -47,12 +47,8 @@ export async function callOnBehalf(
   try {
     // A call its client cancelled ends with its work, which the cancellation stops: it never goes on.
     const settled = (await settlesWithin(work, deadline.ms))
-      ?? (ctx.signal.aborted ? await work.then((value) => ({ value }), (error: unknown) => ({ error })) : undefined);
-    if (settled) {
-      cancellation.dispose();
-      if ('error' in settled) throw settled.error;
-      return settled.value;
-    }
+      ?? (ctx.signal.aborted ? await settle(work) : undefined);
+    if (settled) return answerInline(settled, cancellation);
   } finally {
     unhook();
   }

@@ -13,6 +13,18 @@ import { endKey, endTask, writeRecord, type InputRequests, type TaskRecord, type
 
 export type Outcome = ToolResult | InputRequired;
 
+/** A call's work once it settled: its value, or what it threw, kept as a value to race, keep or rethrow. */
+export type Settled<T> = { value: T } | { error: unknown };
+
+export const settle = <T>(work: Promise<T>): Promise<Settled<T>> => work.then((value) => ({ value }), (error: unknown) => ({ error }));
+
+/** Work answered in the call's own response: its cancellation is done with, and a failure is thrown as it was. */
+export function answerInline<T>(settled: Settled<T>, cancellation: Cancellation): T {
+  cancellation.dispose();
+  if ('error' in settled) throw settled.error;
+  return settled.value;
+}
+
 const LEGACY_INPUT = { code: INVALID_PARAMS, message: 'This tool asks for input, which a task cannot do on the 2025-11-25 wire; call it without params.task.' };
 /** A run on the caller's behalf has nobody to ask: its call has answered, and the calls that collect it cannot answer questions. */
 const LATE_INPUT = { code: INTERNAL_ERROR, message: 'The work asked for input after its call had answered, and a reply collected later cannot ask; call the tool again (questions asked before the reply deadline reach you).' };
@@ -51,7 +63,7 @@ async function drive(ref: TaskRef, record: TaskRecord, work: Promise<Outcome>, c
   void ref.store.watch([endKey(ref)], ([end]) => end !== undefined, { signal: done.signal, timeoutMs: ref.settings.ttlMs })
     .then((ended) => { if (ended) cancellation.cancel(new Error('The task ended.')); }, () => undefined);
   try {
-    const outcome = await work.then((value) => ({ value }), (error: unknown) => ({ error }));
+    const outcome = await settle(work);
     clearInterval(beat);
     done.abort();
     if ('error' in outcome) return void (await endTask(ref, { status: 'failed', error: toTaskError(ref, outcome.error) }));
