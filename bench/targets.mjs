@@ -21,6 +21,8 @@ const output = (project, bundled) => join(project, '.vercel/bench', bundled ? 'b
 /** Each target: a label, and where its handler module is once built. */
 export const TARGETS = {
   ours: { label: 'agent-mcp (npm run build)', path: () => builtFunctionPath('api/mcp', output(ROOT, true)) },
+  // What any function costs a cold start on this machine: one module, one Request read, one fixed Response.
+  floor: { label: 'Web-standard fetch, fixed reply (floor)', path: () => join(ROOT, 'bench/fixed-reply.mjs') },
   oursUnbundled: { label: 'agent-mcp, unbundled (@vercel/node alone)', path: () => builtFunctionPath('api/mcp', output(ROOT, false)) },
   mcpHandler: { label: 'mcp-handler 2.4.0 (vercel build)', path: () => builtFunctionPath('api/mcp-handler', output(PEERS, false)) },
   mcpHandlerBundled: { label: 'mcp-handler 2.4.0, bundled like ours', path: () => builtFunctionPath('api/mcp-handler', output(PEERS, true)) },

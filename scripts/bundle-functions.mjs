@@ -13,6 +13,8 @@ import { existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'no
 import { dirname, join, relative, resolve } from 'node:path';
 import { build } from 'esbuild';
 import { lazyAdditionsPlugin } from './lazy-additions.mjs';
+import { startFromCodeCache, WARM_UP } from './code-cache.mjs';
+import { REQUIRE_BANNER } from './script-form.mjs';
 
 const SOURCE_EXTENSIONS = ['.ts', '.mts', '.js', '.mjs'];
 
@@ -50,7 +52,7 @@ export function bundleOptions(name, source, outdir) {
     minifyWhitespace: true,
     minifySyntax: true,
     // CommonJS dependencies call require() for Node built-ins, which an ESM bundle has no binding for.
-    banner: { js: "import { createRequire as __createRequire } from 'node:module'; const require = __createRequire(import.meta.url);" },
+    banner: { js: REQUIRE_BANNER },
     logLevel: 'warning',
     // api/<name>.ts → the project root, whose tools/index.ts the plugin describes.
     plugins: [lazyAdditionsPlugin(dirname(dirname(resolve(source))))],
@@ -91,6 +93,11 @@ async function bundleFunction(projectRoot, funcDir) {
   dropBareRuntimeImport(metafile, relative(process.cwd(), source));
   console.log(`bundle: ${config.handler} ${describeStartup(metafile, relative(process.cwd(), source))}`);
   writeFileSync(join(funcDir, 'package.json'), '{ "type": "module" }\n');
+  const warmUp = WARM_UP[config.handler];
+  if (warmUp) {
+    const keys = await startFromCodeCache(join(funcDir, config.handler), funcDir, warmUp, config.runtime);
+    if (keys.length) console.log(`bundle: ${config.handler} starts from a V8 code cache on V8 ${keys.join(', ')}`);
+  }
   // Stack traces name the bundle's functions; without maps, the platform need not load source-map support.
   writeFileSync(configPath, `${JSON.stringify({ ...config, shouldAddSourcemapSupport: false }, null, 2)}\n`);
   return funcDir;

@@ -19,15 +19,18 @@ const NPM = process.platform === 'win32' ? 'npm.cmd' : 'npm';
 const INSTALL_TIMEOUT_MS = 180_000; // below the 240 s the client tests give their set-up, so a stuck npm fails as itself
 
 export const NODE22_VERSION = '22.23.3';
+/** The Node of Vercel's nodejs24.x runtime, whose V8 a function's code cache is built for (scripts/code-cache.mjs). */
+export const NODE24_VERSION = '24.21.0';
+const NODE_VERSIONS = { 22: NODE22_VERSION, 24: NODE24_VERSION };
 export const INSPECTOR_VERSION = '2.12.0';
-const NODE22_PACKAGE = `node-${process.platform}-${process.arch}`;
+const NODE_PACKAGE = `node-${process.platform}-${process.arch}`;
 
 /**
  * Installs `spec` (name@version) into `.cache/<dir>` unless `.cache/<dir>/<probe>` exists; returns that path.
  * Install scripts are not run: none of the cached tools needs one (the Inspector's only cascades into its
  * source checkout's clients and exits at once when installed as a package).
  */
-export function ensureCached(dir, spec, probe) {
+export function ensureCached(dir, spec, probe, npmArgs = []) {
   const target = `${CACHE}/${dir}`;
   if (existsSync(`${target}/${probe}`)) return `${target}/${probe}`;
   console.log(`installing ${spec} into .cache/${dir} (once)`);
@@ -35,7 +38,7 @@ export function ensureCached(dir, spec, probe) {
   const staging = mkdtempSync(`${CACHE}/.${dir}-`);
   try {
     const result = spawnSync(NPM, ['install', '--prefix', staging, '--no-save', '--no-package-lock', '--ignore-scripts',
-      '--no-audit', '--no-fund', '--loglevel=error', '--engine-strict=false', spec], { stdio: 'inherit', timeout: INSTALL_TIMEOUT_MS });
+      '--no-audit', '--no-fund', '--loglevel=error', '--engine-strict=false', ...npmArgs, spec], { stdio: 'inherit', timeout: INSTALL_TIMEOUT_MS });
     if (result.status !== 0 || !existsSync(`${staging}/${probe}`)) {
       throw new Error(`could not install ${spec} from the npm registry (npm exited ${result.status ?? result.signal})`);
     }
@@ -48,9 +51,20 @@ export function ensureCached(dir, spec, probe) {
   return `${target}/${probe}`;
 }
 
+/**
+ * The Node binary of a major we pin (22, 24) from the registry package `node-<os>-<arch>`, or undefined. `quick`:
+ * no retries, so that a build without the network goes on in seconds rather than a minute of npm's.
+ */
+export function ensureNode(major, { quick = false } = {}) {
+  const version = NODE_VERSIONS[major];
+  if (!version) return undefined;
+  return ensureCached(`node${major}`, `${NODE_PACKAGE}@${version}`, `node_modules/${NODE_PACKAGE}/bin/node`,
+    quick ? ['--fetch-retries=0', '--fetch-timeout=30000'] : []);
+}
+
 /** The Node 22 binary from the registry package `node-<os>-<arch>`. */
 export function ensureNode22() {
-  return ensureCached('node22', `${NODE22_PACKAGE}@${NODE22_VERSION}`, `node_modules/${NODE22_PACKAGE}/bin/node`);
+  return ensureNode(22);
 }
 
 /** The MCP Inspector's launcher script (run it with ensureNode22()'s binary). */

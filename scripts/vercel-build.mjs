@@ -20,6 +20,7 @@ import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { build } from 'esbuild';
 import { bundleOptions, describeStartup, dropBareRuntimeImport } from './bundle-functions.mjs';
+import { startFromCodeCache, WARM_UP } from './code-cache.mjs';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 /** Where the bundles go, next to api/ so that the re-exports stay relative and file tracing finds them. */
@@ -36,6 +37,8 @@ export function isVercelBuildContainer(env = process.env) {
 export async function bundleForRemoteBuild(projectRoot) {
   const apiDir = join(projectRoot, 'api');
   const rewritten = [];
+  mkdirSync(join(projectRoot, BUNDLE_DIR), { recursive: true });
+  writeFileSync(join(projectRoot, BUNDLE_DIR, 'package.json'), '{ "type": "module" }\n');
   // @vercel/node runs this script once per function: a function already pointing at its bundle is left alone.
   for (const file of readdirSync(apiDir).filter((name) => name.endsWith('.ts')).sort()) {
     const path = join(apiDir, file);
@@ -46,12 +49,18 @@ export async function bundleForRemoteBuild(projectRoot) {
     const { metafile } = await build({ ...bundleOptions('index', path, outdir), absWorkingDir: projectRoot });
     dropBareRuntimeImport(metafile, `api/${file}`, projectRoot);
     console.log(`vercel-build: api/${file} ${describeStartup(metafile, `api/${file}`)}`);
+    // As npm run build does (scripts/code-cache.mjs). The container runs the project's Node, the runtime's major, and
+    // the script and its caches reach the function through vercel.json's includeFiles, since file tracing cannot
+    // follow a file read at start.
+    const warmUp = WARM_UP[`api/${name}.js`];
+    if (warmUp) {
+      const keys = await startFromCodeCache(join(outdir, 'index.js'), projectRoot, warmUp, undefined);
+      if (keys.length) console.log(`vercel-build: api/${file} starts from a V8 code cache on V8 ${keys.join(', ')}`);
+    }
     const target = `../${BUNDLE_DIR}/${name}/index.js`;
     writeFileSync(path, `${STUB_MARKER}: this function's bundle.\nexport * from '${target}';\nexport { default } from '${target}';\n`);
     rewritten.push(path);
   }
-  mkdirSync(join(projectRoot, BUNDLE_DIR), { recursive: true });
-  writeFileSync(join(projectRoot, BUNDLE_DIR, 'package.json'), '{ "type": "module" }\n');
   return rewritten;
 }
 

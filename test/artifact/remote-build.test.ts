@@ -8,8 +8,8 @@
 import { spawnSync } from 'node:child_process';
 import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { dirname, join } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 // @ts-expect-error plain ESM helper without type declarations
 import { loadBuiltFunction } from '../../scripts/load-built.mjs';
@@ -40,22 +40,50 @@ afterAll(() => rmSync(copy, { recursive: true, force: true }));
 const filesUnder = (dir: string): string[] => readdirSync(dir, { recursive: true, withFileTypes: true })
   .filter((entry) => entry.isFile()).map((entry) => join(entry.parentPath, entry.name).slice(dir.length + 1));
 
+/**
+ * What a function deploys: its files, and those its .vc-config.json maps from the project (`filePathMap`: `vercel
+ * build` writes files it did not change, such as vercel.json's includeFiles, as paths instead of copies).
+ */
+function deployedFiles(funcDir: string): Map<string, string> {
+  const { filePathMap = {} } = JSON.parse(readFileSync(join(funcDir, '.vc-config.json'), 'utf8')) as { filePathMap?: Record<string, string> };
+  return new Map([
+    ...filesUnder(funcDir).map((file): [string, string] => [file, join(funcDir, file)]),
+    ...Object.entries(filePathMap).map(([file, source]): [string, string] => [file, join(copy, source)]),
+  ]);
+}
+
+/** The output with api/mcp.func laid out as deployed (its mapped files copied in); the output's path. */
+function deployedOutput(): string {
+  const deployed = join(copy, '.vercel/deployed');
+  rmSync(deployed, { recursive: true, force: true });
+  for (const [file, source] of deployedFiles(join(output, 'functions/api/mcp.func'))) {
+    mkdirSync(dirname(join(deployed, 'functions/api/mcp.func', file)), { recursive: true });
+    cpSync(source, join(deployed, 'functions/api/mcp.func', file));
+  }
+  return deployed;
+}
+
 describe('a remote Vercel build (VERCEL=1 and CI=1, in a copy of the project)', () => {
   test('runs the vercel-build script and succeeds', () => {
     expect(build.status, `${build.stdout}\n${build.stderr}`).toBe(0);
     expect(build.stdout).toContain('vercel-build: 4 function(s) now load their bundle');
   });
 
-  test('ships api/mcp as its esbuild bundle, without the traced source tree or node_modules', () => {
-    const files = filesUnder(join(output, 'functions/api/mcp.func'));
-    expect(files).toContain(`${BUNDLE_DIR}/mcp/index.js`);
+  test('ships api/mcp as its esbuild bundle in script form with its code cache, without the traced source tree or node_modules', () => {
+    const files = [...deployedFiles(join(output, 'functions/api/mcp.func')).keys()];
+    expect(files).toEqual(expect.arrayContaining([`${BUNDLE_DIR}/mcp/index.js`, `${BUNDLE_DIR}/mcp/index.script.js`,
+      `${BUNDLE_DIR}/mcp/index.${process.versions.v8}-${process.arch}.cache`]));
+    expect(files.some((file) => file.startsWith(`${BUNDLE_DIR}/mcp/chunks/chat-schema-`))).toBe(true);
     expect(files.filter((file) => file.startsWith('node_modules/') || file.startsWith('lib/'))).toEqual([]);
     const handler = JSON.parse(readFileSync(join(output, 'functions/api/mcp.func/.vc-config.json'), 'utf8')).handler;
     expect(readFileSync(join(output, 'functions/api/mcp.func', handler), 'utf8')).toContain(`export { default } from '../${BUNDLE_DIR}/mcp/index.js'`);
   });
 
-  test('the bundled function answers tools/list and runs a tools/call through the demo agent', async () => {
-    const fn = await loadBuiltFunction('api/mcp', output);
+  test('the bundled function starts from its code cache, answers tools/list and runs a tools/call through the demo agent', async () => {
+    const deployed = deployedOutput();
+    const fn = await loadBuiltFunction('api/mcp', deployed);
+    const { codeCache } = await import(pathToFileURL(join(deployed, 'functions/api/mcp.func', BUNDLE_DIR, 'mcp/index.js')).href);
+    expect(codeCache.status).toBe('used');
     const call = (id: number, method: string, params = {}) => fn.fetch(new Request('http://localhost/mcp', {
       method: 'POST',
       headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2025-11-25' },

@@ -1,7 +1,8 @@
 /**
  * What a cold start of the built api/mcp loads (run `npm run build` first; `npm test` does): every file of the
  * function's bundle it imports before answering costs a cold start ~0.5 ms (docs/performance.md), so the first
- * tools/list, on either wire, needs the bundle's entry file alone; the chunks a tools/call loads later still find
+ * tools/list, on either wire, needs the entry alone: the loader module, which reads the start-up script and its
+ * V8 code cache (scripts/script-form.mjs) and imports nothing more. The chunks a tools/call loads later still find
  * esbuild's helpers, whose chunk the entry no longer imports.
  */
 
@@ -18,10 +19,10 @@ const TRACE = fileURLToPath(new URL('../support/import-trace.mjs', import.meta.u
 function filesLoadedBy(requests: [string, boolean, Record<string, unknown>?][], env: Record<string, string> = {}): string[] {
   const path = builtFunctionPath('api/mcp');
   const script = `
-    const { default: fn } = await import(${JSON.stringify(pathToFileURL(path).href)});
+    const fn = await import(${JSON.stringify(pathToFileURL(path).href)});
     for (const [method, modern, params = {}] of ${JSON.stringify(requests)}) {
       const meta = { 'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientCapabilities': {} };
-      const response = await fn.fetch(new Request('http://localhost/mcp', {
+      const response = await fn.default.fetch(new Request('http://localhost/mcp', {
         method: 'POST',
         headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream',
           ...(modern ? { 'mcp-protocol-version': '2026-07-28', 'mcp-method': method } : { 'mcp-protocol-version': '2025-11-25' }) },
@@ -30,11 +31,14 @@ function filesLoadedBy(requests: [string, boolean, Record<string, unknown>?][], 
       const body = await response.json();
       if (!body.result) throw new Error(method + ': ' + JSON.stringify(body));
     }
-    console.log(JSON.stringify(await globalThis.loadedModules()));`;
+    console.log(JSON.stringify({ modules: await globalThis.loadedModules(), codeCache: fn.codeCache?.status }));`;
   const run = spawnSync(process.execPath, ['--import', TRACE, '--input-type=module', '-e', script], { encoding: 'utf8', env: { PATH: process.env.PATH!, ...env } });
   expect(run.status, run.stderr).toBe(0);
   const root = pathToFileURL(dirname(dirname(path))).href;
-  return (JSON.parse(run.stdout.trim().split('\n').at(-1)!) as string[]).filter((url) => url.startsWith(root)).map((url) => url.slice(root.length + 1));
+  const { modules, codeCache } = JSON.parse(run.stdout.trim().split('\n').at(-1)!) as { modules: string[]; codeCache: string };
+  // The start-up code came from the cache npm run build made for this Node, not compiled (test/artifact/code-cache.test.ts).
+  expect(codeCache).toBe('used');
+  return modules.filter((url) => url.startsWith(root)).map((url) => url.slice(root.length + 1));
 }
 
 test.each([['2025-11-25', false], ['2026-07-28', true]])('a cold start answers its first tools/list on the %s wire from the bundle entry alone, no chunk', (_, modern) => {

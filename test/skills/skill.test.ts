@@ -36,6 +36,19 @@ describe('a bad skill definition is a TypeError naming it', () => {
   });
 });
 
+test('a top-level word is written plain unless YAML 1.1 or 1.2 would read it as something other than a string', () => {
+  // The rule as one expression: PLAIN, and not a YAML boolean, null or number in any case.
+  const yamlWouldMisread = /^(?:y|n|yes|no|on|off|true|false|null|~|[-+.]?(?:\d|\.inf|\.nan).*)$/i;
+  const words = ['y', 'Y', 'n', 'yes', 'Yes', 'NO', 'on', 'Off', 'true', 'FALSE', 'null', 'Null', '1', '1.5', '0x1F', '2026-11-27',
+    '12abc', 'name', 'description', 'demo', 'yesno', 'nope', 'truely', 'nullable', 'on-call', 'a.b', 'v1', 'inf', 'nan'];
+  for (const word of words) {
+    const [compiled] = compileSkills([skill({ frontmatter: { name: 'git-workflow', description: 'x', word } })]).skills;
+    const line = compiled!.files[0]!.text.split('\n').find((l) => l.startsWith('word: '))!;
+    expect(line, word).toBe(`word: ${yamlWouldMisread.test(word) ? JSON.stringify(word) : word}`);
+    expect(parseYaml(`word: ${line.slice(6)}`).word, word).toBe(word);
+  }
+});
+
 test('frontmatter values YAML would misread are quoted, so SKILL.md parses back to the same object', () => {
   const frontmatter = {
     name: 'git-workflow',

@@ -1,0 +1,112 @@
+/**
+ * V8 code caches for a function in script form (scripts/script-form.mjs), made at build time: a cold start then
+ * deserializes the bytecode of its start-up code and of its first requests instead of compiling them
+ * (docs/performance.md "Cold start, issue 22 round 2").
+ *
+ * V8 takes a cache only from its own version, with the same V8 flags and the same read-only snapshot (the build of
+ * that Node), and checks the source only by its length. So each cache is made by the Node that will read it, in a
+ * fresh process with no flags, and named for that V8 (`<name>.<process.versions.v8>-<arch>.cache`): the build's own
+ * Node, and the Node of the function's runtime (`nodejs24.x` in .vc-config.json: the pinned Node 24 from npm,
+ * scripts/npm-cache.mjs) when the build runs another. A runtime that starts Node with V8 flags, or runs a Node
+ * build whose snapshot differs, refuses the cache and compiles as before; the loader says which (codeCache.status).
+ *
+ * Made after warm-up requests, so the functions the first requests compile lazily are in it. The warm-up runs with
+ * MEMORY_STORE_HEAP_GROWTH_PERCENT=0: the memory store's V8 heap flags, set on a first request, change V8's flag
+ * hash, and a cache made after them would be refused by every fresh process. Each cache is then checked: a fresh
+ * process of the same Node must use it, or it is not shipped (startFromCodeCache says so in the build log).
+ */
+
+import { spawnSync } from 'node:child_process';
+import { rmSync } from 'node:fs';
+import { basename, dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { ensureNode } from './npm-cache.mjs';
+import { ScriptFormError, toScriptForm } from './script-form.mjs';
+
+const CHILD = fileURLToPath(new URL('./code-cache-child.mjs', import.meta.url));
+
+const json = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
+const legacy = (method, params) => ({
+  url: 'http://localhost/mcp', method: 'POST', headers: { ...json, 'mcp-protocol-version': '2025-11-25' },
+  body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, ...(params ? { params } : {}) }),
+});
+const modern = (method) => ({
+  url: 'http://localhost/mcp', method: 'POST', headers: { ...json, 'mcp-protocol-version': '2026-07-28', 'mcp-method': method },
+  body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params: { _meta: { 'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientCapabilities': {} } } }),
+});
+
+/**
+ * The functions built in script form, by handler, with the requests their cache is made after: what a new
+ * instance is first asked on either wire (a client's handshake, then the tool list).
+ */
+export const WARM_UP = {
+  'api/mcp.js': [
+    legacy('initialize', { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'build', version: '0' } }),
+    legacy('tools/list'),
+    modern('server/discover'),
+    modern('tools/list'),
+  ],
+};
+
+/** The Node binaries to make caches with: this one, and one of the runtime's major when that differs. */
+export function cacheNodes(runtime, log = console.log) {
+  const nodes = [process.execPath];
+  const major = /^nodejs(\d+)\.x$/.exec(runtime ?? '')?.[1];
+  if (!major || Number(major) === Number(process.versions.node.split('.')[0])) return nodes;
+  try {
+    const node = ensureNode(Number(major), { quick: true });
+    if (node) nodes.push(node);
+    else log(`code cache: no pinned Node ${major} (scripts/npm-cache.mjs), so none for ${runtime}; it compiles at start there`);
+  } catch (error) {
+    log(`code cache: no Node ${major} to build ${runtime}'s cache (${error.message}); it compiles at start there`);
+  }
+  return nodes;
+}
+
+function run(node, args) {
+  // Only PATH: the warm-up serves the defaults, as the cold-start benchmark does.
+  const env = { PATH: process.env.PATH, MEMORY_STORE_HEAP_GROWTH_PERCENT: '0' };
+  const result = spawnSync(node, [CHILD, ...args], { encoding: 'utf8', env, timeout: 60_000 });
+  if (result.status !== 0) throw new Error(`code cache: ${node} ${args[0]} failed (${result.status ?? result.signal}):\n${result.stderr}`);
+  return result.stdout;
+}
+
+/**
+ * Makes and checks the cache of the loader `loader` with each of `nodes`; returns the keys made. A cache a fresh
+ * process does not use is removed (a loader would read it on every cold start for nothing) and throws.
+ */
+export function makeCodeCaches(loader, requests, nodes) {
+  return nodes.map((node) => {
+    run(node, ['make', loader, JSON.stringify(requests)]);
+    const { status, key } = JSON.parse(run(node, ['check', loader]).trim().split('\n').at(-1));
+    if (status !== 'used') {
+      rmSync(join(dirname(loader), `${basename(loader, '.js')}.${key}.cache`), { force: true });
+      throw new Error(`code cache: ${node} made a cache for ${key} that a fresh process did not use (${status})`);
+    }
+    return key;
+  });
+}
+
+/**
+ * The build's step for a function with a warm-up (WARM_UP): the ES module `entry` in script form with a cache for
+ * each Node of `cacheNodes(runtime)`; returns the V8 versions it has a cache for. What cannot be done is said and
+ * left: an entry the script form cannot hold stays an ES module, a Node whose cache could not be made or is not
+ * used gets none (the function compiles at start there, as an ES module would); neither stops the build.
+ */
+export async function startFromCodeCache(entry, root, warmUp, runtime, log = console.log) {
+  try {
+    await toScriptForm(entry, root);
+  } catch (error) {
+    if (!(error instanceof ScriptFormError)) throw error;
+    log(`code cache: none, ${entry} stays an ES module (${error.message})`);
+    return [];
+  }
+  return cacheNodes(runtime, log).flatMap((node) => {
+    try {
+      return makeCodeCaches(entry, warmUp, [node]);
+    } catch (error) {
+      log(`code cache: none made with ${node}, the function compiles at start on its V8 (${error.message.split('\n')[0]})`);
+      return [];
+    }
+  });
+}
