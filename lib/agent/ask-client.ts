@@ -37,6 +37,7 @@ export interface AskState {
 
 /** The state a call carries in, with the answers to the last round's questions moved in beside the earlier ones. */
 export function readAskState(ctx: RequestContext): AskState {
+  if (ctx.requestState === undefined) return FIRST_ROUND;
   const carried = isObject(ctx.requestState) ? (ctx.requestState as Partial<AskState>) : {};
   const answers = { ...(isObject(carried.answers) ? carried.answers : {}) } as AskState['answers'];
   for (const [key, q] of Object.entries(isObject(carried.pending) ? carried.pending : {})) {
@@ -45,6 +46,9 @@ export function readAskState(ctx: RequestContext): AskState {
   }
   return { ...(typeof carried.conversation === 'string' ? { conversation: carried.conversation } : {}), answers };
 }
+
+/** The state of a call that carries none (every legacy call, a first round): read, never written. */
+const FIRST_ROUND: AskState = Object.freeze({ answers: Object.freeze({}) });
 
 const CAPABILITY = { [ELICITATION_CREATE]: 'elicitation', [SAMPLING_CREATE_MESSAGE]: 'sampling' } as const;
 

@@ -10,7 +10,7 @@ import type { ToolLimits } from './config.js';
 import { BudgetSpent, type RequestBudget } from './budget.js';
 import { createToolbox, type ToolCallRecord, type ToolboxOptions } from './toolbox.js';
 import { InputNeeded } from './ask-client.js';
-import { AgentError, type Agent, type Ask, type ChatMessage, type ToolOutcome, type UpstreamState } from './types.js';
+import { AgentError, type Agent, type AgentTools, type AgentTurn, type Ask, type ChatMessage, type ToolOutcome, type UpstreamState } from './types.js';
 import { createCountedWarning } from '../warn.js';
 
 export interface Tooling {
@@ -27,8 +27,8 @@ export interface AskOptions {
   ctx: RequestContext;
   /** What the whole call may still spend; its signal is the turn's (the caller's cancellation and the turn's clock). */
   budget: RequestBudget;
-  /** The caller's questions channel (ask-client.ts), shared by every agent of the turn. */
-  ask: Ask;
+  /** The caller's questions channel (ask-client.ts), shared by every agent of the turn; made when an agent first asks. */
+  ask(): Ask;
   note(message: string): void;
   /** Where the calls of this turn and of every agent it asks are recorded. */
   calls: ToolCallRecord[];
@@ -36,9 +36,52 @@ export interface AskOptions {
 
 export interface Turn {
   message: string;
-  sessionId: string;
+  /** The conversation as the upstream knows it; its id is made when read (conversation.ts). */
+  session: { readonly upstreamId: string };
   history: ChatMessage[];
   upstreamState?: UpstreamState;
+}
+
+/**
+ * The turn as the agent gets it. A class, so that the session id (a MAC) and the signal (an AbortSignal) are made
+ * only for an agent that reads them (a platform upstream, a fetch): getters written into an object literal made per
+ * call cost V8 a new hidden class each time, which doubled the bytes a chat call left to the old generation
+ * (docs/performance.md). Like any turn it is read, not copied: a spread copy has no sessionId or signal.
+ */
+class AgentTurnOf implements AgentTurn {
+  readonly message: string;
+  readonly history: ChatMessage[];
+  readonly upstreamState: UpstreamState | undefined;
+  readonly traceHeaders: Record<string, string> | undefined;
+  readonly modelCalls: RequestBudget;
+  readonly note: (message: string) => void;
+  readonly tools: AgentTools | undefined;
+  readonly #session: Turn['session'];
+  readonly #ask: () => Ask;
+
+  constructor(turn: Turn, options: AskOptions, tools: AgentTools | undefined) {
+    this.message = turn.message;
+    this.history = turn.history;
+    this.upstreamState = turn.upstreamState;
+    this.traceHeaders = options.ctx.observation?.traceHeaders;
+    this.#ask = options.ask;
+    this.modelCalls = options.budget;
+    this.note = options.note;
+    this.tools = tools;
+    this.#session = turn.session;
+  }
+
+  get sessionId(): string {
+    return this.#session.upstreamId;
+  }
+
+  get signal(): AbortSignal {
+    return this.modelCalls.signal;
+  }
+
+  get ask(): Ask {
+    return this.#ask();
+  }
 }
 
 /**
@@ -47,13 +90,12 @@ export interface Turn {
  */
 export async function ask(agent: Agent, turn: Turn, chain: readonly string[], options: AskOptions, onText?: (chunk: string) => void): Promise<string> {
   const { ctx, tooling, budget } = options;
-  const profiles = new Map([...options.agents].map(([id, a]) => [id, a.profile]));
   const toolbox = agent.tools && tooling ? createToolbox({
     patterns: agent.tools,
     principal: ctx.principal,
     limitTool: ctx.limitTool,
     connect: tooling.connect,
-    agents: profiles,
+    agents: new Map([...options.agents].map(([id, a]) => [id, a.profile])),
     askAgent: (id, message) => askAgent(id, message, [...chain, id], options),
     chain,
     limits: tooling.limits,
@@ -65,11 +107,7 @@ export async function ask(agent: Agent, turn: Turn, chain: readonly string[], op
   }) : undefined;
   let reply = '';
   try {
-    const full = {
-      ...turn, signal: budget.signal, traceHeaders: ctx.observation?.traceHeaders, ask: options.ask, modelCalls: budget, note: options.note,
-      ...(toolbox ? { tools: toolbox } : {}),
-    };
-    for await (const chunk of agent.reply(full)) {
+    for await (const chunk of agent.reply(new AgentTurnOf(turn, options, toolbox))) {
       reply += chunk;
       onText?.(chunk);
     }
@@ -84,20 +122,20 @@ const overLimit = createCountedWarning((detail, count) => `refused ${count} nest
 /** `agent:<id>` as a tool: the agent's reply, or why there is none, for the model that asked. */
 async function askAgent(id: string, message: string, chain: readonly string[], options: AskOptions): Promise<ToolOutcome> {
   const agent = options.agents.get(id)!;
-  const { signal } = options.budget;
+  const { cancellation } = options.budget;
   // Nothing new starts once the turn is over; the turn's own end reports why.
-  if (signal.aborted) throw signal.reason;
+  if (cancellation.cancelled) throw cancellation.reason;
   const refused = await options.ctx.chargeCaller?.();
   if (refused) {
     overLimit.note(`${refused.variable}, chain ${chain.join(' → ')}`);
     return { ok: false, text: `Agent ${id} was not asked: ${refused.reason}`, limit: refused.variable };
   }
   try {
-    const reply = await ask(agent, { message, sessionId: crypto.randomUUID(), history: [] }, chain, options);
+    const reply = await ask(agent, { message, session: { upstreamId: crypto.randomUUID() }, history: [] }, chain, options);
     return reply.trim() ? { ok: true, text: reply } : { ok: false, text: `Agent ${id} returned an empty reply.` };
   } catch (error) {
     // A question for the caller ends the whole turn (MRTR), not just this agent's answer.
-    if (signal.aborted || error instanceof InputNeeded) throw error;
+    if (cancellation.cancelled || error instanceof InputNeeded) throw error;
     if (error instanceof BudgetSpent) return { ok: false, text: error.message, limit: error.variable };
     if (error instanceof AgentError) return { ok: false, text: error.message };
     console.error(`[agent-mcp] agent ${id} failed:`, error);

@@ -14,6 +14,7 @@
  */
 
 import { setMaxListeners } from 'node:events';
+import { Cancellation, type CancelView, type SignalSource } from '../server/cancellation.js';
 import { createCountedWarning } from '../warn.js';
 import { AgentError, type ModelCalls, type ToolOutcome } from './types.js';
 
@@ -43,41 +44,49 @@ const outOfTime = createCountedWarning((agent, count) => `stopped ${count} agent
 export class RequestBudget implements ModelCalls {
   readonly #limits: BudgetLimits;
   readonly #agentId: string;
-  readonly #controller = new AbortController();
-  readonly #outer: AbortSignal;
+  /** The turn's: the caller's cancellation, or the clock's. Its AbortSignal is made only for an API that takes one. */
+  readonly #cancellation: Cancellation;
   readonly #timer: ReturnType<typeof setTimeout>;
+  #signal: AbortSignal | undefined;
   #models = 0;
   #tools = 0;
   #running = 0;
   /** Who waits for a place, in arrival order; all are refused at once when the turn ends. */
   readonly #waiting: Array<{ go(): void; stop(reason: unknown): void }> = [];
+  #stopsWaiters = false;
   #timedOut = false;
 
   /** `agentId` is the outermost agent; `outer` the caller's cancellation. */
-  constructor(limits: BudgetLimits, agentId: string, outer: AbortSignal) {
+  constructor(limits: BudgetLimits, agentId: string, outer: SignalSource) {
     this.#limits = limits;
     this.#agentId = agentId;
-    this.#outer = outer;
-    if (outer.aborted) this.#controller.abort(outer.reason);
-    else outer.addEventListener('abort', this.#cancel, { once: true });
+    this.#cancellation = new Cancellation(outer);
     this.#timer = setTimeout(() => {
       this.#timedOut = true;
       outOfTime.note(agentId);
-      this.#controller.abort(new AgentError(this.timeoutMessage));
+      this.#cancellation.cancel(new AgentError(this.timeoutMessage));
     }, limits.turnTimeoutMs);
+  }
+
+  /** Aborts when the caller cancels or the turn's time is up; made when first read. */
+  get signal(): AbortSignal {
+    if (this.#signal) return this.#signal;
+    const signal = (this.#signal = this.#cancellation.signal);
     // Every request and tool call of the chain listens to this one signal while it runs (nested agents' listings
     // too, which hold no place), so more than Node's default 10 is the budget working, not a leak: the budget
     // itself bounds how many there can be.
-    setMaxListeners(2 * (limits.maxToolCalls + limits.maxParallel) + 2, this.signal);
-    // One listener for every waiter: a fan-out of calls would otherwise add one each to the signal.
-    this.signal.addEventListener('abort', () => {
-      for (const waiter of this.#waiting.splice(0)) waiter.stop(this.signal.reason);
-    }, { once: true });
+    setMaxListeners(2 * (this.#limits.maxToolCalls + this.#limits.maxParallel) + 2, signal);
+    return signal;
   }
 
-  /** Aborts when the caller cancels or the turn's time is up. */
-  get signal(): AbortSignal {
-    return this.#controller.signal;
+  /** The same, without an AbortSignal: what the turn's own steps listen to. */
+  get cancellation(): CancelView {
+    return this.#cancellation;
+  }
+
+  /** True once the turn is over: the caller cancelled or its time is up. */
+  get cancelled(): boolean {
+    return this.#cancellation.cancelled;
   }
 
   /** True once the turn ran out of time (not when the caller cancelled). */
@@ -114,7 +123,7 @@ export class RequestBudget implements ModelCalls {
 
   /** One of the AGENT_MAX_PARALLEL_CALLS places, in arrival order; the function returned gives it back. */
   async place(): Promise<() => void> {
-    if (this.signal.aborted) throw this.signal.reason;
+    if (this.#cancellation.cancelled) throw this.#cancellation.reason;
     if (this.#running < this.#limits.maxParallel) this.#running += 1;
     else await this.#queue();
     let given = false;
@@ -130,6 +139,13 @@ export class RequestBudget implements ModelCalls {
 
   /** Waits until a place is handed over, or the turn ends. */
   #queue(): Promise<void> {
+    if (!this.#stopsWaiters) {
+      this.#stopsWaiters = true;
+      // One listener for every waiter: a fan-out of calls would otherwise add one each.
+      this.#cancellation.onCancel((reason) => {
+        for (const waiter of this.#waiting.splice(0)) waiter.stop(reason);
+      });
+    }
     return new Promise<void>((resolve, reject) => void this.#waiting.push({ go: resolve, stop: reject }));
   }
 
@@ -138,25 +154,20 @@ export class RequestBudget implements ModelCalls {
    * watch its signal (its work is left behind, its result unread).
    */
   within<T>(work: Promise<T>): Promise<T> {
-    const signal = this.signal;
     return new Promise<T>((resolve, reject) => {
-      const stop = () => reject(signal.reason);
-      if (signal.aborted) stop();
-      else signal.addEventListener('abort', stop, { once: true });
-      work.then(resolve, reject).finally(() => signal.removeEventListener('abort', stop));
+      const off = this.#cancellation.onCancel(reject);
+      work.then((value) => { off(); resolve(value); }, (error: unknown) => { off(); reject(error); });
     });
   }
 
   /** Ends the turn's clock; call once the turn is over. */
   close(): void {
     clearTimeout(this.#timer);
-    this.#outer.removeEventListener('abort', this.#cancel);
+    this.#cancellation.dispose();
   }
 
-  readonly #cancel = () => this.#controller.abort(this.#outer.reason);
-
   #throwIfAborted(agentId: string): void {
-    if (this.signal.aborted) throw this.#timedOut ? new AgentError(this.timeoutMessage) : new AgentError(`Agent ${agentId}: the call was cancelled.`);
+    if (this.#cancellation.cancelled) throw this.#timedOut ? new AgentError(this.timeoutMessage) : new AgentError(`Agent ${agentId}: the call was cancelled.`);
   }
 }
 

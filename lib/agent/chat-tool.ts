@@ -13,12 +13,12 @@ import { storeKeys } from '../server/caller.js';
 import { StoreFullError, StoreUnavailableError } from '../store/types.js';
 import { historyKey, historyOf, openConversation, turnWrite, upstreamStateKey, upstreamStateWrite, type Conversation } from './conversation.js';
 import { createAsk, InputNeeded, readAskState, type AskState } from './ask-client.js';
-import { createProgressReporter } from './progress.js';
+import { progressOf, type ProgressReporter } from './progress.js';
 import { ask, type Tooling } from './ask.js';
 import { RequestBudget, type BudgetLimits } from './budget.js';
 import type { ToolCallRecord } from './toolbox.js';
-import { runTurn, type Ran } from './turn.js';
-import { AgentError, type Agent, type ChatMessage } from './types.js';
+import { runTurn, type Ran, type TurnOptions } from './turn.js';
+import { AgentError, type Agent, type Ask, type ChatMessage } from './types.js';
 import { INPUT_JSON_SCHEMA, OUTPUT_JSON_SCHEMA } from './chat-json-schema.js';
 import { DEFAULT_TASK_AFTER_MS, defaultBudget, type ReplyDeadlineSettings } from './config.js';
 import { chatDeadline } from './reply-deadline.js';
@@ -63,6 +63,7 @@ export function chatWithAgentTool(options: ChatToolOptions): ToolDefinition<type
   // A call holds its claim and its conversation's turn for as long as it may run.
   const holdMs = budget.turnTimeoutMs + CLAIM_MARGIN_MS;
   const byId = new Map(agents.map((a) => [a.profile.id, a]));
+  const teams = new Map(agents.map((agent) => [agent, { agent, agents: byId, tooling, budget }]));
   const list = agents.map((a) => `${a.profile.id} (${a.profile.name}: ${a.profile.description})`).join('; ');
   return {
     name: 'chat_with_agent',
@@ -84,7 +85,7 @@ export function chatWithAgentTool(options: ChatToolOptions): ToolDefinition<type
       // Only a call that may answer before its run ends collects one (reply-deadline.ts); here there is nothing to collect.
       const { message } = args;
       if (message === undefined) return toolError('Invalid arguments: message is required.');
-      const progress = reporting(createProgressReporter(ctx), ctx);
+      const progress = progressOf(ctx);
       const asked = readAskState(ctx);
       try {
         // An MRTR retry continues the conversation its first round started.
@@ -102,26 +103,24 @@ export function chatWithAgentTool(options: ChatToolOptions): ToolDefinition<type
         ctx.report?.describe({ agent_id: agent.profile.id, session_id: session.id, ...(isNew ? { starts: 'conversation' } : {}) });
         const readsHistory = agent.keepsHistory && !isNew;
         const readsState = agent.keepsUpstreamState === true && !isNew;
-        return await runTurn<ToolResult | InputRequired>({
-          store: ctx.store,
-          signal: ctx.signal,
-          ...(ctx.caller === undefined ? {} : {
-            once: {
-              key: storeKeys.retry(ctx.caller, ctx.requestId, await sha256Hex(canonicalJson(args))),
-              claimTtlMs: holdMs,
-              succeeded: (result: ToolResult | InputRequired) => !('inputRequired' in result) && !result.isError,
-              onJoin: () => progress.note('This request is already running; waiting for its reply.'),
-            },
-          }),
-          ...(isNew ? {} : {
-            queue: {
-              key: storeKeys.turns(session.owner, session.agentId, session.id),
-              turnMs: holdMs,
-              onWait: (ahead: number) => progress.note(`Waiting for ${ahead} earlier message(s) in this session.`),
-            },
-          }),
-          read: [...(readsHistory ? [historyKey(session)] : []), ...(readsState ? [upstreamStateKey(session)] : [])],
-        }, (values) => converse({ agent, agents: byId, tooling, budget }, session, {
+        const turn: TurnOptions<ToolResult | InputRequired> = { store: ctx.store, signal: ctx.cancellation };
+        if (ctx.caller !== undefined) {
+          turn.once = {
+            key: storeKeys.retry(ctx.caller, ctx.requestId, await sha256Hex(canonicalJson(args))),
+            claimTtlMs: holdMs,
+            succeeded: (result: ToolResult | InputRequired) => !('inputRequired' in result) && !result.isError,
+            onJoin: () => progress.note('This request is already running; waiting for its reply.'),
+          };
+        }
+        if (!isNew) {
+          turn.queue = {
+            key: storeKeys.turns(session.owner, session.agentId, session.id),
+            turnMs: holdMs,
+            onWait: (ahead: number) => progress.note(`Waiting for ${ahead} earlier message(s) in this session.`),
+          };
+          turn.read = [...(readsHistory ? [historyKey(session)] : []), ...(readsState ? [upstreamStateKey(session)] : [])];
+        }
+        return await runTurn(turn, (values) => converse(teams.get(agent)!, session, {
           history: historyOf(readsHistory ? values[0] : undefined),
           state: readsState ? values.at(-1) : undefined,
         }, message, ctx, progress, asked));
@@ -153,7 +152,7 @@ async function converse(
   kept: { history: ChatMessage[]; state: unknown },
   message: string,
   ctx: RequestContext,
-  progress: ReturnType<typeof createProgressReporter>,
+  progress: ProgressReporter,
   answers: AskState,
 ): Promise<Ran<ToolResult | InputRequired>> {
   const { agent } = team;
@@ -164,7 +163,7 @@ async function converse(
   const upstreamState = agent.keepsUpstreamState ? { value: kept.state, save: (value: unknown) => void (saved = { value }) } : undefined;
   const stateWrites = () => (saved ? [upstreamStateWrite(session, saved.value)] : []);
   // One budget for everything this call sets off, nested agents included; its signal is the caller's and the clock's.
-  const budget = new RequestBudget(team.budget, agent.profile.id, ctx.signal);
+  const budget = new RequestBudget(team.budget, agent.profile.id, ctx.cancellation);
   const failed = (text: string) => ({ value: toolError(calls.length ? `${text} ${describeCalls(calls)}` : text) });
   const stopped = () => failed(budget.timedOut ? budget.timeoutMessage : `Agent ${agent.profile.id}: the call was cancelled.`);
   try {
@@ -172,27 +171,28 @@ async function converse(
     let reply = '';
     const asked = performance.now();
     try {
-      const questions = createAsk(ctx, { ...answers, conversation: session.id });
-      const options = { agents: team.agents, tooling: team.tooling, ctx, budget, note: progress.note, calls, ask: questions };
-      const turn = { message, sessionId: session.upstreamId, history, ...(upstreamState ? { upstreamState } : {}) };
+      let questions: Ask | undefined;
+      const questionsOf = () => (questions ??= createAsk(ctx, { ...answers, conversation: session.id }));
+      const options = { agents: team.agents, tooling: team.tooling, ctx, budget, note: progress.note, calls, ask: questionsOf };
+      const turn = { message, session, history, ...(upstreamState ? { upstreamState } : {}) };
       reply = await budget.within(ask(agent, turn, [agent.profile.id], options, progress.text));
     } finally {
       ctx.observation?.noteUpstream(performance.now() - asked);
     }
-    if (budget.signal.aborted) return stopped();
+    if (budget.cancelled) return stopped();
     if (!reply.trim()) return failed(`Agent ${agent.profile.id} returned an empty reply.`);
     progress.flush();
     const structured = { agent_id: agent.profile.id, session_id: session.id, reply, ...(agent.tools ? { tool_calls: calls } : {}) };
     return {
       value: { content: [{ type: 'text', text: reply }], structuredContent: structured },
-      writes: [...(agent.keepsHistory ? [turnWrite(session, history, message, reply)] : []), ...stateWrites()],
+      writes: agent.keepsHistory ? [turnWrite(session, history, message, reply), ...stateWrites()] : stateWrites(),
     };
   } catch (error) {
     // No history is saved (the retry with the answer runs the turn again), only what a stateful upstream kept.
     if (error instanceof InputNeeded) {
       return { value: inputRequired({ [error.key]: { method: error.method, params: error.params } }, error.state), writes: stateWrites() };
     }
-    if (budget.signal.aborted) return stopped();
+    if (budget.cancelled) return stopped();
     if (error instanceof AgentError) {
       // The agent, an upstream this tool calls, failed the turn: the call's span says api_error, the log line why.
       ctx.observation?.noteToolFailure?.(UPSTREAM_FAILED);
@@ -204,16 +204,6 @@ async function converse(
   } finally {
     budget.close();
   }
-}
-
-/** The progress reporter, telling the call's run report (context.ts RunReport) too, when the call has one. */
-function reporting(progress: ReturnType<typeof createProgressReporter>, { report }: RequestContext): ReturnType<typeof createProgressReporter> {
-  if (!report) return progress;
-  return {
-    ...progress,
-    text: (chunk) => { report.text(chunk); progress.text(chunk); },
-    note: (line) => { report.note(line); progress.note(line); },
-  };
 }
 
 /** The calls a failed turn made, for the caller: "Tool calls made: research: docs.search (ok), …". */

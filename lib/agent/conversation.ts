@@ -7,6 +7,7 @@
 
 import { ownerOf, storeKeys } from '../server/caller.js';
 import type { RequestContext } from '../server/context.js';
+import type { Keyring } from '../server/keyring.js';
 import type { Put } from '../store/types.js';
 import type { ChatMessage } from './types.js';
 
@@ -19,7 +20,7 @@ export interface Conversation {
   owner: string;
   agentId: string;
   id: string;
-  upstreamId: string;
+  readonly upstreamId: string;
 }
 
 /** Keyring labels: a conversation id as clients hold it, and as the upstream agent sees it. */
@@ -32,10 +33,26 @@ const UPSTREAM_CONVERSATION = 'upstream-conversation';
  * sees a third id derived from all three, never the client's string.
  */
 export async function openConversation(ctx: Pick<RequestContext, 'principal' | 'keyring'>, agentId: string, given: string | undefined): Promise<Conversation | undefined> {
+  const { keyring } = ctx;
   const owner = ownerOf(ctx.principal);
-  const id = given ?? (await ctx.keyring.issue(CONVERSATION, owner, agentId));
-  if (given !== undefined && !(await ctx.keyring.check(CONVERSATION, given, owner, agentId))) return undefined;
-  return { owner, agentId, id, upstreamId: await ctx.keyring.mac(UPSTREAM_CONVERSATION, owner, agentId, id) };
+  const id = given ?? (await keyring.issue(CONVERSATION, owner, agentId));
+  if (given !== undefined && !(await keyring.check(CONVERSATION, given, owner, agentId))) return undefined;
+  return new Opened(owner, agentId, id, keyring);
+}
+
+/** A class, not a literal with a getter: see ask.ts AgentTurnOf. */
+class Opened implements Conversation {
+  readonly #keyring: Keyring;
+  #upstreamId: string | undefined;
+
+  constructor(readonly owner: string, readonly agentId: string, readonly id: string, keyring: Keyring) {
+    this.#keyring = keyring;
+  }
+
+  /** Made when an upstream reads it: most (openai, in-process) are sent the history instead. */
+  get upstreamId(): string {
+    return (this.#upstreamId ??= this.#keyring.macNow(UPSTREAM_CONVERSATION, this.owner, this.agentId, this.id));
+  }
 }
 
 export const historyKey = (c: Conversation) => storeKeys.conversation(c.owner, c.agentId, c.id);
@@ -52,5 +69,5 @@ export function upstreamStateWrite(session: Conversation, value: unknown): Put {
 /** The write that saves a turn, done with the turn's release. */
 export function turnWrite(session: Conversation, history: ChatMessage[], user: string, reply: string): Put {
   const next = [...history, { role: 'user', content: user }, { role: 'assistant', content: reply }] as ChatMessage[];
-  return { key: historyKey(session), value: next.slice(-MAX_HISTORY_MESSAGES), ttlMs: HISTORY_TTL_MS };
+  return { key: historyKey(session), value: next.length > MAX_HISTORY_MESSAGES ? next.slice(-MAX_HISTORY_MESSAGES) : next, ttlMs: HISTORY_TTL_MS };
 }

@@ -11,11 +11,14 @@ export const DEMO_AGENT = {
   description: 'An offline demo agent that echoes your message. Set AGENT_URL to put your own agent here.',
 };
 
+/**
+ * The reply is one chunk: an agent yields text as it has it (a model's stream, chunk by chunk), and this one has it
+ * all at once. Yielding it word by word cost each call a few promises per word, and changed nothing a client sees:
+ * progress sends what arrived within 100 ms as one notification (progress.ts).
+ */
 export const demoAgent: InProcessAgent = async function* demo({ message, history }) {
   const turn = Math.floor(history.length / 2) + 1;
-  const words = `[demo agent] Turn ${turn}. You said: "${message}". I am the offline demo agent of agent-mcp; set AGENT_URL to put your own agent here.`
-    .split(' ');
-  for (const [i, word] of words.entries()) yield i === 0 ? word : ` ${word}`;
+  yield `[demo agent] Turn ${turn}. You said: "${message}". I am the offline demo agent of agent-mcp; set AGENT_URL to put your own agent here.`;
 };
 
 /** The tools an in-process agent could call, as an in-process MCP client on the app lists them. */
@@ -28,12 +31,14 @@ const ASKS_FOR_TOOLS = /\b(what|which|list)\b.*\btools?\b/i;
  * client on the app, mounted servers' tools included); otherwise it echoes like `demoAgent`.
  */
 export function createDemoAgent(listTools: ListTools): InProcessAgent {
-  return async function* demo(turn) {
-    if (!ASKS_FOR_TOOLS.test(turn.message)) return yield* demoAgent(turn);
-    const tools = await listTools();
-    yield `[demo agent] Through an in-process MCP client on this server I could call ${tools.length} tool(s):`;
-    for (const tool of tools) yield `\n- ${tool.name}${tool.description ? `: ${summarize(tool.description)}` : ''}`;
-  };
+  // Not a generator itself: one delegating to demoAgent was one more step per chunk of every reply.
+  return (turn) => (ASKS_FOR_TOOLS.test(turn.message) ? listing(listTools) : demoAgent(turn));
+}
+
+async function* listing(listTools: ListTools): AsyncGenerator<string> {
+  const tools = await listTools();
+  yield `[demo agent] Through an in-process MCP client on this server I could call ${tools.length} tool(s):`;
+  for (const tool of tools) yield `\n- ${tool.name}${tool.description ? `: ${summarize(tool.description)}` : ''}`;
 }
 
 function summarize(description: string): string {

@@ -17,7 +17,37 @@ export const HEARTBEAT_MS = 10_000;
 /** What waits for the next flush, in order: runs of text joined, runs of notes counted. */
 type Held = { kind: 'text'; text: string } | { kind: 'notes'; latest: string; count: number };
 
-export function createProgressReporter(ctx: Pick<RequestContext, 'progress'>, now: () => number = Date.now) {
+/** Where a call's reply text and steps go as they happen. */
+export interface ProgressReporter {
+  /** A status line (not reply text). */
+  note(message: string): void;
+  /** Part of the reply. */
+  text(chunk: string): void;
+  flush(): void;
+  stop(): void;
+}
+
+const nothing = () => undefined;
+const SILENT: ProgressReporter = { note: nothing, text: nothing, flush: nothing, stop: nothing };
+
+/**
+ * The call's reporter: progress notifications when its client can get them, and the call's run report
+ * (context.ts RunReport) when it has one. A call with neither, the usual one, gets a reporter that does nothing:
+ * no timers, nothing held.
+ */
+export function progressOf(ctx: Pick<RequestContext, 'progress' | 'sendsProgress' | 'report'>): ProgressReporter {
+  const { report } = ctx;
+  const progress = ctx.sendsProgress ? createProgressReporter(ctx) : undefined;
+  if (!report) return progress ?? SILENT;
+  if (!progress) return { note: (line) => report.note(line), text: (chunk) => report.text(chunk), flush: nothing, stop: nothing };
+  return {
+    ...progress,
+    text: (chunk) => { report.text(chunk); progress.text(chunk); },
+    note: (line) => { report.note(line); progress.note(line); },
+  };
+}
+
+export function createProgressReporter(ctx: Pick<RequestContext, 'progress'>, now: () => number = Date.now): ProgressReporter {
   let count = 0;
   let held: Held[] = [];
   let lastSent = now();

@@ -53,28 +53,32 @@ export function chatDeadline(settings: ReplyDeadlineSettings, agents: ReadonlyMa
       `returns the whole reply, or more of it with this note again. To stop the agent instead, make that call with "cancel": true.]`;
   };
 
+  /** What a call without a message (or with `cancel`) collects. */
+  async function collection(args: Args, ctx: RequestContext): Promise<Collection> {
+    const cancel = args.cancel === true;
+    if (args.handle !== undefined) return { handle: args.handle, cancel };
+    if (args.session_id === undefined) {
+      return { refused: toolError('Invalid arguments: message is required. Leave it out only to collect a reply the agent is still writing: pass that reply\'s session_id.') };
+    }
+    const agentId = args.agent_id ?? onlyAgent;
+    if (agentId === undefined || !agents.has(agentId)) {
+      return { refused: toolError(`Cannot collect: ${agentId === undefined ? 'agent_id is required when the server has several agents' : `unknown agent "${agentId}"`}. Known agents: ${[...agents.keys()].join(', ')}.`) };
+    }
+    const session = await openConversation(ctx, agentId, args.session_id);
+    if (!session) {
+      return { refused: toolError(`Invalid arguments: session_id is not a conversation this server started for you with agent "${agentId}".`) };
+    }
+    const pending = await ctx.store.get<PendingReply>(storeKeys.pendingReply(session.owner, session.agentId, session.id));
+    return pending ? { ...pending, cancel } : { refused: nothingPending(ttlMs) };
+  }
+
   return {
     ms,
     ttlMs,
     runs: createSlots(settings.maxRuns),
 
-    async collects(args: Args, ctx: RequestContext): Promise<Collection | undefined> {
-      if (args.message !== undefined && args.cancel !== true) return undefined;
-      const cancel = args.cancel === true;
-      if (args.handle !== undefined) return { handle: args.handle, cancel };
-      if (args.session_id === undefined) {
-        return { refused: toolError('Invalid arguments: message is required. Leave it out only to collect a reply the agent is still writing: pass that reply\'s session_id.') };
-      }
-      const agentId = args.agent_id ?? onlyAgent;
-      if (agentId === undefined || !agents.has(agentId)) {
-        return { refused: toolError(`Cannot collect: ${agentId === undefined ? 'agent_id is required when the server has several agents' : `unknown agent "${agentId}"`}. Known agents: ${[...agents.keys()].join(', ')}.`) };
-      }
-      const session = await openConversation(ctx, agentId, args.session_id);
-      if (!session) {
-        return { refused: toolError(`Invalid arguments: session_id is not a conversation this server started for you with agent "${agentId}".`) };
-      }
-      const pending = await ctx.store.get<PendingReply>(storeKeys.pendingReply(session.owner, session.agentId, session.id));
-      return pending ? { ...pending, cancel } : { refused: nothingPending(ttlMs) };
+    collects(args: Args, ctx: RequestContext): Promise<Collection> | undefined {
+      return args.message !== undefined && args.cancel !== true ? undefined : collection(args, ctx);
     },
 
     async started(run, ctx) {

@@ -15,14 +15,16 @@
  * the background once the store answers (late-release.ts), so the next turn usually need not wait that long.
  */
 
-import { StoreUnavailableError, type LeaveRequest, type Put, type Store, type TurnKeys } from '../store/types.js';
+import { StoreUnavailableError, type EnterRequest, type LeaveRequest, type Put, type Store, type TurnKeys } from '../store/types.js';
+import { signalOf, type SignalSource } from '../server/cancellation.js';
 import { releaseLater } from './late-release.js';
 
 export const RESULT_TTL_MS = 60_000;
 
 export interface TurnOptions<T> {
   store: Store;
-  signal: AbortSignal;
+  /** The call's cancellation; its AbortSignal is asked for only by a call that waits. */
+  signal: SignalSource;
   /** Retry coordination under this key. */
   once?: {
     key: string;
@@ -54,16 +56,15 @@ interface Outcome<T> {
 /** The store keys of the turn queue under `key` (store/types.ts TurnKeys). */
 export const turnKeysOf = (key: string): TurnKeys => ({ queue: `queue:${key}`, done: `queue-done:${key}` });
 
+/** Read, never written: a call that reads nothing, or writes nothing. */
+const NOTHING: string[] = [];
+const NO_WRITES: Put[] = [];
+
 export async function runTurn<T>(options: TurnOptions<T>, run: (values: unknown[]) => Promise<Ran<T>>): Promise<T> {
-  const { store, signal, once, queue, read = [] } = options;
+  const { store, signal, once, queue, read = NOTHING } = options;
   const result = once && `once-result:${once.key}`;
   const claim = once && `once-claim:${once.key}`;
   const turn = queue && turnKeysOf(queue.key);
-  const request = {
-    ...(once ? { once: { result: result!, claim: claim!, ttlMs: once.claimTtlMs } } : {}),
-    ...(turn ? { turn: { ...turn, turnMs: queue!.turnMs } } : {}),
-    read,
-  };
 
   let joined = false;
   let values: unknown[] = [];
@@ -74,6 +75,10 @@ export async function runTurn<T>(options: TurnOptions<T>, run: (values: unknown[
   let enteredAt = Date.now();
   // A call with nothing to claim, queue or read (a new conversation of an unrecognised caller) skips `enter`.
   if (once || turn || read.length) {
+    const request: EnterRequest = {};
+    if (once) request.once = { result: result!, claim: claim!, ttlMs: once.claimTtlMs };
+    if (turn) request.turn = { queue: turn.queue, done: turn.done, turnMs: queue!.turnMs };
+    request.read = read;
     for (;;) {
       enteredAt = Date.now();
       const entered = await store.enter(request);
@@ -88,9 +93,10 @@ export async function runTurn<T>(options: TurnOptions<T>, run: (values: unknown[
         once!.onJoin?.();
       }
       // The first call's result, or its claim gone without one (then we try to claim).
-      const seen = await store.watch([result!, claim!], ([r, c]) => r !== undefined || c === undefined, { signal, timeoutMs: once!.claimTtlMs });
+      const aborted = signalOf(signal);
+      const seen = await store.watch([result!, claim!], ([r, c]) => r !== undefined || c === undefined, { signal: aborted, timeoutMs: once!.claimTtlMs });
       if (seen?.[0] !== undefined) return (seen[0] as Outcome<T>).value;
-      if (signal.aborted) throw signal.reason ?? new Error('aborted');
+      if (aborted.aborted) throw aborted.reason ?? new Error('aborted');
     }
   }
 
@@ -99,19 +105,23 @@ export async function runTurn<T>(options: TurnOptions<T>, run: (values: unknown[
     if (turn && ticket !== undefined && waitMs > 0) {
       queue!.onWait?.(ticket - 1 - done);
       const before = ticket - 1;
-      await store.watch([turn.done], ([d]) => Number(d ?? 0) >= before, { signal, timeoutMs: waitMs });
+      await store.watch([turn.done], ([d]) => Number(d ?? 0) >= before, { signal: signalOf(signal), timeoutMs: waitMs });
       // The earlier turns changed what this one reads.
       if (read.length) values = await store.getMany(read);
     }
     outcome = await run(values);
     return outcome.value;
   } finally {
-    const keep = outcome && once?.succeeded(outcome.value);
-    const set = [...(outcome?.writes ?? []), ...(keep ? [{ key: result!, value: { value: outcome!.value }, ttlMs: RESULT_TTL_MS }] : [])];
-    const release: LeaveRequest = { ...(claim ? { delete: [claim] } : {}), ...(turn && ticket !== undefined ? { turn: { ...turn, ticket } } : {}) };
-    // A release written after its claim or ticket expired could end a later call's claim or turn: retry until then only.
-    const until = enteredAt + Math.min(once ? once.claimTtlMs : Infinity, queue ? waitMs + queue.turnMs : Infinity);
-    if (set.length || release.delete || release.turn) await leave(store, { set, ...release }, release, until);
+    const writes = outcome?.writes ?? NO_WRITES;
+    const set = outcome && once?.succeeded(outcome.value) ? [...writes, { key: result!, value: { value: outcome.value }, ttlMs: RESULT_TTL_MS }] : writes;
+    const release: LeaveRequest = {};
+    if (claim) release.delete = [claim];
+    if (turn && ticket !== undefined) release.turn = { queue: turn.queue, done: turn.done, ticket };
+    if (set.length || release.delete || release.turn) {
+      // A release written after its claim or ticket expired could end a later call's claim or turn: retry until then only.
+      const until = enteredAt + Math.min(once ? once.claimTtlMs : Infinity, queue ? waitMs + queue.turnMs : Infinity);
+      await leave(store, { set, delete: release.delete, turn: release.turn }, release, until);
+    }
   }
 }
 

@@ -21,6 +21,7 @@ export interface AgentProfile {
   paid: boolean;
 }
 
+/** One turn as an agent gets it. Read its fields rather than spread it: `sessionId` and `signal` are made when read. */
 export interface AgentTurn {
   /** The new user message. */
   message: string;

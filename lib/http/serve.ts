@@ -73,7 +73,7 @@ export async function serveLegacy(
     chargeCaller: deps.limits?.chargeFor(request, principal),
     limitTool: deps.limits?.limitToolFor?.(request, principal),
     concurrencyKey: deps.calls.keyOf(request, principal),
-    ...(gone ? { signal: () => gone.signal } : {}),
+    ...(gone ? { signal: gone } : {}),
   };
   const slotKey = base.concurrencyKey;
   if (classified.batch) {
@@ -125,7 +125,7 @@ export async function serveModern(request: Request, classified: Ok<'modern'>, de
   const concurrencyKey = deps.calls.keyOf(request, principal);
   const release = deps.calls.take(concurrencyKey, message);
   if (!release) return withProtocolVersion(tooManyCallsReply(deps.calls.max, message.id), version);
-  // The client cancels by closing its response stream or dropping the request; the signal is made if read.
+  // The client cancels by closing its response stream or dropping the request; nothing is made unless the call listens.
   const gone = new Cancellation(() => request.signal);
   const caller = callerKey(principal, undefined);
   const call: Omit<CallContext, 'outbound'> = {
@@ -135,7 +135,7 @@ export async function serveModern(request: Request, classified: Ok<'modern'>, de
     caller,
     clientCapabilities: classified.meta.clientCapabilities,
     logLevel: classified.meta.logLevel,
-    signal: () => gone.signal,
+    signal: gone,
     store: deps.store.withBudget(budgetOf(principal, caller)),
     paramHeaders: paramHeaders(request.headers),
     observation,

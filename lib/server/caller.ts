@@ -85,8 +85,13 @@ export const MAX_KEY_PART_CHARS = 256;
  * `{"sha256": …}`, an object where every other part is a string, so a digest never equals a part kept as it is.
  */
 export function keyOf(prefix: string, ...parts: string[]): string {
-  const bounded = parts.map((part) => (part.length > MAX_KEY_PART_CHARS ? { sha256: sha256HexSync(part) } : part));
-  return `${prefix}:${JSON.stringify(bounded)}`;
+  // What JSON.stringify of the bounded parts gives, written out: a key is made for every store operation.
+  let key = `${prefix}:[`;
+  for (let i = 0; i < parts.length; i++) {
+    const part = parts[i]!;
+    key += `${i ? ',' : ''}${JSON.stringify(part.length > MAX_KEY_PART_CHARS ? { sha256: sha256HexSync(part) } : part)}`;
+  }
+  return `${key}]`;
 }
 
 const idText = (id: RequestId) => JSON.stringify(id);

@@ -1,55 +1,182 @@
 /**
  * A call's cancellation, whose AbortSignal is made only when something reads it. Most calls (lists, reads,
  * quick tools) never do, and on Node 20 making an AbortSignal, or combining two with AbortSignal.any, costs
- * more than the rest of such a call (bench: ~10 µs of a ~50 µs tools/list).
+ * more than the rest of such a call (bench: ~10 µs of a ~50 µs tools/list). The call's own work hears of a
+ * cancellation through `onCancel`, and a cancellation linked to another (the request's, the call's, the task's,
+ * the turn's budget) listens to it the same way, so a chain of them makes no AbortSignal until an API that takes
+ * one (fetch) reads the last; a chat call with the demo agent makes none (docs/performance.md, issue 22).
  */
 
-/** What cancels a call: a signal, or how to get one when first needed (e.g. `() => request.signal`). */
-export type SignalSource = AbortSignal | (() => AbortSignal);
+/** What a call's work sees of its cancellation; none of it but `signal` makes an AbortSignal. */
+export interface CancelView {
+  readonly cancelled: boolean;
+  /** Why, once cancelled. */
+  readonly reason: unknown;
+  /** Calls `listener` once when cancelled, at once when it already is; returns what stops it listening. */
+  onCancel(listener: (reason: unknown) => void): () => void;
+  /** For an API that takes an AbortSignal; made when first read. */
+  readonly signal: AbortSignal;
+}
 
-export const signalOf = (source: SignalSource): AbortSignal => (typeof source === 'function' ? source() : source);
+/**
+ * What cancels a call: a signal, how to get one when first needed (e.g. `() => request.signal`), or another
+ * cancellation. A signal got that way is asked for when this cancellation's own signal is read, or, for a listener, on
+ * the next turn of the event loop: a request's signal costs an adapter an AbortController and a listener on the
+ * socket (srvx: ~20 µs of a ~230 µs chat call), and a call over within the turn it started in never needs it. A client
+ * gone before then is seen then, its signal aborted.
+ */
+export type SignalSource = AbortSignal | (() => AbortSignal) | CancelView;
 
-export class Cancellation {
+export const signalOf = (source: SignalSource): AbortSignal =>
+  (typeof source === 'function' ? source() : source instanceof AbortSignal ? source : source.signal);
+
+const ignore = () => undefined;
+const ONCE = { once: true } as const;
+
+type Listener = ((reason: unknown) => void) | Cancellation;
+
+export class Cancellation implements CancelView {
   #controller: AbortController | undefined;
   #cancelled = false;
   #reason: unknown;
-  readonly #linked: SignalSource | undefined;
-  #unlink: (() => void) | undefined;
+  /** What cancels this one too, until it is listened to (then `#parent`) or disposed of. */
+  #linked: SignalSource | undefined;
+  /**
+   * What this one listens to: a cancellation that holds it as a listener, a signal that holds it as one, how to stop
+   * listening, or the turn of the event loop that will ask for a signal.
+   */
+  #parent: Cancellation | AbortSignal | (() => void) | NodeJS.Immediate | undefined;
+  #listeners: Listener[] | undefined;
 
-  /** `linked`: a signal that cancels this call too (the request's, the transport's). */
+  /** `linked`: what cancels this call too (the request's signal, the transport's, an enclosing call's cancellation). */
   constructor(linked?: SignalSource) {
     this.#linked = linked;
+  }
+
+  get cancelled(): boolean {
+    if (!this.#cancelled && this.#linked) this.#peek();
+    return this.#cancelled;
+  }
+
+  get reason(): unknown {
+    return this.cancelled ? this.#reason : undefined;
   }
 
   get signal(): AbortSignal {
     if (this.#controller) return this.#controller.signal;
     const controller = (this.#controller = new AbortController());
-    if (this.#cancelled) {
-      controller.abort(this.#reason);
-    } else if (this.#linked) {
-      const linked = signalOf(this.#linked);
-      if (linked.aborted) {
-        this.cancel(linked.reason);
-      } else {
-        const onAbort = () => this.cancel(linked.reason);
-        linked.addEventListener('abort', onAbort, { once: true });
-        this.#unlink = () => linked.removeEventListener('abort', onAbort);
-      }
-    }
+    this.#link(true);
+    if (this.#cancelled) controller.abort(this.#reason);
     return controller.signal;
+  }
+
+  onCancel(listener: (reason: unknown) => void): () => void {
+    if (!this.#listen(listener)) {
+      listener(this.#reason);
+      return ignore;
+    }
+    return () => this.#unlisten(listener);
   }
 
   cancel(reason: unknown): void {
     if (this.#cancelled) return;
     this.#cancelled = true;
     this.#reason = reason;
-    this.#controller?.abort(reason);
     this.dispose();
+    this.#controller?.abort(reason);
+    const listeners = this.#listeners;
+    this.#listeners = undefined;
+    if (!listeners) return;
+    for (const listener of listeners) {
+      try {
+        if (typeof listener === 'function') listener(reason);
+        else listener.cancel(reason);
+      } catch (error) {
+        // As an AbortSignal's listener would: the others still run, the error is the process's.
+        process.nextTick(() => { throw error; });
+      }
+    }
   }
 
-  /** Stops listening to the linked signal, which may outlive the call (an in-process transport's). */
+  /** Stops listening to what is linked, which may outlive the call (an in-process transport's signal); for good. */
   dispose(): void {
-    this.#unlink?.();
-    this.#unlink = undefined;
+    this.#linked = undefined;
+    const parent = this.#parent;
+    if (parent === undefined) return;
+    this.#parent = undefined;
+    if (parent instanceof Cancellation) parent.#unlisten(this);
+    else if (parent instanceof AbortSignal) parent.removeEventListener('abort', this);
+    else if (typeof parent === 'function') parent();
+    else clearImmediate(parent);
+  }
+
+  /** As a linked AbortSignal's listener (an object, so linking makes no closure). */
+  handleEvent(): void {
+    const parent = this.#parent;
+    if (parent instanceof AbortSignal) this.cancel(parent.reason);
+  }
+
+  /** Adds a listener, linking first; false when already cancelled (then nothing is added). */
+  #listen(listener: Listener): boolean {
+    this.#link();
+    if (this.#cancelled) return false;
+    (this.#listeners ??= []).push(listener);
+    return true;
+  }
+
+  #unlisten(listener: Listener): void {
+    const listeners = this.#listeners;
+    const at = listeners ? listeners.indexOf(listener) : -1;
+    if (at < 0) return;
+    listeners!.splice(at, 1);
+    // Nobody listens any more: the turn that would ask for the signal is called off, so it holds nothing of the call
+    // (work that never yields to the event loop, an in-process client's, would otherwise pile them up).
+    const parent = this.#parent;
+    if (listeners!.length === 0 && !this.#controller && parent !== undefined && !(parent instanceof Cancellation) && !(parent instanceof AbortSignal) && typeof parent !== 'function') {
+      clearImmediate(parent);
+      this.#parent = undefined;
+    }
+  }
+
+  /** Starts listening to what is linked, once; a signal to be asked for, `now` or on the next turn (SignalSource). */
+  #link(now = false): void {
+    const source = this.#linked;
+    if (!source || this.#cancelled) return;
+    if (typeof source === 'function' && !now) {
+      this.#parent ??= setImmediate(() => {
+        this.#parent = undefined;
+        if (this.#listeners?.length || this.#controller) this.#link(true);
+      });
+      return;
+    }
+    if (this.#parent !== undefined) clearImmediate(this.#parent as NodeJS.Immediate);
+    this.#parent = undefined;
+    this.#linked = undefined;
+    if (source instanceof Cancellation) {
+      if (source.#listen(this)) this.#parent = source;
+      else this.cancel(source.#reason);
+      return;
+    }
+    if (typeof source !== 'function' && !(source instanceof AbortSignal)) {
+      const unlink = source.onCancel((reason) => this.cancel(reason));
+      if (!this.#cancelled) this.#parent = unlink;
+      return;
+    }
+    const signal = signalOf(source);
+    if (signal.aborted) return this.cancel(signal.reason);
+    signal.addEventListener('abort', this, ONCE);
+    this.#parent = signal;
+  }
+
+  /** Whether what is linked was cancelled already, without listening to it. */
+  #peek(): void {
+    const source = this.#linked!;
+    if (typeof source !== 'function' && !(source instanceof AbortSignal)) {
+      if (source.cancelled) this.cancel(source.reason);
+      return;
+    }
+    // A signal asked for now is the one listened to later.
+    const signal = (this.#linked = signalOf(source));
+    if (signal.aborted) this.cancel(signal.reason);
   }
 }

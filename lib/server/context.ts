@@ -8,7 +8,7 @@ import { McpError, INVALID_PARAMS } from '../protocol/errors.js';
 import { isObject, notificationMessage, type JsonRpcMessage, type RequestId } from '../protocol/jsonrpc.js';
 import { isLogLevel, logLevelPasses, type Era, type LogLevel } from '../protocol/methods.js';
 import type { Store } from '../store/types.js';
-import { Cancellation, type SignalSource } from './cancellation.js';
+import { Cancellation, type CancelView, type SignalSource } from './cancellation.js';
 import { requestClient } from './client-requests.js';
 import type { Keyring } from './keyring.js';
 
@@ -123,10 +123,14 @@ export interface CallContext {
 export interface RequestContext extends CallContext {
   /** Aborts when the call is cancelled; made when first read. */
   signal: AbortSignal;
+  /** The same cancellation without an AbortSignal (cancellation.ts): what the call's own work listens to. */
+  cancellation: CancelView;
   requestId: RequestId;
   method: string;
   /** Reports progress when the client sent a progress token; a no-op otherwise. */
   progress(progress: number, total?: number, message?: string): void;
+  /** True when `progress` sends anything: the client sent a progress token and the call has a way back to it. */
+  readonly sendsProgress: boolean;
   /** Sends a log notification when the client asked for logs at this level. */
   log(level: LogLevel, data: unknown, logger?: string): void;
   /** True when the client declared the capability (modern `_meta`, or assumed on the legacy wire). */
@@ -157,8 +161,9 @@ const LEGACY_DEFAULT_LOG_LEVEL: LogLevel = 'info';
 
 /**
  * One request's context. A class with its fields written out rather than `{ ...call, ... }`: V8 (Node 20)
- * builds that literal, with its closures, in ~15 µs, a third of a whole tools/list. The methods are arrow
- * fields so a tool may take them apart (`run(args, { progress, signal })`).
+ * builds that literal, with its closures, in ~15 µs, a third of a whole tools/list. A tool may take the methods
+ * apart (`run(args, { progress, signal })`), so each is a function of its own, made when first read: most calls
+ * read none of them, and a chat call makes two contexts.
  */
 class Context implements RequestContext {
   readonly era: Era;
@@ -183,6 +188,10 @@ class Context implements RequestContext {
   readonly #cancellation: Cancellation;
   readonly #threshold: string | undefined;
   #lastProgress = -Infinity;
+  #progress: RequestContext['progress'] | undefined;
+  #log: RequestContext['log'] | undefined;
+  #supports: RequestContext['supports'] | undefined;
+  #requestClient: RequestContext['requestClient'] | undefined;
 
   constructor(
     call: CallContext,
@@ -206,7 +215,7 @@ class Context implements RequestContext {
     this.limitTool = call.limitTool;
     this.concurrencyKey = call.concurrencyKey;
     this.report = call.report;
-    this.inputResponses = extra.inputResponses ?? {};
+    this.inputResponses = extra.inputResponses ?? NO_ANSWERS;
     this.requestState = extra.requestState;
     this.meta = isObject(params._meta) ? params._meta : {};
     this.keyring = extra.keyring;
@@ -218,42 +227,67 @@ class Context implements RequestContext {
     return this.#cancellation.signal;
   }
 
-  readonly progress = (progress: number, total?: number, message?: string): void => {
+  get cancellation(): CancelView {
+    return this.#cancellation;
+  }
+
+  get sendsProgress(): boolean {
+    return this.meta.progressToken !== undefined && this.outbound !== undefined;
+  }
+
+  get progress(): RequestContext['progress'] {
+    return (this.#progress ??= (progress, total, message) => this.#sendProgress(progress, total, message));
+  }
+
+  get log(): RequestContext['log'] {
+    return (this.#log ??= (level, data, logger) => this.#sendLog(level, data, logger));
+  }
+
+  get supports(): RequestContext['supports'] {
+    return (this.#supports ??= (capability) => this.era === 'legacy' || isObject(this.clientCapabilities[capability]));
+  }
+
+  get requestClient(): RequestContext['requestClient'] {
+    return (this.#requestClient ??= (clientMethod, clientParams, options) => this.#requestClientNow(clientMethod, clientParams, options));
+  }
+
+  #sendProgress(progress: number, total?: number, message?: string): void {
+    if (!this.sendsProgress || this.#cancellation.cancelled) return;
     const progressToken = this.meta.progressToken;
-    if (progressToken === undefined || !this.outbound || this.signal.aborted) return;
     // Progress MUST increase (basic/utilities/progress); a stale or equal value is dropped, not sent.
     if (!(progress > this.#lastProgress)) return;
     this.#lastProgress = progress;
-    this.outbound.write(notificationMessage('notifications/progress', {
+    this.outbound!.write(notificationMessage('notifications/progress', {
       progressToken,
       progress,
       ...(total !== undefined ? { total } : {}),
       ...(message !== undefined ? { message } : {}),
     }));
-  };
+  }
 
-  readonly log = (level: LogLevel, data: unknown, logger?: string): void => {
+  #sendLog(level: LogLevel, data: unknown, logger?: string): void {
     const threshold = this.#threshold;
-    if (!this.outbound || this.signal.aborted || !isLogLevel(threshold)) return;
+    if (!this.outbound || this.#cancellation.cancelled || !isLogLevel(threshold)) return;
     if (!logLevelPasses(level, threshold)) return;
     this.outbound.write(notificationMessage('notifications/message', {
       level,
       data,
       ...(logger !== undefined ? { logger } : {}),
     }));
-  };
+  }
 
-  readonly supports = (capability: string): boolean => this.era === 'legacy' || isObject(this.clientCapabilities[capability]);
-
-  readonly requestClient = (clientMethod: string, clientParams: Record<string, unknown>, options: ClientRequestOptions = {}): Promise<Record<string, unknown>> => {
+  #requestClientNow(clientMethod: string, clientParams: Record<string, unknown>, options: ClientRequestOptions = {}): Promise<Record<string, unknown>> {
     if (this.era !== 'legacy' || !this.outbound) {
       throw new McpError(INVALID_PARAMS, `${clientMethod} cannot be sent on this transport.`);
     }
     const channel = { keyring: this.keyring, store: this.store, caller: this.caller, write: this.outbound.write };
     const signal = options.signal ? AbortSignal.any([this.signal, options.signal]) : this.signal;
     return requestClient(channel, signal, clientMethod, clientParams, options.timeoutMs);
-  };
+  }
 }
+
+/** The answers of a call that carries none: read, never written. */
+const NO_ANSWERS: Record<string, unknown> = Object.freeze({});
 
 interface ContextExtra {
   /** The server's MAC key, which binds our requests to the client to this caller. */

@@ -105,23 +105,24 @@ async function runRequest(
   if (call.era === 'modern' && call.logLevel !== undefined && !isLogLevel(call.logLevel)) {
     throw new McpError(INVALID_PARAMS, `Invalid log level: ${call.logLevel}.`);
   }
-  const principal = call.principal?.subject ?? '';
-  const binding = { principal, method: message.method, params };
-  let round: { inputResponses?: Record<string, unknown>; requestState?: unknown } = {};
+  const binding = () => ({ principal: call.principal?.subject ?? '', method: message.method, params });
+  let round: { inputResponses?: Record<string, unknown>; requestState?: unknown } | undefined;
   if (call.era === 'modern' && MRTR_METHODS.has(message.method)) {
-    round = await readRound(server, binding, params, call);
+    round = await readRound(server, binding(), params, call);
   }
 
   const cancellation = watched ?? new Cancellation(call.signal);
   try {
-    const ctx = createRequestContext(call, message.id, message.method, params, { ...round, cancellation, keyring: server.keyring });
+    const ctx = createRequestContext(call, message.id, message.method, params, {
+      inputResponses: round?.inputResponses, requestState: round?.requestState, cancellation, keyring: server.keyring,
+    });
     const result = await handler(server, params, ctx);
     if (isInputRequired(result)) {
       if (call.era !== 'modern') throw new Error(`${message.method} asked for input on the legacy wire.`);
       return {
         resultType: 'input_required',
         ...(result.inputRequests ? { inputRequests: result.inputRequests } : {}),
-        requestState: await server.signer.sign(binding, result.state),
+        requestState: await server.signer.sign(binding(), result.state),
         _meta: { [META_SERVER_INFO]: server.info },
       };
     }

@@ -6,15 +6,20 @@
  * node:crypto's HMAC, loaded on first use: synchronous and ~2 µs, where WebCrypto's goes through the thread pool.
  */
 
-let nodeCrypto: Promise<typeof import('node:crypto')> | undefined;
-const loadCrypto = () => (nodeCrypto ??= import('node:crypto'));
+/** node:crypto, loaded with the first MAC rather than at start. */
+const nodeCrypto = () => process.getBuiltinModule('node:crypto');
 
 /** 128 bits: a MAC an attacker must guess, as long as a random UUID. */
 const MAC_CHARS = 22;
+const NONCE_BYTES = 16;
+/** Nonces are cut from a block of random bytes filled for 256 of them at once, as crypto.randomUUID does. */
+const NONCE_BLOCK_BYTES = 256 * NONCE_BYTES;
 
 export interface Keyring {
   /** A base64url MAC of `parts` under `label`; parts are length-prefixed, so no two part lists collide. */
   mac(label: string, ...parts: string[]): Promise<string>;
+  /** The same MAC, for a caller that cannot wait (an id made only when something reads it). */
+  macNow(label: string, ...parts: string[]): string;
   /** A fresh unguessable token bound to `binding`: `<nonce>.<mac>`, visible ASCII. */
   issue(label: string, ...binding: string[]): Promise<string>;
   /** True when `token` is one `issue(label, ...binding)` made under this key; false for anything else. */
@@ -25,30 +30,41 @@ const TOKEN = /^([A-Za-z0-9_-]{22})\.([A-Za-z0-9_-]{22})$/;
 
 export function createKeyring(secret: string | undefined): Keyring {
   let key: Buffer | undefined;
-  const ring: Keyring = {
-    async mac(label, ...parts) {
-      const { createHmac, randomBytes } = await loadCrypto();
-      key ??= secret === undefined ? randomBytes(32) : Buffer.from(secret, 'utf8');
-      const hmac = createHmac('sha256', key).update(label);
-      for (const part of parts) {
-        // JSON.stringify escapes lone surrogates, so no client string makes two inputs share bytes.
-        const bytes = Buffer.from(JSON.stringify(part), 'utf8');
-        hmac.update(`${bytes.length}:`).update(bytes);
-      }
-      return hmac.digest('base64url').slice(0, MAC_CHARS);
-    },
+  let nonces: Buffer | undefined;
+  let used = NONCE_BLOCK_BYTES;
+  const macNow = (label: string, ...parts: string[]): string => {
+    const crypto = nodeCrypto();
+    key ??= secret === undefined ? crypto.randomBytes(32) : Buffer.from(secret, 'utf8');
+    // The bytes hashed are the label, then each part as `<byte length>:<JSON>`, in one update. JSON.stringify escapes
+    // lone surrogates, so no client string makes two inputs share bytes.
+    let input = label;
+    for (const part of parts) {
+      const json = JSON.stringify(part);
+      input += `${Buffer.byteLength(json, 'utf8')}:${json}`;
+    }
+    return crypto.createHmac('sha256', key).update(input, 'utf8').digest('base64url').slice(0, MAC_CHARS);
+  };
+  const nonce = (): string => {
+    if (used === NONCE_BLOCK_BYTES) {
+      nonces = nodeCrypto().randomFillSync(nonces ?? Buffer.allocUnsafeSlow(NONCE_BLOCK_BYTES));
+      used = 0;
+    }
+    used += NONCE_BYTES;
+    return nonces!.toString('base64url', used - NONCE_BYTES, used);
+  };
+  return {
+    mac: async (label, ...parts) => macNow(label, ...parts),
+    macNow,
     async issue(label, ...binding) {
-      const { randomBytes } = await loadCrypto();
-      const nonce = randomBytes(16).toString('base64url');
-      return `${nonce}.${await ring.mac(label, ...binding, nonce)}`;
+      const fresh = nonce();
+      return `${fresh}.${macNow(label, ...binding, fresh)}`;
     },
     async check(label, token, ...binding) {
       const match = typeof token === 'string' ? TOKEN.exec(token) : null;
       if (!match) return false;
-      return sameMac(match[2]!, await ring.mac(label, ...binding, match[1]!));
+      return sameMac(match[2]!, macNow(label, ...binding, match[1]!));
     },
   };
-  return ring;
 }
 
 /** Compares two MACs in constant time (both are short base64url strings). */

@@ -106,8 +106,11 @@ export interface ReplyDeadline<Args = unknown> {
   ttlMs: number;
   /** Runs that outlived their call, per caller on this instance (AGENT_MAX_BACKGROUND_RUNS). */
   runs: Slots;
-  /** The run this call collects or stops, when it starts none (undefined: it starts one). */
-  collects(args: Args, ctx: RequestContext): Promise<Collection | undefined>;
+  /**
+   * The run this call collects or stops, when it starts none; undefined, without a promise, when it starts one (the
+   * usual call, which should not wait a turn of the event loop to learn it).
+   */
+  collects(args: Args, ctx: RequestContext): Promise<Collection | undefined> | undefined;
   /**
    * Files a run that has just outlived its call where a collecting call will look, before the call answers, and takes
    * what the run must hold until it ends; what it returns is called once the run's work is over.
@@ -256,7 +259,8 @@ function validatorOf(input: ToolDefinition['input']): CompiledTool['validate'] {
   if (!isPublished(input)) return (args) => input.safeParse(args);
   if (!('load' in input)) return undefined;
   let schema: z.ZodType | undefined;
-  return async (args) => (schema ??= await input.load()).safeParse(args);
+  // A promise only until the schema has loaded: after that, a call's arguments are checked without a wait.
+  return (args) => (schema ? schema.safeParse(args) : input.load().then((loaded) => (schema = loaded).safeParse(args)));
 }
 
 const SENT_AS = { input: 'arguments', output: 'structured result' } as const;

@@ -162,7 +162,9 @@ class MemoryView implements Store {
     for (const key of gone) ledger.remove(key);
     if (turn) this.#endTurn(turn);
     if (count) this.#incr(count.key, count.ttlMs);
-    for (const key of [...set.map((p) => p.key), ...gone, ...(turn ? [turn.done] : [])]) watcher.written(key);
+    for (const put of set) watcher.written(put.key);
+    for (const key of gone) watcher.written(key);
+    if (turn) watcher.written(turn.done);
     if (refused !== undefined) throw refused;
   }
 

@@ -11,7 +11,7 @@ import { INTERNAL_ERROR, INVALID_PARAMS, McpError } from '../protocol/errors.js'
 import { storeKeys, taskOwnerOf, taskQuotaOf } from '../server/caller.js';
 import { Cancellation } from '../server/cancellation.js';
 import { isRequest, type JsonRpcMessage } from '../protocol/jsonrpc.js';
-import { createRequestContext, type CallContext, type CallObservation, type Outbound, type RequestContext, type RunReport } from '../server/context.js';
+import { createRequestContext, type CallContext, type CallObservation, type Outbound, type RequestContext, type RunReport, type ToolFailure } from '../server/context.js';
 import { findInSources, type CompiledTool, type RemoteTasks } from '../server/registry.js';
 import type { Server } from '../server/server.js';
 import { claimRound, endTask, writeRecord, type RunSoFar, type TaskRecord, type TaskRef } from './record.js';
@@ -42,11 +42,12 @@ export function taskContext(
   const call: CallContext = {
     era: ctx.era, protocolVersion: ctx.protocolVersion, principal: ctx.principal, caller: ctx.caller,
     clientCapabilities: ctx.clientCapabilities, logLevel: ctx.logLevel, store: ctx.store, chargeCaller: ctx.chargeCaller,
-    limitTool: ctx.limitTool, concurrencyKey: ctx.concurrencyKey, ...link,
+    limitTool: ctx.limitTool, concurrencyKey: ctx.concurrencyKey, outbound: link.outbound, observation: link.observation, report: link.report,
   };
-  const { meta, ...answers } = round;
-  const params = { name: record.tool, arguments: record.args, ...(meta ? { _meta: meta } : {}) };
-  return createRequestContext(call, ctx.requestId, 'tools/call', params, { keyring: server.keyring, cancellation, ...answers });
+  const params = { name: record.tool, arguments: record.args, _meta: round.meta };
+  return createRequestContext(call, ctx.requestId, 'tools/call', params, {
+    keyring: server.keyring, cancellation, inputResponses: round.inputResponses, requestState: round.requestState,
+  });
 }
 
 /**
@@ -55,25 +56,52 @@ export function taskContext(
  * Notifications: progress and log notifications are not supported on tasks), and the request they belonged to is over.
  */
 export function linkUntilTask(ctx: RequestContext): RequestLink & { detach(): void } {
-  let open = true;
-  const { outbound, observation } = ctx;
-  const write = (message: JsonRpcMessage) => {
-    if (open) return outbound!.write(message);
+  return new LinkUntilTask(ctx);
+}
+
+/** One object that is both the linked stream and the linked observation: every call with a reply deadline makes one. */
+class LinkUntilTask implements RequestLink, Outbound, CallObservation {
+  #open = true;
+  readonly #outbound: Outbound | undefined;
+  readonly #observation: CallObservation | undefined;
+  readonly traceHeaders: Record<string, string> | undefined;
+
+  constructor({ outbound, observation }: RequestContext) {
+    this.#outbound = outbound;
+    this.#observation = observation;
+    this.traceHeaders = observation?.traceHeaders;
+  }
+
+  get outbound(): Outbound | undefined {
+    return this.#outbound && this;
+  }
+
+  get observation(): CallObservation | undefined {
+    return this.#observation && this;
+  }
+
+  /** An arrow: a legacy question to the client hands `write` on by itself (context.ts requestClient). */
+  readonly write = (message: JsonRpcMessage): void => {
+    if (this.#open) return this.#outbound!.write(message);
     // A question to the client (legacy elicitation, sampling) would wait for an answer nobody can send any more.
     if (isRequest(message)) throw new McpError(INTERNAL_ERROR, ASKED_TOO_LATE);
   };
-  return {
-    ...(outbound ? { outbound: { write } } : {}),
-    ...(observation ? {
-      observation: {
-        noteUpstream: (ms) => { if (open) observation.noteUpstream(ms); },
-        noteCause: (cause) => { if (open) observation.noteCause?.(cause); },
-        noteToolFailure: (failure) => { if (open) observation.noteToolFailure?.(failure); },
-        traceHeaders: observation.traceHeaders,
-      },
-    } : {}),
-    detach: () => { open = false; },
-  };
+
+  noteUpstream(ms: number): void {
+    if (this.#open) this.#observation!.noteUpstream(ms);
+  }
+
+  noteCause(cause: string): void {
+    if (this.#open) this.#observation!.noteCause?.(cause);
+  }
+
+  noteToolFailure(failure: ToolFailure): void {
+    if (this.#open) this.#observation!.noteToolFailure?.(failure);
+  }
+
+  detach(): void {
+    this.#open = false;
+  }
 }
 
 const ASKED_TOO_LATE = 'The work asked the client a question after its call had answered, and nobody can answer it any more; call the tool again.';
@@ -91,12 +119,11 @@ function tooManyTasks(slot: TaskSlot): McpError {
  */
 export function startWork(server: Server, tool: CompiledTool, parsed: unknown, args: Record<string, unknown>, ctx: RequestContext, link?: RequestLink) {
   const origin = { tool: tool.definition.name, args };
-  const cancellation = new Cancellation();
+  // Linked to the request's until `unhook`, after which the request's end no longer reaches the work.
+  const cancellation = new Cancellation(ctx.cancellation);
   const runCtx = taskContext(server, ctx, origin, cancellation, { inputResponses: ctx.inputResponses, requestState: ctx.requestState, meta: ctx.meta }, link);
-  const onGone = () => cancellation.cancel(ctx.signal.reason);
-  ctx.signal.addEventListener('abort', onGone, { once: true });
   const work: Promise<Outcome> = Promise.resolve().then(() => tool.definition.run(parsed, runCtx));
-  return { origin, cancellation, work, unhook: () => ctx.signal.removeEventListener('abort', onGone) };
+  return { origin, cancellation, work, unhook: () => cancellation.dispose() };
 }
 
 /** Runs the tool; answers as usual when it is quick enough (or the caller holds its most tasks), else with the task it became. */
@@ -169,14 +196,18 @@ export async function openTask(server: Server, ctx: RequestContext, origin: Pick
 }
 
 /** The work's outcome when it settles within `ms`, else undefined (the work goes on). */
-export async function settlesWithin<T>(work: Promise<T>, ms: number): Promise<Settled<T> | undefined> {
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  const late = new Promise<undefined>((resolve) => { timer = setTimeout(resolve, ms, undefined); });
-  try {
-    return await Promise.race([settle(work), late]);
-  } finally {
-    clearTimeout(timer);
-  }
+export function settlesWithin<T>(work: Promise<T>, ms: number): Promise<Settled<T> | undefined> {
+  // One promise and one timer, not a race of two promises: every call with a reply deadline comes here.
+  return new Promise((resolve) => {
+    const timer = setTimeout(resolve, ms, undefined);
+    work.then((value) => {
+      clearTimeout(timer);
+      resolve({ value });
+    }, (error: unknown) => {
+      clearTimeout(timer);
+      resolve({ error });
+    });
+  });
 }
 
 /**

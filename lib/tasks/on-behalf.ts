@@ -39,15 +39,16 @@ const stopped = createCountedWarning((bound, count) =>
 export async function callOnBehalf(
   server: Server, tool: CompiledTool, deadline: ReplyDeadline, parsed: unknown, args: Record<string, unknown>, ctx: RequestContext,
 ): Promise<Outcome> {
-  const collection = await deadline.collects(parsed, ctx);
+  const collecting = deadline.collects(parsed, ctx);
+  const collection = collecting && (await collecting);
   if (collection) return 'refused' in collection ? collection.refused : collectRun(server, deadline, collection, ctx);
   const report = createRunReport();
   const link = linkUntilTask(ctx);
-  const { origin, cancellation, work, unhook } = startWork(server, tool, parsed, args, ctx, { ...link, report });
+  const { origin, cancellation, work, unhook } = startWork(server, tool, parsed, args, ctx, { outbound: link.outbound, observation: link.observation, report });
   try {
     // A call its client cancelled ends with its work, which the cancellation stops: it never goes on.
     const settled = (await settlesWithin(work, deadline.ms))
-      ?? (ctx.signal.aborted ? await settle(work) : undefined);
+      ?? (ctx.cancellation.cancelled ? await settle(work) : undefined);
     if (settled) return answerInline(settled, cancellation);
   } finally {
     unhook();

@@ -14,20 +14,37 @@ export const TEXT_SO_FAR_CHARS = 16_384;
 const FACT_CHARS = 256;
 
 export function createRunReport(startedAt = Date.now()): RunReport & { soFar(): RunSoFar } {
-  let facts: Record<string, string> = {};
-  let text = '';
-  let note: string | undefined;
-  return {
-    describe(given) {
-      facts = Object.fromEntries(Object.entries(given).map(([name, value]) => [name, value.slice(0, FACT_CHARS)]));
-    },
-    text(chunk) {
-      text += chunk;
-      if (text.length > TEXT_SO_FAR_CHARS) text = text.slice(-TEXT_SO_FAR_CHARS);
-    },
-    note(line) {
-      note = line.slice(0, FACT_CHARS);
-    },
-    soFar: () => ({ facts, text, startedAt, ...(note !== undefined ? { note } : {}) }),
-  };
+  return new Report(startedAt);
+}
+
+/** A class: every call with a reply deadline makes one, and its methods need no closures of their own. */
+class Report implements RunReport {
+  readonly #startedAt: number;
+  #facts: Record<string, string> = {};
+  #text = '';
+  #note: string | undefined;
+
+  constructor(startedAt: number) {
+    this.#startedAt = startedAt;
+  }
+
+  describe(given: Record<string, string>): void {
+    const facts: Record<string, string> = {};
+    for (const name of Object.keys(given)) facts[name] = given[name]!.slice(0, FACT_CHARS);
+    this.#facts = facts;
+  }
+
+  text(chunk: string): void {
+    const text = this.#text + chunk;
+    this.#text = text.length > TEXT_SO_FAR_CHARS ? text.slice(-TEXT_SO_FAR_CHARS) : text;
+  }
+
+  note(line: string): void {
+    this.#note = line.slice(0, FACT_CHARS);
+  }
+
+  soFar(): RunSoFar {
+    const note = this.#note;
+    return { facts: this.#facts, text: this.#text, startedAt: this.#startedAt, ...(note !== undefined ? { note } : {}) };
+  }
 }

@@ -1,5 +1,7 @@
 import { afterEach, beforeEach, describe, expect, test, vi } from 'vitest';
 import { BudgetSpent, RequestBudget } from '../../lib/agent/budget.js';
+import { Cancellation } from '../../lib/server/cancellation.js';
+import { controllersMadeBy } from '../support/abort-controllers.js';
 
 const LIMITS = { maxUpstreamCalls: 2, maxToolCalls: 2, maxParallel: 2, turnTimeoutMs: 1_000 };
 
@@ -72,5 +74,54 @@ describe('one request\'s budget', () => {
     } finally {
       vi.useRealTimers();
     }
+  });
+});
+
+describe("the budget's signal", () => {
+  beforeEach(() => vi.spyOn(console, 'warn').mockImplementation(() => undefined));
+  afterEach(() => vi.restoreAllMocks());
+
+  test('is made only when read: a turn that never reads it still ends when its caller cancels', async () => {
+    const caller = new Cancellation();
+    let budget!: RequestBudget;
+    const made = await controllersMadeBy(async () => {
+      budget = new RequestBudget(LIMITS, 'research', caller);
+      const work = budget.within(new Promise(() => undefined));
+      caller.cancel(new Error('gone'));
+      await expect(work).rejects.toThrow('gone');
+      expect(budget.cancelled).toBe(true);
+    });
+    expect(made).toBe(0);
+    expect(budget.signal.aborted).toBe(true);
+    budget.close();
+  });
+
+  test('read before the end, it aborts with the caller\'s reason, and with the clock\'s at AGENT_TURN_TIMEOUT_MS', async () => {
+    const caller = new Cancellation();
+    const cancelled = new RequestBudget(LIMITS, 'research', caller);
+    const { signal } = cancelled;
+    caller.cancel('gone');
+    expect(signal.reason).toBe('gone');
+    cancelled.close();
+
+    vi.useFakeTimers();
+    try {
+      const timed = new RequestBudget(LIMITS, 'research', new Cancellation());
+      const late = timed.signal;
+      vi.advanceTimersByTime(1_000);
+      expect(late.aborted).toBe(true);
+      expect(String(late.reason)).toContain('AGENT_TURN_TIMEOUT_MS');
+      timed.close();
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+
+  test('a caller\'s cancel after the turn closed reaches nothing of it', () => {
+    const caller = new Cancellation();
+    const budget = new RequestBudget(LIMITS, 'research', caller);
+    budget.close();
+    caller.cancel('late');
+    expect(budget.cancelled).toBe(false);
   });
 });

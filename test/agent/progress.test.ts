@@ -1,5 +1,6 @@
 import { afterEach, beforeEach, describe, expect, test, vi } from 'vitest';
-import { createProgressReporter, FLUSH_MS, HEARTBEAT_MS } from '../../lib/agent/progress.js';
+import { createProgressReporter, FLUSH_MS, HEARTBEAT_MS, progressOf } from '../../lib/agent/progress.js';
+import { createRunReport } from '../../lib/tasks/report.js';
 
 describe('streaming text as progress', () => {
   beforeEach(() => vi.useFakeTimers());
@@ -58,5 +59,37 @@ describe('streaming text as progress', () => {
     progress.stop();
     vi.advanceTimersByTime(HEARTBEAT_MS * 3);
     expect(sent).toHaveLength(1);
+  });
+});
+
+describe("a call's reporter", () => {
+  beforeEach(() => vi.useFakeTimers());
+  afterEach(() => vi.useRealTimers());
+
+  test('without a progress token nothing is sent and no timer is set, yet a run report still gets the text and the latest step', () => {
+    const sent: unknown[] = [];
+    const report = createRunReport();
+    const progress = progressOf({ sendsProgress: false, progress: (...args) => void sent.push(args), report });
+    progress.note('Asking Demo agent…');
+    progress.text('Hel');
+    progress.text('lo');
+    expect(vi.getTimerCount()).toBe(0);
+    vi.advanceTimersByTime(HEARTBEAT_MS * 2);
+    progress.flush();
+    progress.stop();
+    expect(sent).toEqual([]);
+    expect(report.soFar()).toMatchObject({ text: 'Hello', note: 'Asking Demo agent…' });
+  });
+
+  test('with a progress token and a run report, both get the text', () => {
+    const sent: Array<string | undefined> = [];
+    const report = createRunReport();
+    const progress = progressOf({ sendsProgress: true, progress: (_p, _t, m) => void sent.push(m), report });
+    progress.note('Asking…');
+    progress.text('Hi');
+    vi.advanceTimersByTime(FLUSH_MS);
+    progress.stop();
+    expect(sent).toEqual(['Asking…', 'Hi']);
+    expect(report.soFar()).toMatchObject({ text: 'Hi', note: 'Asking…' });
   });
 });

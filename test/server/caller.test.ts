@@ -36,6 +36,12 @@ describe('a client-chosen string never makes a store key long', () => {
     expect(keyOf('own', JSON.stringify(lookalike))).not.toBe(digested);
   });
 
+  test('keys are the prefix and the JSON of the parts, as stored by earlier releases', () => {
+    const parts = ['["x",null]', '', 'demo', 'a "quoted" \\ part', 'lone \uD800 surrogate', 'é\u{1F600}'];
+    expect(keyOf('conv', ...parts)).toBe(`conv:${JSON.stringify(parts)}`);
+    expect(keyOf('tasks')).toBe('tasks:[]');
+  });
+
   test('a deployment\'s stateKey with a client\'s long string stays short', () => {
     const call = { era: 'legacy' as const, protocolVersion: '2025-11-25', clientCapabilities: {}, store: new MemoryStore(), caller };
     const ctx = handlerContext(createRequestContext(call, 1, 'tools/call', {}, { keyring: createKeyring(undefined) }));

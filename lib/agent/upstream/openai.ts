@@ -31,7 +31,8 @@ type ChatCompletionMessage =
   | { role: 'tool'; tool_call_id: string; content: string };
 
 /** The turn so far in this wire: the conversation, then per step the assistant's calls and one `tool` message per call. */
-function messagesOf(opening: readonly ChatCompletionMessage[], steps: readonly ToolStep[]): ChatCompletionMessage[] {
+function messagesOf(opening: readonly ChatCompletionMessage[], steps: readonly ToolStep[]): readonly ChatCompletionMessage[] {
+  if (steps.length === 0) return opening;
   const messages = opening.slice();
   for (const step of steps) {
     messages.push({
@@ -132,7 +133,8 @@ async function* completion(
 
 /** Tool calls put together from their deltas, by index (parallel calls interleave), at most `max` of them. */
 class ToolCalls {
-  readonly #byIndex = new Map<number, FunctionCall>();
+  /** Made with the first call: most replies ask for none. */
+  #calls: Map<number, FunctionCall> | undefined;
   readonly max: number;
 
   constructor(max: number) {
@@ -147,11 +149,12 @@ class ToolCalls {
   }
 
   #add(delta: ToolCallDelta): boolean {
-    const index = typeof delta.index === 'number' ? delta.index : this.#byIndex.size;
-    let call = this.#byIndex.get(index);
+    const byIndex = (this.#calls ??= new Map());
+    const index = typeof delta.index === 'number' ? delta.index : byIndex.size;
+    let call = byIndex.get(index);
     if (!call) {
-      if (this.#byIndex.size >= this.max) return false;
-      this.#byIndex.set(index, call = { id: '', name: '', arguments: '' });
+      if (byIndex.size >= this.max) return false;
+      byIndex.set(index, call = { id: '', name: '', arguments: '' });
     }
     if (typeof delta.id === 'string') call.id = delta.id;
     const name = delta.function?.name;
@@ -162,12 +165,13 @@ class ToolCalls {
   }
 
   isEmpty(): boolean {
-    return this.#byIndex.size === 0;
+    return !this.#calls?.size;
   }
 
   /** The calls in index order; one without an id gets one, since each tool message must name its call. */
   done(): FunctionCall[] {
-    return [...this.#byIndex.entries()].sort(([a], [b]) => a - b).map(([index, call]) => ({ ...call, id: call.id || `call_${index}` }));
+    if (!this.#calls) return [];
+    return [...this.#calls.entries()].sort(([a], [b]) => a - b).map(([index, call]) => ({ ...call, id: call.id || `call_${index}` }));
   }
 }
 

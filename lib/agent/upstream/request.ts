@@ -90,60 +90,113 @@ export function getUpstream(target: UpstreamTarget, signal: AbortSignal): Promis
 async function requestUpstream(
   target: UpstreamTarget, body: string | undefined, signal: AbortSignal, traceHeaders?: Record<string, string>,
 ): Promise<UpstreamResponse> {
-  // One controller and one timer per call: cheaper on the hot path than AbortSignal.any + AbortSignal.timeout.
-  const combined = new AbortController();
-  let timedOut = false;
-  const timer = setTimeout(() => {
-    timedOut = true;
-    combined.abort(TIMED_OUT);
-  }, target.timeoutMs);
-  const onAbort = () => combined.abort(signal.reason);
-  if (signal.aborted) onAbort();
-  else signal.addEventListener('abort', onAbort, { once: true });
-  const release = () => {
-    clearTimeout(timer);
-    signal.removeEventListener('abort', onAbort);
-  };
-  const fail = (error: unknown) => failure(target, error, timedOut, signal);
-  let response: Response;
+  const call = new UpstreamCall(target, signal);
   try {
-    response = await fetch(target.url, {
+    call.response = await fetch(target.url, {
       method: body === undefined ? 'GET' : 'POST',
-      headers: {
-        ...(body === undefined ? {} : { 'content-type': 'application/json' }),
-        accept: 'text/event-stream, application/json',
-        ...traceHeaders,
-        ...target.headers,
-      },
+      headers: headersOf(target, body !== undefined, traceHeaders),
       body,
-      signal: combined.signal,
+      signal: call.abortSignal,
       // Redirects are not followed: a POST that moves is a misconfigured URL, and following one makes fetch
       // copy the request first (~25 µs a call).
       redirect: 'error',
     });
   } catch (error) {
-    release();
-    throw fail(error);
+    call.release();
+    throw call.fail(error);
   }
-  if (!response.ok) {
-    const body = await readHead(response, ERROR_BODY_BYTES + (target.apiKey?.length ?? 0));
-    release();
-    throw httpError(target, response.status, body);
+  if (!call.response.ok) {
+    const text = await readHead(call.response, ERROR_BODY_BYTES + (target.apiKey?.length ?? 0));
+    call.release();
+    throw httpError(target, call.response.status, text);
   }
-  const abandon = (error: AgentError) => {
-    combined.abort(ABANDONED);
-    return error;
-  };
-  const tooLarge = () => {
-    overCap.note(`agent ${target.agentId}`);
-    return abandon(replyTooLarge(target.agentId, target.maxReplyBytes));
-  };
-  return {
-    response,
-    chunks: () => readText(response, fail, release, { maxBytes: target.maxReplyBytes, tooLarge }, () => timer.refresh()),
-    abandon,
-  };
+  return call;
 }
+
+const ONCE = { once: true } as const;
+const ACCEPT = 'text/event-stream, application/json';
+/** The headers every request to a target carries, made once per target: a POST's and a GET's. */
+const targetHeaders = new WeakMap<UpstreamTarget, { post: Record<string, string>; get: Record<string, string> }>();
+
+function headersOf(target: UpstreamTarget, post: boolean, traceHeaders: Record<string, string> | undefined): Record<string, string> {
+  let made = targetHeaders.get(target);
+  if (!made) {
+    made = {
+      post: Object.freeze({ 'content-type': 'application/json', accept: ACCEPT, ...target.headers }),
+      get: Object.freeze({ accept: ACCEPT, ...target.headers }),
+    };
+    targetHeaders.set(target, made);
+  }
+  const base = post ? made.post : made.get;
+  // The target's own headers win over the trace context, as they always have.
+  return traceHeaders ? { ...(post ? { 'content-type': 'application/json' } : {}), accept: ACCEPT, ...traceHeaders, ...target.headers } : base;
+}
+
+/**
+ * One upstream request and the read of its reply: one controller and one timer, cheaper on the hot path than
+ * AbortSignal.any + AbortSignal.timeout, and no closures: it listens to the caller's signal as an EventListener.
+ */
+class UpstreamCall implements UpstreamResponse {
+  response!: Response;
+  readonly #target: UpstreamTarget;
+  readonly #signal: AbortSignal;
+  readonly #controller = new AbortController();
+  readonly #timer: ReturnType<typeof setTimeout>;
+  #timedOut = false;
+
+  constructor(target: UpstreamTarget, signal: AbortSignal) {
+    this.#target = target;
+    this.#signal = signal;
+    this.#timer = setTimeout(timeOut, target.timeoutMs, this);
+    if (signal.aborted) this.#controller.abort(signal.reason);
+    else signal.addEventListener('abort', this, ONCE);
+  }
+
+  get abortSignal(): AbortSignal {
+    return this.#controller.signal;
+  }
+
+  /** The caller's signal aborted. */
+  handleEvent(): void {
+    this.#controller.abort(this.#signal.reason);
+  }
+
+  /** AGENT_TIMEOUT_MS of silence. */
+  timeOut(): void {
+    this.#timedOut = true;
+    this.#controller.abort(TIMED_OUT);
+  }
+
+  /** More bytes came: the silence starts again. */
+  heard(): void {
+    this.#timer.refresh();
+  }
+
+  release(): void {
+    clearTimeout(this.#timer);
+    this.#signal.removeEventListener('abort', this);
+  }
+
+  fail(error: unknown): Error {
+    return failure(this.#target, error, this.#timedOut, this.#signal);
+  }
+
+  abandon(error: AgentError): AgentError {
+    this.#controller.abort(ABANDONED);
+    return error;
+  }
+
+  tooLarge(): AgentError {
+    overCap.note(`agent ${this.#target.agentId}`);
+    return this.abandon(replyTooLarge(this.#target.agentId, this.#target.maxReplyBytes));
+  }
+
+  chunks(): AsyncIterable<string> {
+    return readText(this, this.#target.maxReplyBytes);
+  }
+}
+
+const timeOut = (call: UpstreamCall) => call.timeOut();
 
 const ABANDONED = new Error('The reply broke a bound; its read was abandoned.');
 const overCap = createCountedWarning((agent, count) =>
@@ -164,14 +217,8 @@ function failure(target: UpstreamTarget, error: unknown, timedOut: boolean, sign
     `upstream_connection_failed${code ? `:${code}` : ''}`);
 }
 
-async function* readText(
-  response: Response,
-  fail: (error: unknown) => Error,
-  release: () => void,
-  cap: { maxBytes: number; tooLarge: () => AgentError },
-  heard: () => void,
-): AsyncIterable<string> {
-  const reader = response.body!.getReader();
+async function* readText(call: UpstreamCall, maxBytes: number): AsyncIterable<string> {
+  const reader = call.response.body!.getReader();
   const decoder = new TextDecoder();
   let ended = false;
   let failed = false;
@@ -186,15 +233,15 @@ async function* readText(
         return;
       }
       bytes += value.byteLength;
-      if (bytes > cap.maxBytes) throw cap.tooLarge();
-      heard();
+      if (bytes > maxBytes) throw call.tooLarge();
+      call.heard();
       yield decoder.decode(value, { stream: true });
     }
   } catch (error) {
     failed = true;
-    throw fail(error);
+    throw call.fail(error);
   } finally {
-    release();
+    call.release();
     if (failed) void reader.cancel().catch(() => undefined);
     else if (!ended) void drain(reader);
   }

@@ -47,7 +47,8 @@ export async function callTool(
   }
   let parsed: unknown = args;
   if (tool.validate) {
-    const result = await tool.validate(args);
+    const checked = tool.validate(args);
+    const result = checked instanceof Promise ? await checked : checked;
     if (!result.success) return invalidArguments(tool.definition.name, result.error.issues);
     parsed = result.data;
   }
