@@ -37,6 +37,7 @@ export function createMcpHandler(app: App, bounds: RequestBounds = app.bounds ??
   // A 403 for a missing tool scope carries the step-up challenge (MCP authorization §Scope Challenge Handling).
   const deps: ServeDeps = {
     dispatch: app.dispatch,
+    kept: app.kept,
     store: app.store,
     sessions: app.sessions,
     limits: app.limits,

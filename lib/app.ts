@@ -12,7 +12,7 @@ import { readConfig } from './config.js';
 import { INSTRUCTIONS, SERVER_INFO } from './identity.js';
 import { originPolicyOf, type OriginPolicy } from './http/origin.js';
 import { createSessions, type Sessions } from './http/session.js';
-import { createDispatcher, type Dispatch } from './server/dispatch.js';
+import { createDispatcher, createKeptReplies, type Dispatch, type KeptReply } from './server/dispatch.js';
 import { InProcessTransport, type InProcessLimits } from './server/in-process.js';
 import { listToolsInProcess, mountStatusDefinitions, mountsFromEnv, type Mounts } from './mounts/index.js';
 import type { Principal } from './server/context.js';
@@ -40,6 +40,8 @@ export { INSTRUCTIONS, SERVER_INFO } from './identity.js';
 
 export interface App {
   dispatch: Dispatch;
+  /** What the dispatcher answers before a call is set up (a kept list page); none when absent. */
+  kept?: KeptReply;
   store: Store;
   /** The legacy wire's stateless `Mcp-Session-Id`s, MACs under the server's key (lib/http/session.ts). */
   sessions: Sessions;
@@ -96,6 +98,7 @@ export function createApp(options: AppOptions): App {
   const store = options.store ?? new MemoryStore();
   return {
     dispatch,
+    kept: createKeptReplies(server),
     store,
     sessions: createSessions(server.keyring),
     origin: options.origin,

@@ -1,15 +1,19 @@
 /**
  * Frames a call's reply: one JSON object when the call finishes without sending anything first, otherwise an
- * SSE stream opened at the first notification or server request, with the reply as its last event.
+ * SSE stream opened at the first notification or server request, with the reply as its last event. Every reply
+ * says the protocol version it speaks (lib/http/protocol-version.ts).
  */
 
 import type { JsonRpcResponse } from '../protocol/jsonrpc.js';
 import type { Outbound } from '../server/context.js';
 import { keepAlive } from './keep-alive.js';
+import { withProtocolVersion } from './protocol-version.js';
 import { accepted, jsonReply } from './replies.js';
 import { SseStream, type EventLog } from './sse.js';
 
 export interface FrameOptions {
+  /** The version the reply speaks (MCP-Protocol-Version). */
+  version: string;
   run(outbound: Outbound): Promise<JsonRpcResponse | undefined>;
   statusOf(reply: JsonRpcResponse): number;
   /** Extra headers for a single JSON reply (e.g. the step-up challenge of a 403). */
@@ -30,7 +34,7 @@ export function frameCall(options: FrameOptions): Promise<Response> {
       if (!sse) {
         sse = new SseStream({ log: options.log, onClientGone: options.onClientGone });
         sse.prime();
-        resolve(sse.response);
+        resolve(withProtocolVersion(sse.response, options.version));
         // The stream may end (closed early, the client gone) before the call does; the call must still finish.
         keepAlive(settled);
       }
@@ -46,11 +50,11 @@ export function frameCall(options: FrameOptions): Promise<Response> {
         if (reply) sse.send(reply);
         await sse.finish();
       } else if (reply) {
-        resolve(jsonReply(reply, options.statusOf(reply), options.headersOf?.(reply)));
+        resolve(jsonReply(reply, options.statusOf(reply), options.headersOf?.(reply), options.version));
       } else if (options.isRequest) {
         await open().finish();
       } else {
-        resolve(accepted());
+        resolve(withProtocolVersion(accepted(), options.version));
       }
     }, async (error: unknown) => {
       if (!sse) return reject(error);

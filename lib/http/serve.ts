@@ -15,7 +15,7 @@ import { allowsSsePolling } from '../protocol/revisions.js';
 import { Cancellation } from '../server/cancellation.js';
 import { budgetOf, callerKey } from '../server/caller.js';
 import type { CallContext, Principal } from '../server/context.js';
-import type { Dispatch } from '../server/dispatch.js';
+import type { Dispatch, KeptReply } from '../server/dispatch.js';
 import type { RequestLimits } from '../limits/index.js';
 import type { Observation } from '../observe/observation.js';
 import type { Store } from '../store/types.js';
@@ -27,6 +27,8 @@ import { sessionCapabilities, startsSession, type Sessions } from './session.js'
 
 export interface ServeDeps {
   dispatch: Dispatch;
+  /** What the dispatcher answers before a call is set up (a kept list page), checked first. */
+  kept?: KeptReply;
   store: Store;
   sessions: Sessions;
   /** The rate limits, which a chat call's nested agent turns are charged to as well. */
@@ -56,6 +58,8 @@ export async function serveLegacy(
   observation.noteCaller(principal, session);
   const starting = observation.begin();
   if (starting) await starting;
+  const kept = classified.batch ? undefined : deps.kept?.(classified.messages[0], { era: 'legacy', principal });
+  if (kept) return answerKept(kept, classified.version, observation);
   // A caller the server recognises may come back for its call: resume the stream (SEP-1699) or cancel it by a
   // later POST, so a dropped connection is not a cancellation (2025-11-25 transports). A caller with no identity
   // can do neither, and nobody is left to deliver to: its calls end with its connection, as on the modern wire.
@@ -102,7 +106,8 @@ export async function serveLegacy(
   if (!release) return withProtocolVersion(tooManyCallsReply(deps.calls.max, readId(message)), legacyReplyVersion(message, classified.version));
   const errorHeaders = headersFor(deps, request);
   // Recognised legacy clients cancel explicitly (notifications/cancelled, watched by the dispatcher).
-  const framed = await frameCall({
+  return frameCall({
+    version: legacyReplyVersion(message, classified.version),
     run: (outbound) => observation.runCall(() => deps.dispatch(message, { ...base, outbound })).finally(release),
     statusOf: (reply) => ('error' in reply ? httpStatusFor('legacy', reply.error.code) : 200),
     headersOf: (reply) => ('error' in reply ? errorHeaders(reply) : issued ? { [H_SESSION_ID]: issued } : undefined),
@@ -110,7 +115,6 @@ export async function serveLegacy(
     isRequest: isRequest(message),
     onClientGone: () => gone?.cancel(CLIENT_GONE),
   });
-  return withProtocolVersion(framed, legacyReplyVersion(message, classified.version));
 }
 
 export async function serveModern(request: Request, classified: Ok<'modern'>, deps: ServeDeps, observation: Observation, principal?: Principal) {
@@ -122,6 +126,8 @@ export async function serveModern(request: Request, classified: Ok<'modern'>, de
   const message = paid.message as typeof classified.message;
   const starting = observation.begin();
   if (starting) await starting;
+  const kept = deps.kept?.(message, { era: 'modern', principal, logLevel: classified.meta.logLevel });
+  if (kept) return answerKept(kept, version, observation);
   const concurrencyKey = deps.calls.keyOf(request, principal);
   const release = deps.calls.take(concurrencyKey, message);
   if (!release) return withProtocolVersion(tooManyCallsReply(deps.calls.max, message.id), version);
@@ -143,13 +149,20 @@ export async function serveModern(request: Request, classified: Ok<'modern'>, de
     limitTool: deps.limits?.limitToolFor?.(request, principal),
     concurrencyKey,
   };
-  return withProtocolVersion(await frameCall({
+  return frameCall({
+    version,
     run: (outbound) => observation.runCall(() => deps.dispatch(message, { ...call, outbound })).finally(release),
     statusOf: (reply) => ('error' in reply ? httpStatusFor('modern', reply.error.code) : 200),
     headersOf: headersFor(deps, request),
     isRequest: true,
     onClientGone: () => gone.cancel(CLIENT_GONE),
-  }), version);
+  });
+}
+
+/** A reply the dispatcher had at hand: no call ran, so there is nothing to frame but one JSON object. */
+function answerKept(reply: JsonRpcResponse, version: string, observation: Observation): Response {
+  observation.noteReply(reply);
+  return jsonReply(reply, 200, undefined, version);
 }
 
 const CLIENT_GONE = new Error('The client closed the response stream.');

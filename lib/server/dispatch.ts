@@ -21,6 +21,7 @@ import { storeKeys } from './caller.js';
 import { Cancellation } from './cancellation.js';
 import { deliverClientResponse } from './client-requests.js';
 import { createRequestContext, type CallContext, type RequestContext } from './context.js';
+import { keptListPage } from './list-cache.js';
 import { isInputRequired } from './registry.js';
 import type { Server } from './server.js';
 import { discover, initialize, ping, setLogLevel } from './methods/lifecycle.js';
@@ -60,6 +61,26 @@ const HANDLERS: Readonly<Record<string, Handler>> = {
   'tasks/result': taskResult,
   'tasks/list': listTasks,
 };
+
+/**
+ * What the dispatcher can answer at once, before a call is set up: undefined when `message` must be dispatched.
+ * Today that is a list's first page already kept for the caller's view (list-cache.ts), the bulk of what clients
+ * send; answered so, it costs no call context, cancellation or framing (docs/performance.md).
+ */
+export type KeptReply = (message: unknown, call: Pick<CallContext, 'era' | 'principal' | 'logLevel'>) => JsonRpcResponse | undefined;
+
+export function createKeptReplies(server: Server): KeptReply {
+  return (message, { era, principal, logLevel }) => {
+    // A mount's entries are read per request (and may change): only the dispatcher can answer for them.
+    if (server.sources.length > 0 || !isRequest(message) || !servesMethod(era, message.method)) return undefined;
+    // What dispatching would refuse, or build anew (a later page: the cursor is the client's), it must do itself.
+    if (era === 'modern' && logLevel !== undefined && !isLogLevel(logLevel)) return undefined;
+    if (message.params?.cursor !== undefined) return undefined;
+    const page = keptListPage(server, [server.registry], message.method, era, principal);
+    if (!page) return undefined;
+    return resultMessage(message.id, era === 'modern' ? completeModern(server, page) : page);
+  };
+}
 
 const CANCEL_TTL_MS = 30_000;
 const MAX_REASON_CHARS = 1024;

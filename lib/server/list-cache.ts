@@ -6,8 +6,9 @@
  * caching hint is 0), nor later pages (a cursor is the client's string, never a key).
  */
 
+import type { Era } from '../protocol/methods.js';
 import { shareResult } from '../protocol/shared-result.js';
-import type { RequestContext } from './context.js';
+import type { Principal, RequestContext } from './context.js';
 import type { Registry } from './registry.js';
 
 /** Views (wire × what the caller may see) kept per set of registries; past this, the oldest is dropped. */
@@ -24,9 +25,9 @@ const roots = new WeakMap<object, Node>();
  * What decides a list's content besides the registries: the method, the wire and the caller's scopes (a caller
  * without a principal is not checked, and gets the public caching hint).
  */
-function viewOf(method: string, ctx: RequestContext): string {
-  const who = ctx.principal ? `p ${ctx.principal.scopes.join(' ')}` : 'a';
-  return `${method}\n${ctx.era}\n${who}`;
+function viewOf(method: string, era: Era, principal: Principal | undefined): string {
+  const who = principal ? `p ${principal.scopes.join(' ')}` : 'a';
+  return `${method}\n${era}\n${who}`;
 }
 
 /** The page `build` makes for this request, built once per server, registries and view when it can be kept. */
@@ -42,11 +43,26 @@ export function cachedListPage<T extends Record<string, unknown>>(
     node = next;
   }
   const views = (node.views ??= new Map());
-  const view = viewOf(ctx.method, ctx);
+  const view = viewOf(ctx.method, ctx.era, ctx.principal);
   const kept = views.get(view);
   if (kept) return kept as T;
   const page = shareResult(build());
   if (views.size >= MAX_LIST_VIEWS) views.delete(views.keys().next().value!);
   views.set(view, page);
   return page;
+}
+
+/**
+ * The first page of `method` kept for this view, without building anything: undefined until a request of the view
+ * has been served by its list method (which keeps the page), and for a registry that is not complete.
+ */
+export function keptListPage(
+  owner: object, registries: readonly Registry[], method: string, era: Era, principal: Principal | undefined,
+): Record<string, unknown> | undefined {
+  let node = roots.get(owner);
+  for (const registry of registries) {
+    if (registry.incomplete) return undefined;
+    node = node?.next.get(registry);
+  }
+  return node?.views?.get(viewOf(method, era, principal));
 }

@@ -19,6 +19,7 @@ function streamedCall() {
   let finish!: () => void;
   const finished = new Promise<void>((resolve) => (finish = resolve));
   const response = frameCall({
+    version: '2025-11-25',
     run: async (outbound) => {
       outbound.write(notificationMessage('notifications/message', { level: 'info', data: 'working' }));
       outbound.closeStream!();
