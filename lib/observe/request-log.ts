@@ -23,42 +23,85 @@ export function readLogLevel(env: Env = process.env): LogLevel {
 const round = (ms: number) => Math.round(ms * 10) / 10;
 const pad = (n: number, width = 2) => String(n).padStart(width, '0');
 
+/** The last whole second written and its text up to the seconds: a busy instance writes many lines a second. */
+let second = NaN;
+let secondText = '';
+
 /**
  * `Date.prototype.toISOString`, written out: V8's first toISOString of a process costs ~0.3 ms, and the first
- * line is written on the cold start's first request (bench/cold-start.mjs).
+ * line is written on the cold start's first request (bench/cold-start.mjs). The text up to the seconds is made
+ * once per second.
  */
 export function isoTime(ms: number): string {
-  const d = new Date(ms);
-  return `${d.getUTCFullYear()}-${pad(d.getUTCMonth() + 1)}-${pad(d.getUTCDate())}T${pad(d.getUTCHours())}:` +
-    `${pad(d.getUTCMinutes())}:${pad(d.getUTCSeconds())}.${pad(d.getUTCMilliseconds(), 3)}Z`;
+  const s = Math.floor(ms / 1000);
+  if (s !== second) {
+    const d = new Date(s * 1000);
+    secondText = `${d.getUTCFullYear()}-${pad(d.getUTCMonth() + 1)}-${pad(d.getUTCDate())}T${pad(d.getUTCHours())}:` +
+      `${pad(d.getUTCMinutes())}:${pad(d.getUTCSeconds())}`;
+    second = s;
+  }
+  return `${secondText}.${pad(ms - s * 1000, 3)}Z`;
 }
 
-/** The line for a finished request; fields without a value are left out. */
+/**
+ * A string field: JSON.stringify only for what a client may have chosen (a method or tool name, cut to 64
+ * characters by the observation), the rest is ours and needs no escaping.
+ */
+const text = JSON.stringify as (value: string) => string;
+
+/**
+ * The line for a finished request; fields without a value are left out. Written out field by field, in the
+ * order and with the bytes JSON.stringify gives the same record (test/observe/request-log-format.test.ts): that
+ * object and its walk were most of what the line cost a warm request (docs/performance.md).
+ */
 export function formatRequestLog(observation: Observation, status: number): string {
-  return JSON.stringify({
-    time: isoTime(observation.startedAt),
-    msg: 'mcp request',
-    method: observation.method,
-    tool: observation.tool,
-    batch: observation.batch,
-    caller: observation.caller,
-    era: observation.era,
-    protocol: observation.protocolVersion,
-    status,
-    duration_ms: round(observation.elapsedMs()),
-    upstream_ms: observation.upstreamMs === undefined ? undefined : round(observation.upstreamMs),
-    error: observation.errorType(status),
-    cause: observation.cause,
-    trace_id: observation.trace && traceIdOf(observation.trace.traceparent),
-  });
+  const { method, tool, batch, era, protocolVersion, upstreamMs, cause, trace } = observation;
+  let line = `{"time":"${isoTime(observation.startedAt)}","msg":"mcp request"`;
+  if (method !== undefined) line += `,"method":${text(method)}`;
+  if (tool !== undefined) line += `,"tool":${text(tool)}`;
+  if (batch !== undefined) line += `,"batch":${batch}`;
+  line += `,"caller":"${observation.caller}"`;
+  if (era !== undefined) line += `,"era":"${era}"`;
+  if (protocolVersion !== undefined) line += `,"protocol":${text(protocolVersion)}`;
+  line += `,"status":${status},"duration_ms":${round(observation.elapsedMs())}`;
+  if (upstreamMs !== undefined) line += `,"upstream_ms":${round(upstreamMs)}`;
+  const error = observation.errorType(status);
+  if (error !== undefined) line += `,"error":${text(error)}`;
+  if (cause !== undefined) line += `,"cause":${text(cause)}`;
+  const traceId = trace && traceIdOf(trace.traceparent);
+  if (traceId !== undefined) line += `,"trace_id":"${traceId}"`;
+  return `${line}}`;
 }
 
 export type Report = (observation: Observation, status: number) => void;
 
-/** Ends the span and writes the line (when `log`) once the call is done: after the stream, when the reply streamed. */
+/**
+ * Ends the span and writes the line (when `log`) once the call is done: after the stream, when the reply streamed.
+ * One write per line, straight to stdout: each write is one log entry on Vercel, as console.log's are, without
+ * console's formatting and per-call listener work.
+ */
 export function createReport(log: boolean): Report {
   return (observation, status) => observation.whenDone(() => {
     observation.endSpan(status);
-    if (log) console.log(formatRequestLog(observation, status));
+    if (log) writeLine(`${formatRequestLog(observation, status)}\n`);
   });
 }
+
+/**
+ * A stdout that cannot be written to (its reader gone: EPIPE) loses the line and nothing else, as with console.log,
+ * which guards its writes the same way: the stream's 'error' event, with no listener, would end the process.
+ */
+function writeLine(line: string): void {
+  try {
+    process.stdout.write(line, afterWrite);
+  } catch {
+    // Written synchronously and failed (a file or TTY): the line is lost, the request is not.
+  }
+}
+
+function afterWrite(error?: Error | null): void {
+  // Whatever else listens (a pipe into stdout re-emits the error once it has unpiped), ours stays: the stream is broken.
+  if (error && !process.stdout.listeners('error').includes(ignore)) process.stdout.on('error', ignore);
+}
+
+function ignore(): void {}

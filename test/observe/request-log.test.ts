@@ -45,20 +45,30 @@ afterAll(async () => {
   await issuer?.close();
 });
 
-/** Captures what the server writes with console.log: the request lines, parsed, and everything as text. */
+/**
+ * Captures what the server writes to stdout, the request lines (one write each) and console.log alike: the request
+ * lines, parsed, and everything as text.
+ */
 function capture(): void {
   lines = [];
   raw = [];
-  vi.spyOn(console, 'log').mockImplementation((...args: unknown[]) => {
-    const text = args.map(String).join(' ');
+  const note = (text: string) => {
     raw.push(text);
     try {
       const parsed = JSON.parse(text);
       if (parsed.msg === 'mcp request') lines.push(parsed);
     } catch { /* not a request line */ }
+  };
+  vi.spyOn(console, 'log').mockImplementation((...args: unknown[]) => note(args.map(String).join(' ')));
+  vi.spyOn(process.stdout, 'write').mockImplementation((chunk: string | Uint8Array) => {
+    note(String(chunk).replace(/\n$/, ''));
+    return true;
   });
 }
-afterEach(() => vi.mocked(console.log).mockRestore?.());
+afterEach(() => {
+  vi.mocked(console.log).mockRestore?.();
+  vi.mocked(process.stdout.write).mockRestore?.();
+});
 
 const token = () => issuer.mint({ iss: issuer.issuer, aud: AUDIENCE, sub: SUBJECT, client_id: 'client-never-logged', iat: now(), exp: now() + 300 });
 
