@@ -6,6 +6,8 @@ import { renderStoreCost } from './store-cost.mjs';
 
 const ms = (x) => `${x} ms`;
 const times = (x) => `${round(x, 1)}×`;
+/** A fraction of a floor, where a tenth is too coarse to read a step by. */
+const share = (x) => `${round(x, 2)}×`;
 
 function targetsTable(r) {
   const ours = r.coldStart.ours.medianMs;
@@ -16,12 +18,12 @@ function targetsTable(r) {
   const { http, inProcess } = r.proxy;
   // Issue 22's targets, "on a quiet machine": a loaded one reads slower, and the table says so rather than hiding it.
   const rows = [
-    ['cold start, median', '≤ 8 ms', ms(ours), ours <= 8],
+    ['cold start, median', '≤ 8 ms', `${ms(ours)} (the fixed-reply floor: ${ms(r.coldStart.floor.medianMs)})`, ours <= 8],
     ['cold start vs mcp-handler (vercel build)', '≥ 15× faster', times(ratio('mcpHandler')), ratio('mcpHandler') >= 15],
     ['cold start vs mcp-handler, bundled like ours', '≥ 10× faster', times(ratio('mcpHandlerBundled')), ratio('mcpHandlerBundled') >= 10],
     ['cold start vs the SDK server, bundled like ours', '≥ 10× faster', times(ratio('sdkServerBundled')), ratio('sdkServerBundled') >= 10],
-    ['warm tools/list vs the Web floor', '≥ 0.9×', times(ofWebFloor(list)), ofWebFloor(list) >= 0.9],
-    ['warm tools/call (demo agent) vs the Web floor', '≥ 0.6×', times(ofWebFloor(call)), ofWebFloor(call) >= 0.6],
+    ['warm tools/list vs the Web floor', '≥ 0.9×', share(ofWebFloor(list)), ofWebFloor(list) >= 0.9],
+    ['warm tools/call (demo agent) vs the Web floor', '≥ 0.6×', share(ofWebFloor(call)), ofWebFloor(call) >= 0.6],
     ['proxy overhead p50, over HTTP / in process', '≤ 0.6 / 0.2 ms', `${ms(http.overheadP50Ms)} / ${ms(inProcess.overheadP50Ms)}`, http.overheadP50Ms <= 0.6 && inProcess.overheadP50Ms <= 0.2],
     ['proxy overhead p99, over HTTP / in process', '≤ 2 ms', `${ms(http.overheadP99Ms)} / ${ms(inProcess.overheadP99Ms)}`, http.overheadP99Ms <= 2 && inProcess.overheadP99Ms <= 2],
     [`RSS growth per ${r.memory.requests} tools/list, at steady state`, '≤ 5 MB', `${r.memory.growthMb} MB`, r.memory.growthMb <= 5],

@@ -35,7 +35,9 @@ results.coldStart = measureColdStarts(TARGETS, RUNS);
 console.log('bench: warm throughput');
 const { ours, mcpHandler, sdkServer } = TARGETS;
 Object.assign(results, { throughputConnections: CONNECTIONS, throughputRounds: ROUNDS, throughputSeconds: SECONDS });
-results.throughput = await measureThroughput({ ours, mcpHandler, sdkServer }, { rounds: ROUNDS, seconds: SECONDS });
+// agent-mcp once more without its request log: one stdout write per request, which the table shows apart.
+const oursQuiet = { ...ours, label: 'agent-mcp, MCP_LOG=off', env: { MCP_LOG: 'off' } };
+results.throughput = await measureThroughput({ ours, oursQuiet, mcpHandler, sdkServer }, { rounds: ROUNDS, seconds: SECONDS });
 console.log('bench: proxy overhead');
 results.proxy = await measureProxyOverhead(ours.path(), PROXY_CALLS);
 console.log('bench: memory');

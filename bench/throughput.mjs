@@ -53,13 +53,13 @@ async function floorBodies(url) {
 }
 
 /**
- * `targets`: { key: { label, path() } }, the first being agent-mcp; returns per workload and key the median
+ * `targets`: { key: { label, path(), env? } }, the first being agent-mcp; returns per workload and key the median
  * requests/s and latency, with each target's ratio to the floor.
  */
 export async function measureThroughput(targets, { rounds, seconds }) {
   const servers = {};
   try {
-    for (const [key, target] of Object.entries(targets)) servers[key] = await startServer(['bench/serve-built.mjs', target.path()]);
+    for (const [key, target] of Object.entries(targets)) servers[key] = await startServer(['bench/serve-built.mjs', target.path()], target.env);
     const env = { FLOOR_BODIES: JSON.stringify(await floorBodies(Object.values(servers)[0].url)) };
     servers.floor = await startServer(['bench/floor.mjs'], env);
     servers.webFloor = await startServer(['bench/serve-built.mjs', WEB_FLOOR], env);
