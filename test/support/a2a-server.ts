@@ -4,6 +4,7 @@
  * The message's text picks what the agent does:
  *   "ask …" the task turns input-required asking for a name; the answer (a message to that task) completes it ·
  *   "slow …" works for up to 20 s, checking for cancellation every 20 ms (then its task is canceled) ·
+ *   "late …" works as "slow …" does, but names its task only LATE_MS after it starts (`working` resolves at the start) ·
  *   "fail" the task fails with a status message holding a secret · anything else: a working status naming the
  *   message, then the reply as an artifact streamed in three appended chunks, "A2A echo: <text> (turn N of this context)".
  * It records every JSON-RPC request (method, params, authorization, A2A-Version) and every task it saw cancelled.
@@ -33,7 +34,7 @@ export interface A2aAgent {
   cardReads(): number;
   /** Task ids a CancelTask reached. */
   cancelled: Set<string>;
-  /** Resolves once a "slow" task for a message containing `marker` is working. */
+  /** Resolves once a "slow" task for a message containing `marker` is working (a "late" one: once it starts). */
   working(marker: string): Promise<string>;
   close(): Promise<void>;
 }
@@ -44,6 +45,8 @@ const agentMessage = (taskId: string, contextId: string, value: string): Message
   role: Role.ROLE_AGENT, messageId: crypto.randomUUID(), parts: [text(value)], taskId, contextId, extensions: [], metadata: {}, referenceTaskIds: [],
 });
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+/** How long a "late" task runs before the agent publishes it, so a caller can be gone before it is named. */
+export const LATE_MS = 1000;
 
 class TestExecutor implements AgentExecutor {
   readonly cancelled = new Set<string>();
@@ -60,6 +63,11 @@ class TestExecutor implements AgentExecutor {
     const status = (state: TaskState, said?: string) => bus.publish(AgentEvent.statusUpdate({
       taskId, contextId, status: { state, message: said === undefined ? undefined : agentMessage(taskId, contextId, said), timestamp: new Date().toISOString() }, metadata: {},
     }));
+    const late = message.startsWith('late');
+    if (late) {
+      for (const [marker, resolve] of this.waiters) if (message.includes(marker)) resolve(taskId);
+      await sleep(LATE_MS);
+    }
     const task: Task = request.task ?? {
       id: taskId, contextId, status: { state: TaskState.TASK_STATE_SUBMITTED, message: undefined, timestamp: new Date().toISOString() },
       artifacts: [], history: [userMessage], metadata: undefined,
@@ -83,7 +91,7 @@ class TestExecutor implements AgentExecutor {
       return;
     }
     status(TaskState.TASK_STATE_WORKING, `Thinking about "${message}"`);
-    if (message.startsWith('slow')) {
+    if (message.startsWith('slow') || late) {
       for (const [marker, resolve] of this.waiters) if (message.includes(marker)) resolve(taskId);
       for (let waited = 0; waited < 20_000 && !this.cancelled.has(taskId); waited += 20) await sleep(20);
       status(this.cancelled.has(taskId) ? TaskState.TASK_STATE_CANCELED : TaskState.TASK_STATE_COMPLETED);

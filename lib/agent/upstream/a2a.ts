@@ -23,6 +23,9 @@ const CARD_PATH = '/.well-known/agent-card.json';
 const QUESTION_CHARS = 2000;
 const FINAL = new Set(['TASK_STATE_COMPLETED', 'TASK_STATE_FAILED', 'TASK_STATE_CANCELED', 'TASK_STATE_REJECTED']);
 const INTERRUPTED = new Set(['TASK_STATE_INPUT_REQUIRED', 'TASK_STATE_AUTH_REQUIRED']);
+/** How long the stream of a turn that ended before its task was named is read on for that name. */
+const NAMING_WAIT_MS = 5_000;
+const ONCE = { once: true } as const;
 
 interface Interface {
   url: string;
@@ -171,14 +174,26 @@ async function* send(
   let state = '';
   let question = '';
   let replied = false;
+  // The request has its own signal, not the turn's: a turn that ends before the upstream named its task hands the
+  // stream on (below) rather than dropping it.
+  if (turn.signal.aborted) throw kit.callCancelled(profile.id);
+  const own = new AbortController();
   const events = async function* (): AsyncGenerator<Json> {
-    const upstream = await kit.postUpstream(target, request, turn.signal, turn.traceHeaders);
+    const upstream = await kit.postUpstream(target, request, own.signal, turn.traceHeaders);
     if (!isEventStream(kit, upstream)) {
       yield parseObject(kit, target, await readAll(upstream));
       return;
     }
     for await (const data of kit.sseData(upstream.chunks())) yield parseObject(kit, target, data);
   };
+  const stream = events();
+  let next: Promise<IteratorResult<Json>> | undefined;
+  let handedOn = false;
+  let stop!: (error: Error) => void;
+  const ended = new Promise<never>((_, reject) => (stop = reject));
+  ended.catch(ignore);
+  const onEnd = () => stop(kit.callCancelled(profile.id));
+  turn.signal.addEventListener('abort', onEnd, ONCE);
   const ids = (value: Json) => {
     const contextId = upstreamId(kit, profile.id, value.contextId);
     const id = upstreamId(kit, profile.id, value.taskId);
@@ -200,7 +215,11 @@ async function* send(
     } else if (said) turn.note?.(`${profile.id}: ${shortLine(said)}`);
   };
   try {
-    for await (const response of events()) {
+    for (;;) {
+      next = stream.next();
+      const step = await Promise.race([next, ended]);
+      if (step.done) break;
+      const response = step.value;
       if (response.error !== undefined) throw kit.streamError(target, JSON.stringify(response.error));
       const result = record(response.result);
       if (result.task) {
@@ -244,8 +263,49 @@ async function* send(
     }
     throw new kit.AgentError(`Agent ${profile.id}: the upstream stream ended before its task finished.`);
   } catch (error) {
-    // The caller went away (or the turn's time ran out) while the task runs: it is cancelled upstream too.
-    if (turn.signal.aborted && taskId && !FINAL.has(state)) void cancelTask(kit, target, taskId);
+    // The caller went away (or the turn's time ran out) while the task runs: it is cancelled upstream too. Before
+    // the upstream has named the task, its stream is read on for the name, on its own clock.
+    if (turn.signal.aborted && !FINAL.has(state)) {
+      if (taskId) void cancelTask(kit, target, taskId);
+      else if (next) {
+        handedOn = true;
+        void cancelWhenNamed(kit, profile, target, stream, next, own);
+      }
+    }
     throw error;
+  } finally {
+    turn.signal.removeEventListener('abort', onEnd);
+    if (!handedOn) {
+      own.abort();
+      void stream.return(undefined).catch(ignore);
+    }
   }
 }
+
+/**
+ * A turn ended before its upstream named the task it started: reads on, for NAMING_WAIT_MS at most (and within the
+ * request's own bounds), until an event names it, then cancels it, so no task runs on for a caller who is gone.
+ */
+async function cancelWhenNamed(
+  kit: Kit, profile: AgentProfile, target: UpstreamTarget, stream: AsyncGenerator<Json>, next: Promise<IteratorResult<Json>>, own: AbortController,
+): Promise<void> {
+  const timer = setTimeout(() => own.abort(), NAMING_WAIT_MS);
+  try {
+    for (let step = await next; !step.done; step = await stream.next()) {
+      const result = record(step.value.result);
+      const named = record(result.task ?? result.statusUpdate ?? result.artifactUpdate);
+      const taskId = upstreamId(kit, profile.id, named.id ?? named.taskId);
+      if (!taskId) continue;
+      if (!FINAL.has(String(record(named.status).state ?? ''))) void cancelTask(kit, target, taskId);
+      return;
+    }
+  } catch {
+    // The stream failed, or said nothing in time: there is no task to name.
+  } finally {
+    clearTimeout(timer);
+    own.abort();
+    void stream.return(undefined).catch(ignore);
+  }
+}
+
+const ignore = () => undefined;

@@ -12,9 +12,9 @@ import { metered } from '../budget.js';
 import { runToolLoop, tooManyCalls } from '../tool-loop.js';
 import { AgentError } from '../types.js';
 import { streamError } from './error-text.js';
-import { getUpstream, postUpstream } from './request.js';
+import { callCancelled, getUpstream, postUpstream } from './request.js';
 import { sseData } from './sse.js';
 
-export const KIT = { EVENT_STREAM, AgentError, createCountedWarning, metered, runToolLoop, tooManyCalls, streamError, getUpstream, postUpstream, sseData };
+export const KIT = { EVENT_STREAM, AgentError, callCancelled, createCountedWarning, metered, runToolLoop, tooManyCalls, streamError, getUpstream, postUpstream, sseData };
 
 export type Kit = typeof KIT;

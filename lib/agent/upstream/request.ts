@@ -204,9 +204,14 @@ const overCap = createCountedWarning((agent, count) =>
 
 const TIMED_OUT = new Error('The upstream did not answer in time.');
 
+/** What a turn's upstream request says when the turn's signal ended it (the caller gone, or its time up). */
+export function callCancelled(agentId: string): AgentError {
+  return new AgentError(`Agent ${agentId}: the call was cancelled.`);
+}
+
 function failure(target: UpstreamTarget, error: unknown, timedOut: boolean, signal: AbortSignal): Error {
   if (error instanceof AgentError) return error;
-  if (signal.aborted) return new AgentError(`Agent ${target.agentId}: the call was cancelled.`);
+  if (signal.aborted) return callCancelled(target.agentId);
   if (timedOut) return new AgentError(`Agent ${target.agentId} sent nothing for ${target.timeoutMs} ms (AGENT_TIMEOUT_MS).`, 'upstream_timeout');
   const cause = (error as { cause?: { code?: string; message?: string } }).cause;
   if (cause?.message === 'unexpected redirect') {

@@ -101,19 +101,35 @@ describe.each(['legacy', 'modern'] as const)('an a2a agent on the %s wire', (era
   });
 });
 
+/** Starts a chat call whose message is `<kind> <marker>`, aborts it once the agent's executor has the task, and returns its id. */
+async function cancelOnceStarted(kind: 'slow' | 'late'): Promise<string> {
+  const { client } = await caller('legacy', 'alice');
+  const marker = crypto.randomUUID();
+  const started = agent.working(marker);
+  const controller = new AbortController();
+  const call = client.callTool({ name: 'chat_with_agent', arguments: { agent_id: 'helper', message: `${kind} ${marker}` } }, { signal: controller.signal })
+    .then(() => 'answered', () => 'aborted');
+  const taskId = await started;
+  controller.abort();
+  expect(await call).toBe('aborted');
+  return taskId;
+}
+
+const cancelTasksFor = (taskId: string) => agent.requests.filter((r) => r.method === 'CancelTask' && r.params.id === taskId);
+
 describe('cancellation and failures', () => {
   test('a cancelled call cancels the A2A task it started (CancelTask)', async () => {
-    const { client } = await caller('legacy', 'alice');
-    const marker = crypto.randomUUID();
-    const working = agent.working(marker);
-    const controller = new AbortController();
-    const call = client.callTool({ name: 'chat_with_agent', arguments: { agent_id: 'helper', message: `slow ${marker}` } }, { signal: controller.signal })
-      .then(() => 'answered', () => 'aborted');
-    const taskId = await working;
-    controller.abort();
-    expect(await call).toBe('aborted');
+    const taskId = await cancelOnceStarted('slow');
     await until(() => agent.cancelled.has(taskId));
-    expect(agent.requests.filter((r) => r.method === 'CancelTask' && r.params.id === taskId)).toHaveLength(1);
+    expect(cancelTasksFor(taskId)).toHaveLength(1);
+  });
+
+  test('a call cancelled before the upstream named its task still cancels that task, once it is named', async () => {
+    // The upstream has the request and its executor runs, but for LATE_MS no event names the task.
+    const taskId = await cancelOnceStarted('late');
+    expect(agent.cancelled.has(taskId)).toBe(false);
+    await until(() => agent.cancelled.has(taskId));
+    expect(cancelTasksFor(taskId)).toHaveLength(1);
   });
 
   test('a failed task is an isError naming the agent; its status message goes to the log, not the caller', async () => {
