@@ -135,9 +135,14 @@ function headersOf(target: UpstreamTarget, post: boolean, traceHeaders: Record<s
 /**
  * One upstream request and the read of its reply: one controller and one timer, cheaper on the hot path than
  * AbortSignal.any + AbortSignal.timeout, and no closures: it listens to the caller's signal as an EventListener.
+ * Aborting also cancels the reply's reader: fetch follows its signal through a Request it holds only weakly, and
+ * after a full garbage collection the abort no longer reaches it (nodejs/node#55428), so the read would go on to
+ * the reply's end with the connection open (test/agent/upstream/request-abort.test.ts).
  */
 class UpstreamCall implements UpstreamResponse {
   response!: Response;
+  /** The reply's reader while it is read (readText). */
+  reader: ReadableStreamDefaultReader<Uint8Array> | undefined;
   readonly #target: UpstreamTarget;
   readonly #signal: AbortSignal;
   readonly #controller = new AbortController();
@@ -156,15 +161,26 @@ class UpstreamCall implements UpstreamResponse {
     return this.#controller.signal;
   }
 
+  /** True once the request was aborted: a read that then ends did not reach the reply's end. */
+  get aborted(): boolean {
+    return this.#controller.signal.aborted;
+  }
+
   /** The caller's signal aborted. */
   handleEvent(): void {
-    this.#controller.abort(this.#signal.reason);
+    this.#abort(this.#signal.reason);
   }
 
   /** AGENT_TIMEOUT_MS of silence. */
   timeOut(): void {
     this.#timedOut = true;
-    this.#controller.abort(TIMED_OUT);
+    this.#abort(TIMED_OUT);
+  }
+
+  #abort(reason: unknown): void {
+    this.#controller.abort(reason);
+    // Cancelling the body closes the connection whether or not fetch still hears its signal.
+    this.reader?.cancel(reason).catch(ignore);
   }
 
   /** More bytes came: the silence starts again. */
@@ -182,7 +198,7 @@ class UpstreamCall implements UpstreamResponse {
   }
 
   abandon(error: AgentError): AgentError {
-    this.#controller.abort(ABANDONED);
+    this.#abort(ABANDONED);
     return error;
   }
 
@@ -199,6 +215,9 @@ class UpstreamCall implements UpstreamResponse {
 const timeOut = (call: UpstreamCall) => call.timeOut();
 
 const ABANDONED = new Error('The reply broke a bound; its read was abandoned.');
+/** What readText throws for a read that ended because the request was aborted; fail() says which abort it was. */
+const CUT_OFF = new Error('The read was cut off by an abort.');
+const ignore = () => undefined;
 const overCap = createCountedWarning((agent, count) =>
   `cut off ${count} upstream repl${count === 1 ? 'y' : 'ies'} over AGENT_MAX_REPLY_BYTES (latest: ${agent})`);
 
@@ -223,7 +242,7 @@ function failure(target: UpstreamTarget, error: unknown, timedOut: boolean, sign
 }
 
 async function* readText(call: UpstreamCall, maxBytes: number): AsyncIterable<string> {
-  const reader = call.response.body!.getReader();
+  const reader = (call.reader = call.response.body!.getReader());
   const decoder = new TextDecoder();
   let ended = false;
   let failed = false;
@@ -231,6 +250,8 @@ async function* readText(call: UpstreamCall, maxBytes: number): AsyncIterable<st
   try {
     for (;;) {
       const { done, value } = await reader.read();
+      // A reader cancelled by an abort reads as done: that is the abort, not the reply's end.
+      if (call.aborted) throw CUT_OFF;
       if (done) {
         ended = true;
         const rest = decoder.decode();
@@ -247,6 +268,7 @@ async function* readText(call: UpstreamCall, maxBytes: number): AsyncIterable<st
     throw call.fail(error);
   } finally {
     call.release();
+    call.reader = undefined;
     if (failed) void reader.cancel().catch(() => undefined);
     else if (!ended) void drain(reader);
   }

@@ -1,0 +1,64 @@
+/**
+ * An upstream request ends when its signal aborts, even after a garbage collection. Node's fetch (undici) follows the
+ * signal it is given through a Request it makes and holds only weakly, so once a full collection has taken that
+ * Request, aborting the signal reaches nothing (nodejs/node#55428, nodejs/undici#3644): the call went on reading a
+ * reply nobody wanted, its connection open to the end. request.ts ends the read and closes the connection itself.
+ * Each case runs in its own process with --expose-gc against the real test upstream.
+ */
+
+import { spawn } from 'node:child_process';
+import { afterAll, beforeAll, expect, test } from 'vitest';
+import { startUpstream, type Upstream } from '../../support/upstream.js';
+
+let upstream: Upstream;
+beforeAll(async () => {
+  upstream = await startUpstream();
+});
+afterAll(() => upstream.stop());
+
+/** Starts a request for `message`, collects garbage twice, aborts it and reads on; what the read came to. */
+const SCRIPT = `
+  const { postUpstream } = await import('./lib/agent/upstream/request.ts');
+  const target = { agentId: 'slow', url: process.env.UPSTREAM_URL + '/v1/chat/completions', timeoutMs: 60000, maxReplyBytes: 8 << 20 };
+  const controller = new AbortController();
+  const body = { model: 'm', stream: true, messages: [{ role: 'user', content: process.env.MESSAGE }] };
+  const collect = async () => { for (let i = 0; i < 3; i++) { globalThis.gc(); await new Promise((r) => setTimeout(r, 20)); } };
+  const started = Date.now();
+  const read = (async () => {
+    const reply = await postUpstream(target, body, controller.signal);
+    for await (const chunk of reply.chunks()) void chunk;
+    return 'read to the end';
+  })().catch((error) => error.message);
+  await new Promise((r) => setTimeout(r, Number(process.env.ABORT_AFTER_MS)));
+  await collect();
+  controller.abort(new Error('the caller left'));
+  const outcome = await Promise.race([read, new Promise((r) => setTimeout(() => r('still reading after 3 s'), 3000))]);
+  console.log(JSON.stringify({ outcome, ms: Date.now() - started }));
+  process.exit(0);
+`;
+
+async function abortAfterGc(message: string, abortAfterMs: number): Promise<{ outcome: string }> {
+  const child = spawn(process.execPath, ['--expose-gc', '--import', 'tsx', '--input-type=module', '-e', SCRIPT], {
+    cwd: process.cwd(),
+    env: { PATH: process.env.PATH!, UPSTREAM_URL: upstream.url, MESSAGE: message, ABORT_AFTER_MS: String(abortAfterMs) },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  let stdout = '';
+  child.stdout.on('data', (chunk) => (stdout += chunk));
+  await new Promise((resolve) => child.on('exit', resolve));
+  return JSON.parse(stdout.trim().split('\n').at(-1)!);
+}
+
+test('aborted while the reply streams, after a full GC: the read fails as cancelled and the upstream sees its connection closed', async () => {
+  // About 9 s of reply in 8-character pieces.
+  const message = `fault:pace 100 ${crypto.randomUUID()} ${'a much longer answer, '.repeat(30)}`;
+  const { outcome } = await abortAfterGc(message, 300);
+  expect(outcome).toBe('Agent slow: the call was cancelled.');
+  await upstream.waitFor((log) => log.some((e) => e.kind === 'closed' && e.body?.messages?.at(-1)?.content === message), 3_000);
+}, 30_000);
+
+test('aborted before the upstream answered, after a full GC: the call fails as cancelled at once', async () => {
+  const message = `fault:hang ${crypto.randomUUID()}`;
+  const { outcome } = await abortAfterGc(message, 300);
+  expect(outcome).toBe('Agent slow: the call was cancelled.');
+}, 30_000);
