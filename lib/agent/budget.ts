@@ -16,7 +16,7 @@
 import { setMaxListeners } from 'node:events';
 import { Cancellation, type CancelView, type SignalSource } from '../server/cancellation.js';
 import { createCountedWarning } from '../warn.js';
-import { AgentError, type ModelCalls, type ToolOutcome } from './types.js';
+import { AgentError, callCancelled, type ModelCalls, type ToolOutcome } from './types.js';
 
 export interface BudgetLimits {
   /** AGENT_MAX_UPSTREAM_CALLS: upstream model requests one request may make, across its whole agent chain. */
@@ -167,7 +167,7 @@ export class RequestBudget implements ModelCalls {
   }
 
   #throwIfAborted(agentId: string): void {
-    if (this.#cancellation.cancelled) throw this.#timedOut ? new AgentError(this.timeoutMessage) : new AgentError(`Agent ${agentId}: the call was cancelled.`);
+    if (this.#cancellation.cancelled) throw this.#timedOut ? new AgentError(this.timeoutMessage) : callCancelled(agentId);
   }
 }
 

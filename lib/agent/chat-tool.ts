@@ -18,7 +18,7 @@ import { ask, type Tooling } from './ask.js';
 import { RequestBudget, type BudgetLimits } from './budget.js';
 import type { ToolCallRecord } from './toolbox.js';
 import { runTurn, type Ran, type TurnOptions } from './turn.js';
-import { AgentError, type Agent, type Ask, type ChatMessage } from './types.js';
+import { AgentError, callCancelled, type Agent, type Ask, type ChatMessage } from './types.js';
 import { INPUT_JSON_SCHEMA, OUTPUT_JSON_SCHEMA } from './chat-json-schema.js';
 import { DEFAULT_TASK_AFTER_MS, defaultBudget, type ReplyDeadlineSettings } from './config.js';
 import { chatDeadline } from './reply-deadline.js';
@@ -165,7 +165,7 @@ async function converse(
   // One budget for everything this call sets off, nested agents included; its signal is the caller's and the clock's.
   const budget = new RequestBudget(team.budget, agent.profile.id, ctx.cancellation);
   const failed = (text: string) => ({ value: toolError(calls.length ? `${text} ${describeCalls(calls)}` : text) });
-  const stopped = () => failed(budget.timedOut ? budget.timeoutMessage : `Agent ${agent.profile.id}: the call was cancelled.`);
+  const stopped = () => failed(budget.timedOut ? budget.timeoutMessage : callCancelled(agent.profile.id).message);
   try {
     progress.note(`Asking ${agent.profile.name}…`);
     let reply = '';

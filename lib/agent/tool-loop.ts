@@ -14,7 +14,7 @@
  */
 
 import { createCountedWarning } from '../warn.js';
-import { AgentError, type AgentTools, type ToolOutcome } from './types.js';
+import { AgentError, callCancelled, type AgentTools, type ToolOutcome } from './types.js';
 
 /** A tool as the model is offered it, before a format writes it in its wire. */
 export interface FunctionSpec {
@@ -83,7 +83,7 @@ export async function* runToolLoop(options: ToolLoopOptions): AsyncGenerator<str
     const outcomes = await Promise.all(calls.map((call, i): Promise<ToolOutcome> => i < maxCallsPerStep
       ? tools.call(names.toTool.get(call.name) ?? call.name, parseArguments(call.arguments))
       : Promise.resolve({ ok: false, text: `Not run: at most ${maxCallsPerStep} tool calls are run per step (AGENT_MAX_TOOL_CALLS).` })));
-    if (signal.aborted) throw new AgentError(`Agent ${agentId}: the call was cancelled.`);
+    if (signal.aborted) throw callCancelled(agentId);
     steps.push({ text, calls, results: outcomes.map((outcome) => outcome.text) });
   }
 }

@@ -121,6 +121,11 @@ export class AgentError extends Error {
   }
 }
 
+/** What a turn (or an upstream request of it) says when its caller cancelled it. */
+export function callCancelled(agentId: string): AgentError {
+  return new AgentError(`Agent ${agentId}: the call was cancelled.`);
+}
+
 /** How to write an in-process agent: a function that yields the reply's text in chunks. */
 export type InProcessAgent = (turn: AgentTurn) => AsyncIterable<string>;
 

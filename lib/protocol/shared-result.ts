@@ -30,8 +30,11 @@ export function stringifyMessage(message: JsonRpcResponse | JsonRpcResponse[]): 
   if (Array.isArray(message)) return `[${message.map(stringifyMessage).join(',')}]`;
   const text = 'result' in message ? texts.get(message.result) : undefined;
   if (text === undefined) return JSON.stringify(message);
-  return `{"jsonrpc":"2.0","id":${JSON.stringify(message.id)},"result":${text}}`;
+  return `${headOf(message)},"result":${text}}`;
 }
+
+/** A reply's text up to its result: what differs between replies carrying the same shared result. */
+const headOf = (message: JsonRpcResponse) => `{"jsonrpc":"2.0","id":${JSON.stringify(message.id)}`;
 
 /**
  * The bytes (or text) of an HTTP body holding `message`, equal to the UTF-8 of `JSON.stringify(message)`: a single
@@ -43,7 +46,7 @@ export function messageBody(message: JsonRpcResponse | JsonRpcResponse[]): strin
   if (text === undefined) return JSON.stringify(message);
   let tail = tails.get(message.result);
   if (!tail) tails.set(message.result, (tail = encoder.encode(`,"result":${text}}`)));
-  const head = `{"jsonrpc":"2.0","id":${JSON.stringify(message.id)}`;
+  const head = headOf(message);
   // Node's Buffer: uninitialized and, under 4 KB, cut from a shared pool; a Response copies what it is given.
   const size = Buffer.byteLength(head);
   const body = Buffer.allocUnsafe(size + tail.length);

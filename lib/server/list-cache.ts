@@ -30,18 +30,25 @@ function viewOf(method: string, era: Era, principal: Principal | undefined): str
   return `${method}\n${era}\n${who}`;
 }
 
+/** The node of `owner` and its registries, in order; `make`: made where missing, else undefined there. */
+function nodeOf(owner: object, registries: readonly Registry[], make: boolean): Node | undefined {
+  let node = roots.get(owner);
+  if (!node && make) roots.set(owner, (node = { next: new WeakMap() }));
+  for (const registry of registries) {
+    if (!node) return undefined;
+    let next = node.next.get(registry);
+    if (!next && make) node.next.set(registry, (next = { next: new WeakMap() }));
+    node = next;
+  }
+  return node;
+}
+
 /** The page `build` makes for this request, built once per server, registries and view when it can be kept. */
 export function cachedListPage<T extends Record<string, unknown>>(
   owner: object, registries: readonly Registry[], params: Record<string, unknown>, ctx: RequestContext, build: () => T,
 ): T {
   if (params.cursor !== undefined || registries.some((registry) => registry.incomplete)) return build();
-  let node: Node | undefined = roots.get(owner);
-  if (!node) roots.set(owner, (node = { next: new WeakMap() }));
-  for (const registry of registries) {
-    let next: Node | undefined = node.next.get(registry);
-    if (!next) node.next.set(registry, (next = { next: new WeakMap() }));
-    node = next;
-  }
+  const node = nodeOf(owner, registries, true)!;
   const views = (node.views ??= new Map());
   const view = viewOf(ctx.method, ctx.era, ctx.principal);
   const kept = views.get(view);
@@ -59,10 +66,6 @@ export function cachedListPage<T extends Record<string, unknown>>(
 export function keptListPage(
   owner: object, registries: readonly Registry[], method: string, era: Era, principal: Principal | undefined,
 ): Record<string, unknown> | undefined {
-  let node = roots.get(owner);
-  for (const registry of registries) {
-    if (registry.incomplete) return undefined;
-    node = node?.next.get(registry);
-  }
-  return node?.views?.get(viewOf(method, era, principal));
+  if (registries.some((registry) => registry.incomplete)) return undefined;
+  return nodeOf(owner, registries, false)?.views?.get(viewOf(method, era, principal));
 }

@@ -10,9 +10,9 @@ import { EVENT_STREAM } from '../../protocol/headers.js';
 import { createCountedWarning } from '../../warn.js';
 import { metered } from '../budget.js';
 import { runToolLoop, tooManyCalls } from '../tool-loop.js';
-import { AgentError } from '../types.js';
+import { AgentError, callCancelled } from '../types.js';
 import { streamError } from './error-text.js';
-import { callCancelled, getUpstream, postUpstream } from './request.js';
+import { getUpstream, postUpstream } from './request.js';
 import { sseData } from './sse.js';
 
 export const KIT = { EVENT_STREAM, AgentError, callCancelled, createCountedWarning, metered, runToolLoop, tooManyCalls, streamError, getUpstream, postUpstream, sseData };

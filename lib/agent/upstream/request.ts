@@ -7,7 +7,7 @@
  */
 
 import { createCountedWarning } from '../../warn.js';
-import { AgentError } from '../types.js';
+import { AgentError, callCancelled } from '../types.js';
 import { ERROR_BODY_BYTES, httpError, type ErrorDetail } from './error-text.js';
 
 export interface UpstreamTarget {
@@ -222,11 +222,6 @@ const overCap = createCountedWarning((agent, count) =>
   `cut off ${count} upstream repl${count === 1 ? 'y' : 'ies'} over AGENT_MAX_REPLY_BYTES (latest: ${agent})`);
 
 const TIMED_OUT = new Error('The upstream did not answer in time.');
-
-/** What a turn's upstream request says when the turn's signal ended it (the caller gone, or its time up). */
-export function callCancelled(agentId: string): AgentError {
-  return new AgentError(`Agent ${agentId}: the call was cancelled.`);
-}
 
 function failure(target: UpstreamTarget, error: unknown, timedOut: boolean, signal: AbortSignal): Error {
   if (error instanceof AgentError) return error;
