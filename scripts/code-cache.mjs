@@ -5,10 +5,12 @@
  *
  * V8 takes a cache only from its own version, with the same V8 flags and the same read-only snapshot (the build of
  * that Node), and checks the source only by its length. So each cache is made by the Node that will read it, in a
- * fresh process with no flags, and named for that V8 (`<name>.<process.versions.v8>-<arch>.cache`): the build's own
- * Node, and the Node of the function's runtime (`nodejs24.x` in .vc-config.json: the pinned Node 24 from npm,
- * scripts/npm-cache.mjs) when the build runs another. A runtime that starts Node with V8 flags, or runs a Node
- * build whose snapshot differs, refuses the cache and compiles as before; the loader says which (codeCache.status).
+ * fresh process, and named for that V8 (`<name>.<process.versions.v8>-<arch>.cache`): the build's own Node, and the
+ * Node of the function's runtime (`nodejs24.x` in .vc-config.json: the pinned Node 24 from npm,
+ * scripts/npm-cache.mjs) when the build runs another. The runtime's Node gets a second cache made as the platform
+ * starts it (RUNTIME_FLAGS, named `…-expose-gc.cache`), which the loader picks when it runs so. A Node started with
+ * other V8 flags, or a Node build whose snapshot differs, refuses the cache and compiles as before; the loader says
+ * which (codeCache.status).
  *
  * Made after warm-up requests, so the functions the first requests compile lazily are in it. The warm-up runs with
  * MEMORY_STORE_HEAP_GROWTH_PERCENT=0: the memory store's V8 heap flags, set on a first request, change V8's flag
@@ -48,40 +50,55 @@ export const WARM_UP = {
   ],
 };
 
-/** The Node binaries to make caches with: this one, and one of the runtime's major when that differs. */
-export function cacheNodes(runtime, log = console.log) {
-  const nodes = [process.execPath];
+/**
+ * The V8 flags the function's runtime starts Node with, as far as they enter V8's flag hash. AWS Lambda's managed
+ * Node runtimes, on which Vercel Functions run, start `node --expose-gc --max-http-header-size 81920` with heap sizes
+ * from the function's memory (their bootstrap script). Of these V8 13 (Node 24) hashes `--expose-gc` only: a cache
+ * made without it is refused there, one made with it is used whatever the heap sizes (V8 11, Node 20, hashes the
+ * heap sizes too, which vary with the memory setting). The loader tells the two apart by the `gc` global that
+ * `--expose-gc` defines.
+ */
+export const RUNTIME_FLAGS = ['--expose-gc'];
+
+/**
+ * The caches to make, as the Node binary and the V8 flags each is made with: one without flags for this Node, and
+ * for the runtime's major (installed when this Node is another) one without flags and one with RUNTIME_FLAGS.
+ */
+export function cacheBuilds(runtime, log = console.log) {
+  const builds = [{ node: process.execPath, flags: [] }];
   const major = /^nodejs(\d+)\.x$/.exec(runtime ?? '')?.[1];
-  if (!major || Number(major) === Number(process.versions.node.split('.')[0])) return nodes;
+  if (!major) return builds;
+  if (Number(major) === Number(process.versions.node.split('.')[0])) return [...builds, { node: process.execPath, flags: RUNTIME_FLAGS }];
   try {
     const node = ensureNode(Number(major), { quick: true });
-    if (node) nodes.push(node);
-    else log(`code cache: no pinned Node ${major} (scripts/npm-cache.mjs), so none for ${runtime}; it compiles at start there`);
+    if (node) return [...builds, { node, flags: [] }, { node, flags: RUNTIME_FLAGS }];
+    log(`code cache: no pinned Node ${major} (scripts/npm-cache.mjs), so none for ${runtime}; it compiles at start there`);
   } catch (error) {
     log(`code cache: no Node ${major} to build ${runtime}'s cache (${error.message}); it compiles at start there`);
   }
-  return nodes;
+  return builds;
 }
 
-function run(node, args) {
+function run(node, flags, args) {
   // Only PATH: the warm-up serves the defaults, as the cold-start benchmark does.
   const env = { PATH: process.env.PATH, MEMORY_STORE_HEAP_GROWTH_PERCENT: '0' };
-  const result = spawnSync(node, [CHILD, ...args], { encoding: 'utf8', env, timeout: 60_000 });
-  if (result.status !== 0) throw new Error(`code cache: ${node} ${args[0]} failed (${result.status ?? result.signal}):\n${result.stderr}`);
+  const result = spawnSync(node, [...flags, CHILD, ...args], { encoding: 'utf8', env, timeout: 60_000 });
+  if (result.status !== 0) throw new Error(`code cache: ${[node, ...flags].join(' ')} ${args[0]} failed (${result.status ?? result.signal}):\n${result.stderr}`);
   return result.stdout;
 }
 
 /**
- * Makes and checks the cache of the loader `loader` with each of `nodes`; returns the keys made. A cache a fresh
- * process does not use is removed (a loader would read it on every cold start for nothing) and throws.
+ * Makes and checks the cache of the loader `loader` with each of `nodes`, started with the V8 flags `flags`;
+ * returns the keys made. A cache a fresh process (with the same flags) does not use is removed (a loader would read
+ * it on every cold start for nothing) and throws.
  */
-export function makeCodeCaches(loader, requests, nodes) {
+export function makeCodeCaches(loader, requests, nodes, flags = []) {
   return nodes.map((node) => {
-    run(node, ['make', loader, JSON.stringify(requests)]);
-    const { status, key } = JSON.parse(run(node, ['check', loader]).trim().split('\n').at(-1));
+    run(node, flags, ['make', loader, JSON.stringify(requests)]);
+    const { status, key } = JSON.parse(run(node, flags, ['check', loader]).trim().split('\n').at(-1));
     if (status !== 'used') {
       rmSync(join(dirname(loader), `${basename(loader, '.js')}.${key}.cache`), { force: true });
-      throw new Error(`code cache: ${node} made a cache for ${key} that a fresh process did not use (${status})`);
+      throw new Error(`code cache: ${[node, ...flags].join(' ')} made a cache for ${key} that a fresh process did not use (${status})`);
     }
     return key;
   });
@@ -89,7 +106,7 @@ export function makeCodeCaches(loader, requests, nodes) {
 
 /**
  * The build's step for a function with a warm-up (WARM_UP): the ES module `entry` in script form with a cache for
- * each Node of `cacheNodes(runtime)`; returns the V8 versions it has a cache for. What cannot be done is said and
+ * each build of `cacheBuilds(runtime)`; returns the keys it has a cache for. What cannot be done is said and
  * left: an entry the script form cannot hold stays an ES module, a Node whose cache could not be made or is not
  * used gets none (the function compiles at start there, as an ES module would); neither stops the build.
  */
@@ -101,11 +118,11 @@ export async function startFromCodeCache(entry, root, warmUp, runtime, log = con
     log(`code cache: none, ${entry} stays an ES module (${error.message})`);
     return [];
   }
-  return cacheNodes(runtime, log).flatMap((node) => {
+  return cacheBuilds(runtime, log).flatMap(({ node, flags }) => {
     try {
-      return makeCodeCaches(entry, warmUp, [node]);
+      return makeCodeCaches(entry, warmUp, [node], flags);
     } catch (error) {
-      log(`code cache: none made with ${node}, the function compiles at start on its V8 (${error.message.split('\n')[0]})`);
+      log(`code cache: none made with ${[node, ...flags].join(' ')}, the function compiles at start on its V8 so started (${error.message.split('\n')[0]})`);
       return [];
     }
   });

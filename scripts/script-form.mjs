@@ -94,8 +94,9 @@ export function loaderText(scriptFile, names, stem, shortName) {
   const exported = names.length ? `export const{${names.join(',')}}=module.exports;` : '';
   return `// Written by scripts/script-form.mjs: this function's code is ${scriptFile}, compiled from the V8 code cache
 // built for the running V8 when there is one (docs/architecture.md "Bundling"). codeCache says what happened.
+// --expose-gc (AWS Lambda's Node runtimes start Node so) enters V8's flag hash: such a Node has a cache of its own.
 const here=import.meta.url,{readFileSync}=process.getBuiltinModule("node:fs"),{Script}=process.getBuiltinModule("node:vm"),{fileURLToPath}=process.getBuiltinModule("node:url");
-const file=fileURLToPath(new URL(${JSON.stringify(`./${scriptFile}`)},here)),filename=parseInt(process.versions.v8)<12?${JSON.stringify(shortName)}:file,key=\`\${process.versions.v8}-\${process.arch}\`,cacheFile=fileURLToPath(new URL(\`./${stem}.\${key}.cache\`,here));
+const file=fileURLToPath(new URL(${JSON.stringify(`./${scriptFile}`)},here)),filename=parseInt(process.versions.v8)<12?${JSON.stringify(shortName)}:file,key=\`\${process.versions.v8}-\${process.arch}\${typeof gc==="function"?"-expose-gc":""}\`,cacheFile=fileURLToPath(new URL(\`./${stem}.\${key}.cache\`,here));
 let cachedData;try{cachedData=readFileSync(cacheFile)}catch{}
 const script=new Script(readFileSync(file,"latin1"),{filename,cachedData}),status=cachedData===undefined?"absent":script.cachedDataRejected?"rejected":"used";
 cachedData=undefined; // V8 is done with it: the instance need not keep its ~300 KB

@@ -49,12 +49,13 @@ export async function bundleForRemoteBuild(projectRoot) {
     const { metafile } = await build({ ...bundleOptions('index', path, outdir), absWorkingDir: projectRoot });
     dropBareRuntimeImport(metafile, `api/${file}`, projectRoot);
     console.log(`vercel-build: api/${file} ${describeStartup(metafile, `api/${file}`)}`);
-    // As npm run build does (scripts/code-cache.mjs). The container runs the project's Node, the runtime's major, and
-    // the script and its caches reach the function through vercel.json's includeFiles, since file tracing cannot
-    // follow a file read at start.
+    // As npm run build does (scripts/code-cache.mjs). The container runs the project's Node, the runtime's major (so
+    // its caches are the runtime's, with and without --expose-gc), and the script and its caches reach the function
+    // through vercel.json's includeFiles, since file tracing cannot follow a file read at start.
     const warmUp = WARM_UP[`api/${name}.js`];
     if (warmUp) {
-      const keys = await startFromCodeCache(join(outdir, 'index.js'), projectRoot, warmUp, undefined);
+      const runtime = `nodejs${process.versions.node.split('.')[0]}.x`;
+      const keys = await startFromCodeCache(join(outdir, 'index.js'), projectRoot, warmUp, runtime);
       if (keys.length) console.log(`vercel-build: api/${file} starts from a V8 code cache on V8 ${keys.join(', ')}`);
     }
     const target = `../${BUNDLE_DIR}/${name}/index.js`;

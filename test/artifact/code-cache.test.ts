@@ -21,7 +21,7 @@ const caches = () => readdirSync(dirname(loader)).filter((file) => file.endsWith
 const nodes = [process.execPath, ...['node22', 'node24'].map((dir) => join(ROOT, '.cache', dir, `node_modules/node-${process.platform}-${process.arch}/bin/node`)).filter(existsSync)];
 
 /** A fresh `node` process importing `path`: its codeCache, and the replies to tools/list then a tools/call. */
-function coldStart(node: string, path: string) {
+function coldStart(node: string, path: string, flags: string[] = []) {
   const script = `
     const fn = await import(${JSON.stringify(pathToFileURL(path).href)});
     const post = (id, method, params) => fn.default.fetch(new Request('http://localhost/mcp', { method: 'POST',
@@ -30,7 +30,7 @@ function coldStart(node: string, path: string) {
     const list = await post(1, 'tools/list', {});
     const call = await post(2, 'tools/call', { name: 'chat_with_agent', arguments: { message: 'cached' } });
     console.log(JSON.stringify({ status: fn.codeCache.status, key: fn.codeCache.key, tools: list.result.tools.map((t) => t.name), reply: call.result.structuredContent.reply }));`;
-  const run = spawnSync(node, ['--input-type=module', '-e', script], { encoding: 'utf8', env: { PATH: process.env.PATH!, MCP_LOG: 'off' } });
+  const run = spawnSync(node, [...flags, '--input-type=module', '-e', script], { encoding: 'utf8', env: { PATH: process.env.PATH!, MCP_LOG: 'off' } });
   expect(run.status, run.stderr).toBe(0);
   return JSON.parse(run.stdout.trim().split('\n').at(-1)!) as { status: string; key: string; tools: string[]; reply: string };
 }
@@ -53,6 +53,16 @@ describe('the built api/mcp', () => {
   test('has a code cache for this Node and for the runtime\'s Node 24', () => {
     expect(caches()).toContain(`mcp.${process.versions.v8}-${process.arch}.cache`);
     expect(caches().some((file) => file.startsWith('mcp.13.'))).toBe(true);
+  });
+
+  // As AWS Lambda's Node runtime, on which Vercel Functions run, starts Node (its bootstrap script); heap sizes for 1 GB.
+  const LAMBDA = ['--expose-gc', '--max-http-header-size', '81920', '--max-semi-space-size=51', '--max-old-space-size=921'];
+  const node24 = nodes.find((node) => node.includes('node24')) ?? (process.versions.node.startsWith('24.') ? process.execPath : undefined);
+
+  test.runIf(node24)('a fresh Node 24 started as AWS Lambda starts it uses the cache made for it, and serves', () => {
+    const start = coldStart(node24!, loader, LAMBDA);
+    expect(start).toMatchObject({ status: 'used', key: expect.stringMatching(/^13\..*-expose-gc$/), tools: expect.arrayContaining(['chat_with_agent']) });
+    expect(caches()).toContain(`mcp.${start.key}.cache`);
   });
 
   test.each(nodes)('a fresh %s process uses the cache made for its V8 (none made: absent), and serves', (node) => {

@@ -73,6 +73,8 @@ describe('a remote Vercel build (VERCEL=1 and CI=1, in a copy of the project)', 
     const files = [...deployedFiles(join(output, 'functions/api/mcp.func')).keys()];
     expect(files).toEqual(expect.arrayContaining([`${BUNDLE_DIR}/mcp/index.js`, `${BUNDLE_DIR}/mcp/index.script.js`,
       `${BUNDLE_DIR}/mcp/index.${process.versions.v8}-${process.arch}.cache`]));
+    // The container's Node is the runtime's: its cache for a Node started with --expose-gc, as AWS Lambda starts it.
+    expect(files).toContain(`${BUNDLE_DIR}/mcp/index.${process.versions.v8}-${process.arch}-expose-gc.cache`);
     expect(files.some((file) => file.startsWith(`${BUNDLE_DIR}/mcp/chunks/chat-schema-`))).toBe(true);
     expect(files.filter((file) => file.startsWith('node_modules/') || file.startsWith('lib/'))).toEqual([]);
     const handler = JSON.parse(readFileSync(join(output, 'functions/api/mcp.func/.vc-config.json'), 'utf8')).handler;

@@ -15,7 +15,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 // @ts-expect-error plain ESM script without type declarations
 import { bundleOptions, dropBareRuntimeImport } from '../../scripts/bundle-functions.mjs';
 // @ts-expect-error plain ESM script without type declarations
-import { makeCodeCaches, startFromCodeCache } from '../../scripts/code-cache.mjs';
+import { makeCodeCaches, RUNTIME_FLAGS, startFromCodeCache } from '../../scripts/code-cache.mjs';
 // @ts-expect-error plain ESM script without type declarations
 import { scriptText, toScriptForm } from '../../scripts/script-form.mjs';
 
@@ -56,13 +56,13 @@ async function bundled(name: string, code = FUNCTION): Promise<string> {
 }
 
 /** A fresh Node importing `loader` and fetching `paths`: its codeCache status, each reply's text and what it logged. */
-function serve(loader: string, paths: string[], env: Record<string, string> = {}): { status: string; answer: number; replies: string[]; logged: string[] } {
+function serve(loader: string, paths: string[], env: Record<string, string> = {}, flags: string[] = []): { status: string; key: string; answer: number; replies: string[]; logged: string[] } {
   const script = `
     const fn = await import(${JSON.stringify(pathToFileURL(loader).href)});
     const replies = [];
     for (const path of ${JSON.stringify(paths)}) replies.push(await (await fn.default.fetch(new Request('http://localhost' + path))).text());
-    console.log(JSON.stringify({ status: fn.codeCache.status, answer: fn.answer, replies }));`;
-  const run = spawnSync(process.execPath, ['--input-type=module', '-e', script], { encoding: 'utf8', env: { PATH: process.env.PATH!, ...env } });
+    console.log(JSON.stringify({ status: fn.codeCache.status, key: fn.codeCache.key, answer: fn.answer, replies }));`;
+  const run = spawnSync(process.execPath, [...flags, '--input-type=module', '-e', script], { encoding: 'utf8', env: { PATH: process.env.PATH!, ...env } });
   expect(run.status, run.stderr).toBe(0);
   const lines = run.stdout.trim().split('\n');
   return { ...JSON.parse(lines.at(-1)!), logged: lines.slice(0, -1) };
@@ -107,6 +107,33 @@ describe('a function in script form with its code cache', () => {
     const line = readFileSync(file, 'utf8').split('\n')[Number(frame![1]) - 1]!;
     expect(line.slice(Number(frame![2]) - 1)).toMatch(/^new Error\("boom"\)/);
   });
+});
+
+describe('a Node started as AWS Lambda starts it (--expose-gc, which enters V8\'s flag hash, and heap sizes)', () => {
+  const LAMBDA = [...RUNTIME_FLAGS, '--max-http-header-size', '81920'];
+  let loader: string;
+  beforeAll(async () => {
+    loader = await bundled('runtime-flags');
+    await toScriptForm(loader);
+  }, 60_000);
+
+  test('refuses the cache made without the flag, and says so', () => {
+    makeCodeCaches(loader, warmUp('/'), [process.execPath]);
+    const plain = readdirSync(join(loader, '..')).find((file) => file.endsWith('.cache'))!;
+    // Standing in for a runtime that has no cache of its own: the one made without flags, under its name.
+    const standIn = join(loader, '..', plain.replace(/\.cache$/, '-expose-gc.cache'));
+    cpSync(join(loader, '..', plain), standIn);
+    const { status, logged } = serve(loader, ['/'], {}, LAMBDA);
+    rmSync(standIn);
+    expect(status).toBe('rejected');
+    expect(logged.map((line) => JSON.parse(line).msg)).toEqual(['agent-mcp code cache refused']);
+  }, 60_000);
+
+  test('uses the cache made with the flag, while a Node without flags keeps using its own', () => {
+    expect(makeCodeCaches(loader, warmUp('/', '/chunk'), [process.execPath], RUNTIME_FLAGS)).toEqual([`${process.versions.v8}-${process.arch}-expose-gc`]);
+    expect(serve(loader, ['/', '/chunk'], {}, LAMBDA)).toMatchObject({ status: 'used', key: `${process.versions.v8}-${process.arch}-expose-gc`, replies: [expect.any(String), 'lazy'] });
+    expect(serve(loader, ['/'])).toMatchObject({ status: 'used', key: `${process.versions.v8}-${process.arch}` });
+  }, 60_000);
 });
 
 describe('a cache the function cannot use', () => {
