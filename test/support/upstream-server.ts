@@ -123,6 +123,16 @@ function errorFault(req: IncomingMessage, res: ServerResponse, message: string):
     res.writeHead(500, { 'content-type': 'text/plain' });
     return writeMany(res, 20 * 1024 * 1024, (n) => 'e'.repeat(n)).then(() => void res.end());
   }
+  if (message.startsWith('fault:error-pace ')) {
+    res.writeHead(500, { 'content-type': 'text/plain' });
+    return (async () => {
+      for (let i = 0; i < 1024 && !res.destroyed; i++) {
+        res.write('overload');
+        await sleep(sizeOf(message));
+      }
+      res.end();
+    })();
+  }
   return false;
 }
 

@@ -36,10 +36,14 @@ export function replyTooLarge(agentId: string, maxBytes: number): AgentError {
   return new AgentError(`Agent ${agentId}: the agent's reply exceeded ${maxBytes} bytes.`, 'upstream_reply_too_large');
 }
 
-/** At most `maxBytes` of a body, then the rest is abandoned (the connection with it). */
-async function readHead(response: Response, maxBytes: number): Promise<string> {
-  if (!response.body) return '';
-  const reader = response.body.getReader();
+/**
+ * At most `maxBytes` of an error body, then the rest is abandoned (the connection with it). The reader is the call's
+ * while it reads, so an abort (the caller's, AGENT_TIMEOUT_MS) ends a body that trickles in, as it ends a reply.
+ */
+async function readHead(call: UpstreamCall, maxBytes: number): Promise<string> {
+  const { body } = call.response;
+  if (!body) return '';
+  const reader = (call.reader = body.getReader());
   const decoder = new TextDecoder();
   let text = '';
   let bytes = 0;
@@ -54,6 +58,7 @@ async function readHead(response: Response, maxBytes: number): Promise<string> {
   } catch {
     return text;
   } finally {
+    call.reader = undefined;
     void reader.cancel().catch(() => undefined);
   }
 }
@@ -106,7 +111,7 @@ async function requestUpstream(
     throw call.fail(error);
   }
   if (!call.response.ok) {
-    const text = await readHead(call.response, ERROR_BODY_BYTES + (target.apiKey?.length ?? 0));
+    const text = await readHead(call, ERROR_BODY_BYTES + (target.apiKey?.length ?? 0));
     call.release();
     throw httpError(target, call.response.status, text);
   }
@@ -141,7 +146,7 @@ function headersOf(target: UpstreamTarget, post: boolean, traceHeaders: Record<s
  */
 class UpstreamCall implements UpstreamResponse {
   response!: Response;
-  /** The reply's reader while it is read (readText). */
+  /** The reply's reader while it is read (readText, readHead). */
   reader: ReadableStreamDefaultReader<Uint8Array> | undefined;
   readonly #target: UpstreamTarget;
   readonly #signal: AbortSignal;

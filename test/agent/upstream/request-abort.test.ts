@@ -62,3 +62,11 @@ test('aborted before the upstream answered, after a full GC: the call fails as c
   const { outcome } = await abortAfterGc(message, 300);
   expect(outcome).toBe('Agent slow: the call was cancelled.');
 }, 30_000);
+
+test('aborted while an error body trickles in, after a full GC: the call fails at once and the upstream sees its connection closed', async () => {
+  // An HTTP 500 whose body would take about 100 s: its first ERROR_BODY_BYTES are read for the operator's log.
+  const message = `fault:error-pace 100 ${crypto.randomUUID()}`;
+  const { outcome } = await abortAfterGc(message, 300);
+  expect(outcome).toBe('Agent slow failed: the upstream answered HTTP 500.');
+  await upstream.waitFor((log) => log.some((e) => e.kind === 'closed' && e.body?.messages?.at(-1)?.content === message), 3_000);
+}, 30_000);
