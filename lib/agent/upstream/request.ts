@@ -184,8 +184,11 @@ class UpstreamCall implements UpstreamResponse {
 
   #abort(reason: unknown): void {
     this.#controller.abort(reason);
-    // Cancelling the body closes the connection whether or not fetch still hears its signal.
-    this.reader?.cancel(reason).catch(ignore);
+    // Cancelling the body closes the connection whether or not fetch still hears its signal: through its reader
+    // while it is read, or the body itself when nobody reads it (an adapter that threw at the reply's head).
+    const body = this.response?.body;
+    if (this.reader) this.reader.cancel(reason).catch(ignore);
+    else if (body && !body.locked) body.cancel(reason).catch(ignore);
   }
 
   /** More bytes came: the silence starts again. */

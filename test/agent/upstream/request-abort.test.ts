@@ -16,7 +16,10 @@ beforeAll(async () => {
 });
 afterAll(() => upstream.stop());
 
-/** Starts a request for `message`, collects garbage twice, aborts it and reads on; what the read came to. */
+/**
+ * Starts a request for `message`, collects garbage, aborts it and reads on; what the read came to. With READ=none the
+ * reply is taken and its body never read (as an adapter that rejects the reply's type leaves it).
+ */
 const SCRIPT = `
   const { postUpstream } = await import('./lib/agent/upstream/request.ts');
   const target = { agentId: 'slow', url: process.env.UPSTREAM_URL + '/v1/chat/completions', timeoutMs: 60000, maxReplyBytes: 8 << 20 };
@@ -26,21 +29,25 @@ const SCRIPT = `
   const started = Date.now();
   const read = (async () => {
     const reply = await postUpstream(target, body, controller.signal);
+    if (process.env.READ === 'none') return 'not read';
     for await (const chunk of reply.chunks()) void chunk;
     return 'read to the end';
   })().catch((error) => error.message);
   await new Promise((r) => setTimeout(r, Number(process.env.ABORT_AFTER_MS)));
   await collect();
+  const abortedAt = Date.now();
   controller.abort(new Error('the caller left'));
   const outcome = await Promise.race([read, new Promise((r) => setTimeout(() => r('still reading after 3 s'), 3000))]);
-  console.log(JSON.stringify({ outcome, ms: Date.now() - started }));
+  // A body nobody reads is only closed by the abort: stay up, so the process's exit does not close it instead.
+  if (process.env.READ === 'none') await new Promise((r) => setTimeout(r, 3000));
+  console.log(JSON.stringify({ outcome, abortedAt, ms: Date.now() - started }));
   process.exit(0);
 `;
 
-async function abortAfterGc(message: string, abortAfterMs: number): Promise<{ outcome: string }> {
+async function abortAfterGc(message: string, abortAfterMs: number, read = 'all'): Promise<{ outcome: string; abortedAt: number }> {
   const child = spawn(process.execPath, ['--expose-gc', '--import', 'tsx', '--input-type=module', '-e', SCRIPT], {
     cwd: process.cwd(),
-    env: { PATH: process.env.PATH!, UPSTREAM_URL: upstream.url, MESSAGE: message, ABORT_AFTER_MS: String(abortAfterMs) },
+    env: { PATH: process.env.PATH!, UPSTREAM_URL: upstream.url, MESSAGE: message, ABORT_AFTER_MS: String(abortAfterMs), READ: read },
     stdio: ['ignore', 'pipe', 'inherit'],
   });
   let stdout = '';
@@ -69,4 +76,14 @@ test('aborted while an error body trickles in, after a full GC: the call fails a
   const { outcome } = await abortAfterGc(message, 300);
   expect(outcome).toBe('Agent slow failed: the upstream answered HTTP 500.');
   await upstream.waitFor((log) => log.some((e) => e.kind === 'closed' && e.body?.messages?.at(-1)?.content === message), 3_000);
+}, 30_000);
+
+test('aborted after the reply head came, its body not yet read, after a full GC: the upstream sees its connection closed', async () => {
+  const message = `fault:pace 100 ${crypto.randomUUID()} ${'a much longer answer, '.repeat(30)}`;
+  const { outcome, abortedAt } = await abortAfterGc(message, 300, 'none');
+  expect(outcome).toBe('not read');
+  const log = await upstream.waitFor((log) => log.some((e) => e.kind === 'closed' && e.body?.messages?.at(-1)?.content === message), 3_000);
+  // Closed by the abort, well before the process exited (3 s after it).
+  const closed = log.find((e) => e.kind === 'closed' && e.body?.messages?.at(-1)?.content === message)!;
+  expect(closed.at - abortedAt).toBeLessThan(1_500);
 }, 30_000);
