@@ -8,20 +8,35 @@
  * BENCH_PROXY_CALLS (2000), BENCH_MEMORY_REQUESTS (100000); the memory bounds under hostile load (bench/bounds.mjs,
  * also runnable alone) take BENCH_HUGE_CALLS (3), BENCH_CHAT_CALLS (10000), BENCH_CHAT_CONCURRENCY (8); what calls cost
  * the shared store (bench/store-cost.mjs, also runnable alone) takes BENCH_STORE_SCALE (20) and BENCH_STORE_SKIP_LONG.
+ *
+ * BENCH_NODE=24 measures on Node 24, the Node of the functions' runtime (nodejs24.x), where this machine runs
+ * another: the pinned Node 24 (scripts/npm-cache.mjs, installed into .cache/ once) runs this script, so every
+ * server and cold start is that Node's, and the results go to bench/results/node24.{json,md}.
  */
 
+import { spawnSync } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { measureColdStarts } from './cold-start.mjs';
 import { measureChatFlood, measureHugeReply } from './bounds.mjs';
 import { measureProxyOverhead } from './proxy.mjs';
 import { renderReport } from './report.mjs';
 import { measureStoreCost } from './store-cost.mjs';
+import { ensureNode } from '../scripts/npm-cache.mjs';
 import { buildTargets, ROOT, TARGETS } from './targets.mjs';
 import { CONNECTIONS, measureMemory, measureThroughput } from './throughput.mjs';
 
 const env = (name, fallback) => Number(process.env[name] ?? fallback);
+const major = process.versions.node.split('.')[0];
+const wanted = process.env.BENCH_NODE;
+if (wanted && wanted !== major) {
+  const node = ensureNode(Number(wanted));
+  if (!node) throw new Error(`BENCH_NODE=${wanted}: no pinned Node ${wanted} (scripts/npm-cache.mjs pins 22 and 24)`);
+  process.exit(spawnSync(node, [fileURLToPath(import.meta.url)], { stdio: 'inherit' }).status ?? 1);
+}
+const RESULTS = wanted ? `node${wanted}` : 'latest';
 const RUNS = env('BENCH_RUNS', 15);
 const ROUNDS = env('BENCH_ROUNDS', 3);
 const SECONDS = env('BENCH_SECONDS', 3);
@@ -52,6 +67,6 @@ results.storeCost = await measureStoreCost();
 const dir = join(ROOT, 'bench/results');
 mkdirSync(dir, { recursive: true });
 const report = renderReport(results);
-writeFileSync(join(dir, 'latest.json'), `${JSON.stringify(results, null, 2)}\n`);
-writeFileSync(join(dir, 'latest.md'), report);
+writeFileSync(join(dir, `${RESULTS}.json`), `${JSON.stringify(results, null, 2)}\n`);
+writeFileSync(join(dir, `${RESULTS}.md`), report);
 console.log(`\n${report}`);
