@@ -11,6 +11,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { bundleFunctions } from '../scripts/bundle-functions.mjs';
 import { vercelBuild } from '../scripts/build.mjs';
+import { lambdaNodeFlags } from '../scripts/code-cache.mjs';
 import { builtFunctionPath } from '../scripts/load-built.mjs';
 
 export const ROOT = fileURLToPath(new URL('..', import.meta.url));
@@ -21,6 +22,9 @@ const output = (project, bundled) => join(project, '.vercel/bench', bundled ? 'b
 /** Each target: a label, and where its handler module is once built. */
 export const TARGETS = {
   ours: { label: 'agent-mcp (npm run build)', path: () => builtFunctionPath('api/mcp', output(ROOT, true)) },
+  // Node started as on Vercel (AWS Lambda's bootstrap, 2 GB): its code cache is the `-expose-gc` one (Node 24; on
+  // Node 20 the heap sizes make V8 refuse every cache, and the row shows the function compiling at start).
+  oursLambda: { label: 'agent-mcp, Node started as AWS Lambda starts it', path: () => builtFunctionPath('api/mcp', output(ROOT, true)), nodeFlags: lambdaNodeFlags() },
   // What any function costs a cold start on this machine: one module, one Request read, one fixed Response.
   floor: { label: 'Web-standard fetch, fixed reply (floor)', path: () => join(ROOT, 'bench/fixed-reply.mjs') },
   oursUnbundled: { label: 'agent-mcp, unbundled (@vercel/node alone)', path: () => builtFunctionPath('api/mcp', output(ROOT, false)) },

@@ -13,6 +13,8 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import { afterAll, describe, expect, test } from 'vitest';
 // @ts-expect-error plain ESM helper without type declarations
 import { builtFunctionPath } from '../../scripts/load-built.mjs';
+// @ts-expect-error plain ESM script without type declarations
+import { lambdaNodeFlags } from '../../scripts/code-cache.mjs';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const loader = builtFunctionPath('api/mcp');
@@ -55,8 +57,8 @@ describe('the built api/mcp', () => {
     expect(caches().some((file) => file.startsWith('mcp.13.'))).toBe(true);
   });
 
-  // As AWS Lambda's Node runtime, on which Vercel Functions run, starts Node (its bootstrap script); heap sizes for 1 GB.
-  const LAMBDA = ['--expose-gc', '--max-http-header-size', '81920', '--max-semi-space-size=51', '--max-old-space-size=921'];
+  // As AWS Lambda's Node runtime, on which Vercel Functions run, starts Node (its bootstrap script), for 1 GB.
+  const LAMBDA: string[] = lambdaNodeFlags(1024);
   const node24 = nodes.find((node) => node.includes('node24')) ?? (process.versions.node.startsWith('24.') ? process.execPath : undefined);
 
   test.runIf(node24)('a fresh Node 24 started as AWS Lambda starts it uses the cache made for it, and serves', () => {
