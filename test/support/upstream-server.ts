@@ -56,8 +56,10 @@ function readBody(req: IncomingMessage): Promise<string> {
 }
 
 function lastUserMessage(body: any): string {
-  const messages: Array<{ role: string; content: string }> = body?.messages ?? [];
-  return [...messages].reverse().find((m) => m.role === 'user')?.content ?? '';
+  // Also an AI SDK UI message's text parts: an ai-sdk agent pointed here by mistake still picks its fault mode.
+  const messages: Array<{ role: string; content?: string; parts?: Array<{ text?: string }> }> = body?.messages ?? [];
+  const last = [...messages].reverse().find((m) => m.role === 'user');
+  return last?.content ?? last?.parts?.map((part) => part.text ?? '').join('') ?? '';
 }
 
 /** Until the socket takes more, or is gone (listeners removed either way, so none pile up). */

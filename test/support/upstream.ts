@@ -12,7 +12,9 @@ export interface UpstreamLogEntry {
   authorization?: string;
   traceparent?: string;
   body?: {
-    messages?: Array<{ role: string; content: string; tool_calls?: Array<{ id: string; function: { name: string; arguments: string } }>; tool_call_id?: string }>;
+    messages?: Array<{ role: string; content: string; tool_calls?: Array<{ id: string; function: { name: string; arguments: string } }>; tool_call_id?: string;
+      /** An AI SDK UI message's (an ai-sdk agent's request). */
+      parts?: Array<{ type: string; text?: string }> }>;
     tools?: Array<{ type: string; function: { name: string; description: string; parameters: Record<string, unknown> } }>;
     session_id?: string;
     agent?: string;

@@ -34,11 +34,12 @@ export const createReply: LazyFormat['createReply'] = (kit, profile, settings) =
       const upstream = await kit.postUpstream(target, { ...settings.body, id: turn.sessionId, messages, trigger: 'submit-message' }, turn.signal, turn.traceHeaders);
       const type = upstream.response.headers.get('content-type') ?? '';
       if (!type.includes(kit.EVENT_STREAM)) {
-        if (!type.startsWith('text/plain')) throw new kit.AgentError(`Agent ${profile.id}: the upstream answered neither a UI message stream nor text.`);
+        // A reply this adapter will not read is abandoned, which closes its request at once.
+        if (!type.startsWith('text/plain')) throw upstream.abandon(new kit.AgentError(`Agent ${profile.id}: the upstream answered neither a UI message stream nor text.`));
         for await (const chunk of upstream.chunks()) if (chunk) yield chunk;
         return;
       }
-      if (!upstream.response.headers.has(UI_STREAM_HEADER)) throw new kit.AgentError(`Agent ${profile.id}: the upstream's stream is not an AI SDK UI message stream.`);
+      if (!upstream.response.headers.has(UI_STREAM_HEADER)) throw upstream.abandon(new kit.AgentError(`Agent ${profile.id}: the upstream's stream is not an AI SDK UI message stream.`));
       const toolNames = new Map<string, string>();
       let ended = false;
       for await (const data of kit.sseData(upstream.chunks())) {

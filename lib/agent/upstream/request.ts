@@ -70,7 +70,10 @@ export interface UpstreamResponse {
    * with the over-the-cap error. Read failures (timeout, cancel, reset) become AgentErrors.
    */
   chunks(): AsyncIterable<string>;
-  /** Ends the read now, the connection with it, and returns `error` to throw: the reply broke another bound. */
+  /**
+   * Ends the read now, the connection with it, and returns `error` to throw: the reply broke another bound, or is
+   * not of the kind the format reads.
+   */
   abandon(error: AgentError): AgentError;
 }
 
@@ -207,6 +210,7 @@ class UpstreamCall implements UpstreamResponse {
 
   abandon(error: AgentError): AgentError {
     this.#abort(ABANDONED);
+    this.release();
     return error;
   }
 
