@@ -69,6 +69,12 @@ async function checkIssuer(env: Env): Promise<void> {
   console.warn(`agent-mcp: ${found.unavailable}; tokens are answered 503 until it does.`);
 }
 
+// A reader of these lines that goes away (`npm start | head -1`) loses them, not the server: with no listener, the
+// failed write is an 'error' event that ends the process (under the tsx CLI even console.log's own guard misses it).
+process.stdout.on('error', (error: NodeJS.ErrnoException) => {
+  if (error.code !== 'EPIPE') throw error;
+});
+
 const port = readPort(process.env);
 const env: Env = { ...process.env, PORT: String(port) };
 const { startup, functions } = buildFunctions(env);

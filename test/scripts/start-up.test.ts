@@ -6,6 +6,7 @@
 
 import { spawn } from 'node:child_process';
 import { createServer, type Server } from 'node:net';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { startIssuer, type TestIssuer } from '../support/issuer.js';
@@ -159,4 +160,39 @@ describe('the lines say what is served', () => {
     expect(stdout).toMatch(/origins +any host; browser origins: https:\/\/agent\.example\.com \+ https:\/\/app\.example\.com\n/);
     expect(stdout).toMatch(/\n {2}public +https:\/\/agent\.example\.com\/mcp\n/);
   });
+});
+
+describe('a reader of its output that goes away (npm start | head -1)', () => {
+  test('loses the lines, not the server: npm start still answers', async () => {
+    const port = await new Promise<number>((resolve) => {
+      const probe: Server = createServer().listen(0, '127.0.0.1', () => {
+        const { port: free } = probe.address() as { port: number };
+        probe.close(() => resolve(free));
+      });
+    });
+    // As `npm start` runs it: the tsx CLI, whose stdout pipe is closed before the server writes its first line.
+    const child = spawn(join(ROOT, 'node_modules/.bin/tsx'), ['scripts/serve.ts'], {
+      cwd: ROOT, env: { ...process.env, PORT: String(port) }, stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    child.stdout.destroy();
+    let stderr = '';
+    child.stderr.on('data', (chunk) => { stderr += chunk; });
+    let exited = false;
+    child.on('exit', () => { exited = true; });
+    try {
+      let status = 0;
+      for (let i = 0; i < 150 && !exited && status !== 200; i++) {
+        await new Promise((resolve) => setTimeout(resolve, 100));
+        status = await fetch(`http://127.0.0.1:${port}/mcp`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2025-11-25' },
+          body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }),
+        }).then((response) => response.status, () => 0);
+      }
+      expect(status, stderr).toBe(200);
+      expect(exited, stderr).toBe(false);
+    } finally {
+      child.kill();
+    }
+  }, 30_000);
 });
