@@ -53,7 +53,12 @@ export async function measureProxyOverhead(path, calls) {
         await response.text();
       },
       http: async (i) => expectResult(await fetch(`${ours.url}/mcp`, { method: 'POST', headers: MCP_HEADERS, body: callBody(i) })),
-      inProcess: async (i) => expectResult(await fn.fetch(new Request('http://localhost/mcp', { method: 'POST', headers: MCP_HEADERS, body: callBody(i) }))),
+      // With the content-length a request over HTTP has, as bench/in-process.mjs sends.
+      inProcess: async (i) => {
+        const body = callBody(i);
+        const headers = { ...MCP_HEADERS, 'content-length': String(Buffer.byteLength(body)) };
+        return expectResult(await fn.fetch(new Request('http://localhost/mcp', { method: 'POST', headers, body })));
+      },
     };
     for (const once of Object.values(sides)) await measure(WARMUP, once);
     // Interleave rounds so drift on a shared machine hits every side alike.
