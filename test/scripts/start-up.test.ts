@@ -9,6 +9,7 @@ import { createServer, type Server } from 'node:net';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { freePort } from '../support/free-port.js';
 import { startIssuer, type TestIssuer } from '../support/issuer.js';
 import { newSigningKey } from '../support/signing-key.js';
 
@@ -164,12 +165,7 @@ describe('the lines say what is served', () => {
 
 describe('a reader of its output that goes away (npm start | head -1)', () => {
   test('loses the lines, not the server: npm start still answers', async () => {
-    const port = await new Promise<number>((resolve) => {
-      const probe: Server = createServer().listen(0, '127.0.0.1', () => {
-        const { port: free } = probe.address() as { port: number };
-        probe.close(() => resolve(free));
-      });
-    });
+    const port = await freePort();
     // As `npm start` runs it: the tsx CLI, whose stdout pipe is closed before the server writes its first line.
     const child = spawn(join(ROOT, 'node_modules/.bin/tsx'), ['scripts/serve.ts'], {
       cwd: ROOT, env: { ...process.env, PORT: String(port) }, stdio: ['ignore', 'pipe', 'pipe'],

@@ -9,7 +9,6 @@
 
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { createMcpHandler } from '../../api/mcp.js';
 import { createProtectedResourceHandler } from '../../lib/auth/metadata.js';
@@ -65,15 +64,7 @@ export async function startProtectedStack(options: { bypassSecret?: string } = {
 /** A refused `METHOD /path` that fetched our protected resource metadata, wherever the challenge points. */
 export const isMetadataRequest = (refused: string) => /^GET \S*oauth-protected-resource/.test(refused);
 
-/** A TCP port free on 127.0.0.1 right now (for a client's OAuth callback listener). */
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const probe = createServer().listen(0, '127.0.0.1', () => {
-      const { port } = probe.address() as { port: number };
-      probe.close(() => resolve(port));
-    }).on('error', reject);
-  });
-}
+export { freePort } from './free-port.js';
 
 /** A scratch directory removed by the returned cleanup: a client's HOME or config directory. */
 export function scratchDir(prefix: string): { path: string; remove(): void } {
