@@ -8,10 +8,10 @@
  * keep the young generation at its starting size: more collections, each cheap (the store's values are flat strings
  * V8 does not scan; a request's garbage dies young), and an RSS that follows the budget on Node 20, 22 and 24. These
  * are settings of the process: every heap in it grows so. Both are read by V8 as it collects, so setting them after
- * start-up takes effect.
+ * start-up takes effect, and they are set with the store's first write (select.ts): loading `node:v8` costs a cold
+ * start some 0.4 ms, and a store that holds nothing has no live values for garbage to pile up around.
  */
 
-import { setFlagsFromString } from 'node:v8';
 import { integerEnv } from '../config.js';
 
 type Env = Record<string, string | undefined>;
@@ -27,6 +27,7 @@ export function readHeapGrowth(env: Env): number {
 /** Bounds the heap's growth past what is live, and the young generation to its starting size; 0 changes nothing. */
 export function limitHeapGrowth(percent: number): void {
   if (percent === 0) return;
+  const { setFlagsFromString } = process.getBuiltinModule('node:v8');
   setFlagsFromString(`--heap-growing-percent=${percent}`);
   setFlagsFromString('--semi-space-growth-factor=1');
 }

@@ -11,12 +11,15 @@ import { describe, expect, test } from 'vitest';
 import { readHeapGrowth } from '../../lib/store/heap.js';
 
 const CHURN = fileURLToPath(new URL('../support/store-churn.ts', import.meta.url));
+const FIRST_WRITE = fileURLToPath(new URL('../support/store-first-write.ts', import.meta.url));
 
-function churn(env: Record<string, string>): { base: number; peak: number; stored: number } {
-  const run = spawnSync(process.execPath, ['--import', 'tsx', CHURN, JSON.stringify(env)], { encoding: 'utf8' });
+function inProcess<T>(script: string, env: Record<string, string>): T {
+  const run = spawnSync(process.execPath, ['--import', 'tsx', script, JSON.stringify(env)], { encoding: 'utf8' });
   expect(run.status, run.stderr).toBe(0);
   return JSON.parse(run.stdout.trim().split('\n').at(-1)!);
 }
+
+const churn = (env: Record<string, string>) => inProcess<{ base: number; peak: number; stored: number }>(CHURN, env);
 
 describe('a memory store at its budget, churned', () => {
   test('keeps the heap within twice MEMORY_STORE_MAX_BYTES', { timeout: 120_000 }, () => {
@@ -24,6 +27,17 @@ describe('a memory store at its budget, churned', () => {
     expect(stored).toBeGreaterThan(60 * 2 ** 20);
     expect(stored).toBeLessThanOrEqual(64 * 2 ** 20);
     expect(peak - base).toBeLessThan(2 * 64 * 2 ** 20);
+  });
+});
+
+describe('the heap\'s bounds', () => {
+  // Loading node:v8 costs a cold start ~0.4 ms; a store that holds nothing has nothing for garbage to pile up around.
+  test('are set as the memory store first keeps something, not when it is chosen or read', { timeout: 30_000 }, () => {
+    expect(inProcess(FIRST_WRITE, {})).toEqual({ chosen: false, read: false, written: true });
+  });
+
+  test('are never set with MEMORY_STORE_HEAP_GROWTH_PERCENT=0', { timeout: 30_000 }, () => {
+    expect(inProcess(FIRST_WRITE, { MEMORY_STORE_HEAP_GROWTH_PERCENT: '0' })).toEqual({ chosen: false, read: false, written: false });
   });
 });
 
