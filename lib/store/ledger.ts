@@ -58,11 +58,9 @@ export class Ledger {
   readonly #evictedOwn;
   readonly #evictedForRoom;
   readonly #refused;
-  #beforeFirstPut: (() => void) | undefined;
 
-  constructor(limits: LedgerLimits, beforeFirstPut?: () => void) {
+  constructor(limits: LedgerLimits) {
     this.limits = limits;
-    this.#beforeFirstPut = beforeFirstPut;
     const { maxBytes, maxEntries, maxBytesPerCaller } = limits;
     this.#evictedOwn = createCountedWarning((_, count) =>
       `memory store: callers over MEMORY_STORE_MAX_BYTES_PER_CALLER=${maxBytesPerCaller} lost ${plural(count, 'entry', 'entries')} `
@@ -110,11 +108,6 @@ export class Ledger {
 
   /** Keeps `value` under `key`, charged to `budget`, making room as the rules above say; StoreFullError when it may not. */
   put(key: string, value: string | string[], bytes: number, expires: number, budget: StoreBudget): void {
-    if (this.#beforeFirstPut) {
-      const first = this.#beforeFirstPut;
-      this.#beforeFirstPut = undefined;
-      first();
-    }
     const old = this.#entries.get(key);
     this.#refuseUnlessRoom(bytes, budget, old);
     if (old) this.#drop(key, old);

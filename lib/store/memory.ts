@@ -227,14 +227,11 @@ export class MemoryStore extends MemoryView {
   readonly budget: Readonly<MemoryBudget>;
   readonly #ledger: Ledger;
 
-  /**
-   * `watchMs`: the watch tick (STORE_WATCH_MS); here it only matters for expiries, which are not writes.
-   * `beforeFirstWrite`: called once, as the store first keeps something (select.ts sets the heap's bounds so).
-   */
-  constructor(budget: Partial<MemoryBudget> = {}, watchMs = DEFAULT_WATCH_MS, beforeFirstWrite?: () => void) {
+  /** `watchMs`: the watch tick (STORE_WATCH_MS); here it only matters for expiries, which are not writes. */
+  constructor(budget: Partial<MemoryBudget> = {}, watchMs = DEFAULT_WATCH_MS) {
     const whole = { maxBytes: budget.maxBytes ?? DEFAULT_MEMORY_BUDGET.maxBytes, maxEntries: budget.maxEntries ?? DEFAULT_MEMORY_BUDGET.maxEntries };
     const resolved = { ...budgetWithin(whole.maxBytes, whole.maxEntries), ...budget };
-    const ledger = new Ledger(resolved, beforeFirstWrite);
+    const ledger = new Ledger(resolved);
     super({ ledger, watcher: new Watcher(async (keys) => keys.map((key) => valueOf(ledger.read(key))), watchMs) }, 'anonymous');
     this.budget = resolved;
     this.#ledger = ledger;

@@ -24,8 +24,9 @@ export function selectStore(upstash: UpstashConfig | undefined, env: Record<stri
   }
   const budget = readMemoryBudget(env);
   const growth = readHeapGrowth(env);
+  limitHeapGrowth(growth);
   return {
-    store: new MemoryStore(budget, watchMs, () => limitHeapGrowth(growth)),
+    store: new MemoryStore(budget, watchMs),
     summary: `store: memory, at most ${budget.maxBytes} bytes and ${budget.maxEntries} entries (MEMORY_STORE_MAX_BYTES, MEMORY_STORE_MAX_ENTRIES), `
       + `at most ${budget.maxBytesPerCaller} per caller (MEMORY_STORE_MAX_BYTES_PER_CALLER) and ${budget.maxBytesSecurity} for security records `
       + `(MEMORY_STORE_MAX_BYTES_SECURITY), shared fairly (docs/security.md); the heap grows ${growth ? `at most ${growth}%` : 'as V8 decides'} past what is live `
