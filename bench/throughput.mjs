@@ -28,18 +28,25 @@ const call = (i) => JSON.stringify({
 
 export const WORKLOADS = { 'tools/list': list, 'tools/call': call };
 
-/** One autocannon run; `options` holds duration (s) or amount (requests). */
-async function load(url, workload, options) {
+/**
+ * One autocannon run; `options` holds duration (s) or amount (requests). With `server`, also the server's CPU time
+ * per request (µs): a figure the load generator, which shares the CPUs, moves less than requests per second.
+ */
+async function load(url, workload, options, server) {
   let i = 0;
   const body = WORKLOADS[workload];
+  const cpuBefore = server?.cpuMs();
   const result = await autocannon({
     url,
     connections: CONNECTIONS,
     ...options,
     requests: [{ method: 'POST', headers: HEADERS, body: body(0), setupRequest: (request) => ({ ...request, body: body(i++) }) }],
   });
+  const cpuAfter = server?.cpuMs();
   if (result.errors || result.non2xx) throw new Error(`${url} ${workload}: ${result.errors} errors, ${result.non2xx} non-2xx replies`);
-  return { requestsPerSecond: result.requests.average, p50Ms: result.latency.p50, p99Ms: result.latency.p99 };
+  const cpuUsPerRequest = cpuBefore === undefined || cpuAfter === undefined || !result.requests.total
+    ? undefined : ((cpuAfter - cpuBefore) * 1000) / result.requests.total;
+  return { requestsPerSecond: result.requests.average, p50Ms: result.latency.p50, p99Ms: result.latency.p99, cpuUsPerRequest };
 }
 
 /** The bytes agent-mcp answers for each workload, for the floor to repeat. */
@@ -73,7 +80,7 @@ export async function measureThroughput(targets, { rounds, seconds }) {
     }
     for (let r = 0; r < rounds; r++) {
       for (const workload of Object.keys(WORKLOADS)) {
-        for (const key of keys) runs[workload][key].push(await load(urlOf(key, workload), workload, { duration: seconds }));
+        for (const key of keys) runs[workload][key].push(await load(urlOf(key, workload), workload, { duration: seconds }, servers[key]));
       }
     }
 
@@ -83,6 +90,7 @@ export async function measureThroughput(targets, { rounds, seconds }) {
         requestsPerSecond: Math.round(median(results.map((x) => x.requestsPerSecond))),
         p50Ms: median(results.map((x) => x.p50Ms)),
         p99Ms: median(results.map((x) => x.p99Ms)),
+        ...(results.every((x) => x.cpuUsPerRequest !== undefined) ? { cpuUsPerRequest: round(median(results.map((x) => x.cpuUsPerRequest))) } : {}),
       }]));
       for (const entry of Object.values(summary)) entry.ofFloor = round(entry.requestsPerSecond / summary.floor.requestsPerSecond, 2);
       return [workload, summary];
