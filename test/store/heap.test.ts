@@ -13,13 +13,13 @@ import { readHeapGrowth } from '../../lib/store/heap.js';
 const CHURN = fileURLToPath(new URL('../support/store-churn.ts', import.meta.url));
 const BOUNDS = fileURLToPath(new URL('../support/store-heap-bounds.ts', import.meta.url));
 
-function inProcess<T>(script: string, env: Record<string, string>): T {
+function inOwnProcess<T>(script: string, env: Record<string, string>): T {
   const run = spawnSync(process.execPath, ['--import', 'tsx', script, JSON.stringify(env)], { encoding: 'utf8' });
   expect(run.status, run.stderr).toBe(0);
   return JSON.parse(run.stdout.trim().split('\n').at(-1)!);
 }
 
-const churn = (env: Record<string, string>) => inProcess<{ base: number; peak: number; stored: number }>(CHURN, env);
+const churn = (env: Record<string, string>) => inOwnProcess<{ base: number; peak: number; stored: number }>(CHURN, env);
 
 describe('a memory store at its budget, churned', () => {
   test('keeps the heap within twice MEMORY_STORE_MAX_BYTES', { timeout: 120_000 }, () => {
@@ -32,13 +32,13 @@ describe('a memory store at its budget, churned', () => {
 
 describe('node:v8, which sets the heap\'s bounds (~0.4 ms of a cold start to load)', () => {
   test('is loaded as the memory store is chosen', { timeout: 30_000 }, () => {
-    expect(inProcess(BOUNDS, {})).toEqual({ before: false, chosen: true });
+    expect(inOwnProcess(BOUNDS, {})).toEqual({ before: false, chosen: true });
   });
 
   test('is never loaded on Upstash, nor with MEMORY_STORE_HEAP_GROWTH_PERCENT=0', { timeout: 30_000 }, () => {
     const upstash = { UPSTASH_REDIS_REST_URL: 'https://example.upstash.io', UPSTASH_REDIS_REST_TOKEN: 'token' };
-    expect(inProcess(BOUNDS, upstash)).toEqual({ before: false, chosen: false });
-    expect(inProcess(BOUNDS, { MEMORY_STORE_HEAP_GROWTH_PERCENT: '0' })).toEqual({ before: false, chosen: false });
+    expect(inOwnProcess(BOUNDS, upstash)).toEqual({ before: false, chosen: false });
+    expect(inOwnProcess(BOUNDS, { MEMORY_STORE_HEAP_GROWTH_PERCENT: '0' })).toEqual({ before: false, chosen: false });
   });
 });
 
