@@ -57,7 +57,7 @@ describe('a request log line is the JSON.stringify of its record', () => {
     const observation = observe({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'chat "x"' } }, { traceparent: TRACEPARENT });
     observation.noteCaller({ subject: 's', scopes: [] }, 'session');
     observation.noteUpstream(12.345);
-    observation.noteCause('upstream_connection_failed:UND_ERR_SOCKET');
+    observation.noteCause('upstream_connection_failed:ECONNRESET');
     observation.noteReply({ jsonrpc: '2.0', id: 1, result: { isError: true, content: [] } });
     const { line, durationMs } = lineWith(observation, 200);
     expect(line).toBe(reference(observation, 200, durationMs));

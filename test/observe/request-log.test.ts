@@ -126,7 +126,7 @@ describe('the error kind', () => {
 
   test.each([
     ['an upstream HTTP status', 'fault:500', 'upstream_http_500'],
-    ['an upstream that closes the connection mid-reply', 'fault:drop', 'upstream_connection_failed:UND_ERR_SOCKET'],
+    ['an upstream that closes the connection mid-reply', 'fault:drop', 'upstream_connection_failed:ECONNRESET'],
     ['a reply that breaks the upstream\'s format', 'fault:garbage', 'upstream_malformed_reply'],
   ])('an agent that fails says why in `cause`: %s (a code, never the upstream\'s text or key)', async (_case, message, cause) => {
     capture();

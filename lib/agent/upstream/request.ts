@@ -3,12 +3,15 @@
  * headers that carry the key are the format's, upstream/index.ts), a timeout, the caller's AbortSignal, and a cap on the bytes read (AGENT_MAX_REPLY_BYTES) counted
  * here, once, on every byte of every body, whatever the adapter makes of them. Failures become AgentErrors that
  * name the agent and the status; an error body is read ERROR_BODY_BYTES deep and goes to the operator's log, not
- * the caller (error-text.ts).
+ * the caller (error-text.ts). The request travels over node:http (transport.ts).
  */
 
+import type { ClientRequest, IncomingMessage } from 'node:http';
+import { H_USER_AGENT } from '../../protocol/headers.js';
 import { createCountedWarning } from '../../warn.js';
 import { AgentError, callCancelled } from '../types.js';
 import { ERROR_BODY_BYTES, httpError, type ErrorDetail } from './error-text.js';
+import { ReplyHeaders, send } from './transport.js';
 
 export interface UpstreamTarget {
   agentId: string;
@@ -37,34 +40,35 @@ export function replyTooLarge(agentId: string, maxBytes: number): AgentError {
 }
 
 /**
- * At most `maxBytes` of an error body, then the rest is abandoned (the connection with it). The reader is the call's
- * while it reads, so an abort (the caller's, AGENT_TIMEOUT_MS) ends a body that trickles in, as it ends a reply.
+ * At most `maxBytes` of an error body, then the rest is abandoned (the connection with it). The read is the call's
+ * while it goes on, so an abort (the caller's, AGENT_TIMEOUT_MS) ends a body that trickles in, as it ends a reply.
  */
 async function readHead(call: UpstreamCall, maxBytes: number): Promise<string> {
-  const { body } = call.response;
-  if (!body) return '';
-  const reader = (call.reader = body.getReader());
   const decoder = new TextDecoder();
   let text = '';
   let bytes = 0;
   try {
-    while (bytes < maxBytes) {
-      const { done, value } = await reader.read();
-      if (done) return text + decoder.decode();
-      text += decoder.decode(value.subarray(0, maxBytes - bytes), { stream: true });
-      bytes += value.byteLength;
+    for (let chunk = await call.next(); chunk !== null; chunk = await call.next()) {
+      text += decoder.decode(chunk.subarray(0, maxBytes - bytes), { stream: true });
+      bytes += chunk.byteLength;
+      if (bytes >= maxBytes) return text;
     }
-    return text;
+    return text + decoder.decode();
   } catch {
     return text;
   } finally {
-    call.reader = undefined;
-    void reader.cancel().catch(() => undefined);
+    call.close();
   }
 }
 
+/** What an adapter reads of a reply's head. */
+export interface ReplyHead {
+  status: number;
+  headers: Pick<ReplyHeaders, 'get' | 'has'>;
+}
+
 export interface UpstreamResponse {
-  response: Response;
+  response: ReplyHead;
   /**
    * The response body as text chunks, every byte counted: past maxReplyBytes the read is abandoned and fails
    * with the over-the-cap error. Read failures (timeout, cancel, reset) become AgentErrors.
@@ -100,26 +104,28 @@ async function requestUpstream(
 ): Promise<UpstreamResponse> {
   const call = new UpstreamCall(target, signal);
   try {
-    call.response = await fetch(target.url, {
-      method: body === undefined ? 'GET' : 'POST',
-      headers: headersOf(target, body !== undefined, traceHeaders),
-      body,
-      signal: call.abortSignal,
-      // Redirects are not followed: a POST that moves is a misconfigured URL, and following one makes fetch
-      // copy the request first (~25 µs a call).
-      redirect: 'error',
-    });
+    await call.send(body === undefined ? 'GET' : 'POST', headersOf(target, body !== undefined, traceHeaders), body);
   } catch (error) {
     call.release();
     throw call.fail(error);
   }
-  if (!call.response.ok) {
+  const { status } = call.response;
+  if (REDIRECTS.has(status)) {
+    // Redirects are not followed: a POST that moves is a misconfigured URL.
+    call.close();
+    call.release();
+    throw new AgentError(`Agent ${target.agentId}: the upstream answered with a redirect; configure the URL it redirects to.`, 'upstream_redirect');
+  }
+  if (status < 200 || status > 299) {
     const text = await readHead(call, ERROR_BODY_BYTES + (target.apiKey?.length ?? 0));
     call.release();
-    throw httpError(target, call.response.status, text);
+    throw httpError(target, status, text);
   }
   return call;
 }
+
+/** The statuses fetch follows (and with `redirect: 'error'` refused): the upstream names another URL. */
+const REDIRECTS = new Set([301, 302, 303, 307, 308]);
 
 const ONCE = { once: true } as const;
 const ACCEPT = 'text/event-stream, application/json';
@@ -130,68 +136,157 @@ function headersOf(target: UpstreamTarget, post: boolean, traceHeaders: Record<s
   let made = targetHeaders.get(target);
   if (!made) {
     made = {
-      post: Object.freeze({ 'content-type': 'application/json', accept: ACCEPT, ...target.headers }),
-      get: Object.freeze({ accept: ACCEPT, ...target.headers }),
+      post: Object.freeze({ [H_USER_AGENT]: 'agent-mcp', 'content-type': 'application/json', accept: ACCEPT, ...target.headers }),
+      get: Object.freeze({ [H_USER_AGENT]: 'agent-mcp', accept: ACCEPT, ...target.headers }),
     };
     targetHeaders.set(target, made);
   }
   const base = post ? made.post : made.get;
   // The target's own headers win over the trace context, as they always have.
-  return traceHeaders ? { ...(post ? { 'content-type': 'application/json' } : {}), accept: ACCEPT, ...traceHeaders, ...target.headers } : base;
+  return traceHeaders ? { ...base, ...traceHeaders, ...target.headers } : base;
 }
 
 /**
- * One upstream request and the read of its reply: one controller and one timer, cheaper on the hot path than
- * AbortSignal.any + AbortSignal.timeout, and no closures: it listens to the caller's signal as an EventListener.
- * Aborting also cancels the reply's reader: fetch follows its signal through a Request it holds only weakly, and
- * after a full garbage collection the abort no longer reaches it (nodejs/node#55428), so the read would go on to
- * the reply's end with the connection open (test/agent/upstream/request-abort.test.ts).
+ * One upstream request and the read of its reply: one timer, and no closures on the caller's signal: the call
+ * listens to it as an EventListener. The reply's bytes are counted as they arrive, against the cap, and queued for
+ * the reader; an abort (the caller's signal, AGENT_TIMEOUT_MS of silence, a broken bound) destroys the request,
+ * which closes its connection, and the reader then fails with it.
  */
 class UpstreamCall implements UpstreamResponse {
-  response!: Response;
-  /** The reply's reader while it is read (readText, readHead). */
-  reader: ReadableStreamDefaultReader<Uint8Array> | undefined;
+  response!: ReplyHead;
   readonly #target: UpstreamTarget;
   readonly #signal: AbortSignal;
-  readonly #controller = new AbortController();
   readonly #timer: ReturnType<typeof setTimeout>;
+  #request: ClientRequest | undefined;
+  #message: IncomingMessage | undefined;
+  /** Chunks arrived and not yet read; the reply is paused while the reader is this far behind. */
+  readonly #queue: Buffer[] = [];
+  #bytes = 0;
+  #ended = false;
+  /** Why the read cannot go on: CUT_OFF after an abort, or the reply's own failure. */
+  #failed: unknown;
+  /** The reader waiting for a chunk, the end or a failure. */
+  #wake: (() => void) | undefined;
+  /** Bytes left to read before a reply nobody reads any more is cut off (drain); undefined while it is read. */
+  #drainBudget: number | undefined;
+  #drainTimer: ReturnType<typeof setTimeout> | undefined;
+  #aborted = false;
   #timedOut = false;
 
   constructor(target: UpstreamTarget, signal: AbortSignal) {
     this.#target = target;
     this.#signal = signal;
     this.#timer = setTimeout(timeOut, target.timeoutMs, this);
-    if (signal.aborted) this.#controller.abort(signal.reason);
+    if (signal.aborted) this.#aborted = true;
     else signal.addEventListener('abort', this, ONCE);
   }
 
-  get abortSignal(): AbortSignal {
-    return this.#controller.signal;
+  /** Sends the request; resolves once the reply's head is in, with `response` set. */
+  send(method: 'GET' | 'POST', headers: Record<string, string>, body: string | undefined): Promise<void> {
+    if (this.#aborted) return Promise.reject(CUT_OFF);
+    const request = (this.#request = send(this.#target.url, method, headers, body));
+    // The request may fail more than once (a reset after the reply began): every failure is answered here.
+    request.on('error', ignore);
+    return new Promise((resolve, reject) => {
+      request.once('error', reject);
+      // The reply is listened to as it arrives, in the same turn: a failure of it never goes unheard.
+      request.once('response', (message: IncomingMessage) => {
+        this.#listen(message);
+        resolve();
+      });
+    });
   }
 
-  /** True once the request was aborted: a read that then ends did not reach the reply's end. */
-  get aborted(): boolean {
-    return this.#controller.signal.aborted;
+  #listen(message: IncomingMessage): void {
+    this.#message = message;
+    this.heard();
+    this.response = { status: message.statusCode ?? 0, headers: new ReplyHeaders(message) };
+    message.on('data', (chunk: Buffer) => this.#arrived(chunk));
+    message.on('end', () => this.#settle(undefined));
+    message.on('error', (error) => this.#settle(error));
+    message.on('close', () => this.#settle(PREMATURE));
   }
 
   /** The caller's signal aborted. */
   handleEvent(): void {
-    this.#abort(this.#signal.reason);
+    this.#abort();
   }
 
   /** AGENT_TIMEOUT_MS of silence. */
   timeOut(): void {
     this.#timedOut = true;
-    this.#abort(TIMED_OUT);
+    this.#abort();
   }
 
-  #abort(reason: unknown): void {
-    this.#controller.abort(reason);
-    // Cancelling the body closes the connection whether or not fetch still hears its signal: through its reader
-    // while it is read, or the body itself when nobody reads it (an adapter that threw at the reply's head).
-    const body = this.response?.body;
-    if (this.reader) this.reader.cancel(reason).catch(ignore);
-    else if (body && !body.locked) body.cancel(reason).catch(ignore);
+  #abort(): void {
+    if (this.#aborted) return;
+    this.#aborted = true;
+    this.#request?.destroy();
+    this.#settle(CUT_OFF);
+  }
+
+  #arrived(chunk: Buffer): void {
+    this.#bytes += chunk.byteLength;
+    if (this.#drainBudget !== undefined) {
+      this.#drainBudget -= chunk.byteLength;
+      if (this.#drainBudget < 0) this.close();
+      return;
+    }
+    if (this.#bytes > this.#target.maxReplyBytes) {
+      this.tooLarge();
+    } else {
+      this.heard();
+      this.#queue.push(chunk);
+      if (this.#queue.length >= QUEUED_CHUNKS) this.#message!.pause();
+    }
+    this.#wakeReader();
+  }
+
+  /** The reply ended (`reason` undefined) or failed; the first word stands. */
+  #settle(reason: unknown): void {
+    if (reason === undefined) this.#ended = true;
+    else if (!this.#ended) this.#failed ??= reason;
+    if (this.#drainBudget !== undefined) clearTimeout(this.#drainTimer);
+    this.#wakeReader();
+  }
+
+  #wakeReader(): void {
+    const wake = this.#wake;
+    this.#wake = undefined;
+    wake?.();
+  }
+
+  /** The reply's next chunk, or null at its end; throws what ended it otherwise. */
+  async next(): Promise<Buffer | null> {
+    for (;;) {
+      const chunk = this.#queue.shift();
+      if (chunk !== undefined) {
+        if (this.#queue.length === 0 && this.#message!.isPaused()) this.#message!.resume();
+        return chunk;
+      }
+      if (this.#failed !== undefined) throw this.#failed;
+      if (this.#ended) return null;
+      await new Promise<void>((resolve) => (this.#wake = resolve));
+    }
+  }
+
+  /** Ends the reply and its connection now. */
+  close(): void {
+    this.#aborted = true;
+    this.#request?.destroy();
+  }
+
+  /**
+   * The consumer has what it needs (an OpenAI stream's [DONE]) but the reply has not ended: it is read to its end
+   * in the background, so the connection goes back to the pool instead of being torn down and opened again on
+   * the next call. An upstream that keeps talking (DRAIN_BYTES, DRAIN_MS) is cut off.
+   */
+  drain(): void {
+    if (this.#ended || this.#failed !== undefined) return;
+    this.#queue.length = 0;
+    this.#drainBudget = DRAIN_BYTES;
+    this.#drainTimer = setTimeout(closeCall, DRAIN_MS, this);
+    this.#message!.resume();
   }
 
   /** More bytes came: the silence starts again. */
@@ -209,100 +304,70 @@ class UpstreamCall implements UpstreamResponse {
   }
 
   abandon(error: AgentError): AgentError {
-    this.#abort(ABANDONED);
+    this.#abort();
     this.release();
     return error;
   }
 
+  /** The reply went past AGENT_MAX_REPLY_BYTES: the read fails with that, and the request ends. */
   tooLarge(): AgentError {
     overCap.note(`agent ${this.#target.agentId}`);
-    return this.abandon(replyTooLarge(this.#target.agentId, this.#target.maxReplyBytes));
+    const error = replyTooLarge(this.#target.agentId, this.#target.maxReplyBytes);
+    this.#failed ??= error;
+    return this.abandon(error);
   }
 
   chunks(): AsyncIterable<string> {
-    return readText(this, this.#target.maxReplyBytes);
+    return readText(this);
   }
 }
 
+/** Chunks queued before the reply is paused until the reader has taken them: a reader that keeps up holds one. */
+const QUEUED_CHUNKS = 16;
+const closeCall = (call: UpstreamCall) => call.close();
+const PREMATURE = new Error('The reply ended before it was complete.');
+
 const timeOut = (call: UpstreamCall) => call.timeOut();
 
-const ABANDONED = new Error('The reply broke a bound; its read was abandoned.');
-/** What readText throws for a read that ended because the request was aborted; fail() says which abort it was. */
+/** What the read throws once the request was aborted; fail() says which abort it was. */
 const CUT_OFF = new Error('The read was cut off by an abort.');
 const ignore = () => undefined;
 const overCap = createCountedWarning((agent, count) =>
   `cut off ${count} upstream repl${count === 1 ? 'y' : 'ies'} over AGENT_MAX_REPLY_BYTES (latest: ${agent})`);
 
-const TIMED_OUT = new Error('The upstream did not answer in time.');
-
 function failure(target: UpstreamTarget, error: unknown, timedOut: boolean, signal: AbortSignal): Error {
   if (error instanceof AgentError) return error;
   if (signal.aborted) return callCancelled(target.agentId);
   if (timedOut) return new AgentError(`Agent ${target.agentId} sent nothing for ${target.timeoutMs} ms (AGENT_TIMEOUT_MS).`, 'upstream_timeout');
-  const cause = (error as { cause?: { code?: string; message?: string } }).cause;
-  if (cause?.message === 'unexpected redirect') {
-    return new AgentError(`Agent ${target.agentId}: the upstream answered with a redirect; configure the URL it redirects to.`, 'upstream_redirect');
-  }
-  const code = cause?.code ?? (error as { code?: string }).code;
+  const code = (error as { code?: string }).code;
   return new AgentError(`Agent ${target.agentId}: the connection to the upstream failed${code ? ` (${code})` : ''}.`,
     `upstream_connection_failed${code ? `:${code}` : ''}`);
 }
 
-async function* readText(call: UpstreamCall, maxBytes: number): AsyncIterable<string> {
-  const reader = (call.reader = call.response.body!.getReader());
+async function* readText(call: UpstreamCall): AsyncIterable<string> {
   const decoder = new TextDecoder();
   let ended = false;
   let failed = false;
-  let bytes = 0;
   try {
     for (;;) {
-      const { done, value } = await reader.read();
-      // A reader cancelled by an abort reads as done: that is the abort, not the reply's end.
-      if (call.aborted) throw CUT_OFF;
-      if (done) {
+      const chunk = await call.next();
+      if (chunk === null) {
         ended = true;
         const rest = decoder.decode();
         if (rest) yield rest;
         return;
       }
-      bytes += value.byteLength;
-      if (bytes > maxBytes) throw call.tooLarge();
-      call.heard();
-      yield decoder.decode(value, { stream: true });
+      yield decoder.decode(chunk, { stream: true });
     }
   } catch (error) {
     failed = true;
     throw call.fail(error);
   } finally {
     call.release();
-    call.reader = undefined;
-    if (failed) void reader.cancel().catch(() => undefined);
-    else if (!ended) void drain(reader);
+    if (failed) call.close();
+    else if (!ended) call.drain();
   }
 }
 
 const DRAIN_MS = 1_000;
 const DRAIN_BYTES = 64 * 1024;
-
-/**
- * The consumer has what it needs (an OpenAI stream's [DONE]) but the body has not ended: it is read to its end
- * in the background, so the connection goes back to the pool instead of being torn down and opened again on
- * the next call. An upstream that keeps talking is cut off.
- */
-async function drain(reader: ReadableStreamDefaultReader<Uint8Array>): Promise<void> {
-  const cutOff = () => void reader.cancel().catch(() => undefined);
-  const timer = setTimeout(cutOff, DRAIN_MS);
-  try {
-    let bytes = 0;
-    for (;;) {
-      const { done, value } = await reader.read();
-      if (done) return;
-      bytes += value.byteLength;
-      if (bytes > DRAIN_BYTES) return cutOff();
-    }
-  } catch {
-    // The connection failed after the reply was complete: nothing to report.
-  } finally {
-    clearTimeout(timer);
-  }
-}

@@ -1,9 +1,10 @@
 /**
- * An upstream request ends when its signal aborts, even after a garbage collection. Node's fetch (undici) follows the
- * signal it is given through a Request it makes and holds only weakly, so once a full collection has taken that
- * Request, aborting the signal reaches nothing (nodejs/node#55428, nodejs/undici#3644): the call went on reading a
- * reply nobody wanted, its connection open to the end. request.ts ends the read and closes the connection itself.
- * Each case runs in its own process with --expose-gc against the real test upstream.
+ * An upstream request ends when its signal aborts, even after a garbage collection. When upstream calls went through
+ * Node's fetch (undici), which follows the signal it is given through a Request it holds only weakly, a full
+ * collection could take that Request and the abort then reached nothing (nodejs/node#55428, nodejs/undici#3644): the
+ * call went on reading a reply nobody wanted, its connection open to the end. request.ts ends the read and closes the
+ * connection itself, whatever client carries the request. Each case runs in its own process with --expose-gc against
+ * the real test upstream.
  */
 
 import { spawn } from 'node:child_process';

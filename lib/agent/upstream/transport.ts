@@ -1,0 +1,87 @@
+/**
+ * How an upstream request travels: node:http and node:https, one keep-alive agent each, rather than fetch. On a
+ * proxied chat call, Node's fetch spent ~330 µs of CPU on Node 24 for the upstream's request and reply (undici
+ * under WHATWG Request, Response, Headers and streams), node:http ~200 µs with about half the garbage
+ * (docs/performance.md, issue 22 round 5). What fetch did for us is done here or in request.ts: redirects are not
+ * followed (request.ts names them), bodies are not decoded (no accept-encoding is sent, so an upstream sends them
+ * as they are), and a connection idle for IDLE_MS is closed, as undici closes its own. The modules and agents are
+ * made with the first call, off the cold start: node:https loads TLS.
+ */
+
+import type { Agent, ClientRequest, IncomingMessage } from 'node:http';
+
+/**
+ * undici's default keep-alive: a connection is reused for 4 s after its last reply. An upstream that closes idle
+ * connections sooner would otherwise race our reuse, which fails the call.
+ */
+const IDLE_MS = 4_000;
+
+/** What a request needs of its target's URL, parsed once per URL. */
+interface Endpoint {
+  secure: boolean;
+  hostname: string;
+  port: string;
+  path: string;
+}
+
+const endpoints = new Map<string, Endpoint>();
+let agents: { http: Agent; https: Agent } | undefined;
+
+function endpointOf(url: string): Endpoint {
+  let endpoint = endpoints.get(url);
+  if (!endpoint) {
+    const parsed = new URL(url);
+    endpoint = {
+      secure: parsed.protocol === 'https:',
+      // URL keeps an IPv6 literal in brackets; node:http wants it bare.
+      hostname: parsed.hostname.replace(/^\[(.*)\]$/, '$1'),
+      port: parsed.port,
+      path: `${parsed.pathname}${parsed.search}`,
+    };
+    // The configured agents' URLs: a handful per deployment.
+    endpoints.set(url, endpoint);
+  }
+  return endpoint;
+}
+
+function agentsOf(): { http: Agent; https: Agent } {
+  const options = { keepAlive: true, timeout: IDLE_MS };
+  return (agents ??= {
+    http: new (process.getBuiltinModule('node:http').Agent)(options),
+    https: new (process.getBuiltinModule('node:https').Agent)(options),
+  });
+}
+
+/**
+ * Sends one request with `headers` and `body` whole. Its reply's head comes as the request's 'response' event, a
+ * failure (a connection refused or reset) as 'error'; `destroy()` ends it and its connection.
+ */
+export function send(url: string, method: 'GET' | 'POST', headers: Record<string, string>, body: string | undefined): ClientRequest {
+  const { secure, hostname, port, path } = endpointOf(url);
+  const { http, https } = agentsOf();
+  const request = process.getBuiltinModule(secure ? 'node:https' : 'node:http').request({
+    hostname, port, path, method, agent: secure ? https : http,
+    headers: body === undefined ? headers : { ...headers, 'content-length': Buffer.byteLength(body) },
+  });
+  request.end(body);
+  return request;
+}
+
+/** A reply's headers as the adapters read them: `get` joins repeated values as fetch's Headers does. */
+export class ReplyHeaders {
+  readonly #message: IncomingMessage;
+
+  constructor(message: IncomingMessage) {
+    this.#message = message;
+  }
+
+  get(name: string): string | null {
+    const value = this.#message.headers[name.toLowerCase()];
+    if (value === undefined) return null;
+    return Array.isArray(value) ? value.join(', ') : value;
+  }
+
+  has(name: string): boolean {
+    return this.#message.headers[name.toLowerCase()] !== undefined;
+  }
+}

@@ -1,0 +1,115 @@
+/**
+ * Upstream requests travel over node:http and node:https (lib/agent/upstream/transport.ts): an https upstream is
+ * reached with its certificate verified as fetch verifies it, the request says who sends it and asks for no
+ * encoding it would have to undo, and sequential calls share one kept-alive connection. Each case runs in its own
+ * process, which trusts the test certificate only when started with NODE_EXTRA_CA_CERTS.
+ */
+
+import { spawn } from 'node:child_process';
+import type { Server } from 'node:https';
+import { afterAll, beforeAll, expect, test } from 'vitest';
+import { startHttpsServer, TEST_CA } from '../../support/tls.js';
+
+interface Seen {
+  userAgent?: string;
+  acceptEncoding?: string;
+  contentLength?: string;
+  body: string;
+  port?: number;
+}
+
+/** Longer than a pooled connection may sit idle (transport.ts IDLE_MS, 4 s). */
+const PAUSE_MS = 4_500;
+
+let server: Server;
+let origin: string;
+const seen: Seen[] = [];
+
+beforeAll(async () => {
+  ({ server, origin } = await startHttpsServer((req, res) => {
+    let body = '';
+    req.setEncoding('utf8');
+    req.on('data', (chunk: string) => (body += chunk));
+    req.on('end', () => {
+      seen.push({
+        userAgent: req.headers['user-agent'], acceptEncoding: req.headers['accept-encoding'],
+        contentLength: req.headers['content-length'], body, port: req.socket.remotePort,
+      });
+      res.writeHead(200, { 'content-type': 'text/event-stream' });
+      const event = `data: ${JSON.stringify({ choices: [{ delta: { content: 'over tls' } }] })}\n\n`;
+      // A message asking for a pause is answered in two parts, PAUSE_MS apart.
+      if (!body.includes('pause')) return res.end(`${event}data: [DONE]\n\n`);
+      res.write(event);
+      setTimeout(() => res.end(`${event}data: [DONE]\n\n`), PAUSE_MS);
+    });
+  }));
+});
+afterAll(() => server.close());
+
+/** Sequential requests to the https upstream (MESSAGES), each read to its end; what they read, or the first failure. */
+const SCRIPT = `
+  const { postUpstream } = await import('./lib/agent/upstream/request.ts');
+  const target = { agentId: 'tls', url: process.env.UPSTREAM_URL, timeoutMs: 10000, maxReplyBytes: 1 << 20 };
+  const texts = [];
+  try {
+    for (const content of JSON.parse(process.env.MESSAGES)) {
+      const reply = await postUpstream(target, { model: 'm', stream: true, messages: [{ role: 'user', content }] }, new AbortController().signal);
+      let text = '';
+      for await (const chunk of reply.chunks()) text += chunk;
+      texts.push(text);
+    }
+    console.log(JSON.stringify({ texts }));
+  } catch (error) {
+    console.log(JSON.stringify({ error: error.message }));
+  }
+  process.exit(0);
+`;
+
+async function callTwice(trustTestCa: boolean, messages = ['first', 'second ✓']): Promise<{ texts?: string[]; error?: string }> {
+  const child = spawn(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', SCRIPT], {
+    cwd: process.cwd(),
+    env: {
+      PATH: process.env.PATH!, UPSTREAM_URL: `${origin}/v1/chat/completions`, MESSAGES: JSON.stringify(messages),
+      ...(trustTestCa ? { NODE_EXTRA_CA_CERTS: TEST_CA } : {}),
+    },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  let stdout = '';
+  child.stdout.on('data', (chunk) => (stdout += chunk));
+  await new Promise((resolve) => child.on('exit', resolve));
+  return JSON.parse(stdout.trim().split('\n').at(-1)!);
+}
+
+test('an https upstream is reached over TLS, and sequential calls share one kept-alive connection', async () => {
+  seen.length = 0;
+  const { texts, error } = await callTwice(true);
+  expect(error).toBeUndefined();
+  expect(texts).toHaveLength(2);
+  for (const text of texts!) expect(text).toContain('over tls');
+  expect(seen).toHaveLength(2);
+  expect(seen[0]!.port).toBe(seen[1]!.port);
+});
+
+test('the request names agent-mcp, declares its length in bytes and asks for no content encoding', async () => {
+  seen.length = 0;
+  await callTwice(true);
+  const second = seen[1]!;
+  expect(second.userAgent).toBe('agent-mcp');
+  expect(second.acceptEncoding).toBeUndefined();
+  expect(second.contentLength).toBe(String(Buffer.byteLength(second.body)));
+  expect(JSON.parse(second.body).messages[0].content).toBe('second ✓');
+});
+
+test('an upstream whose certificate the process does not trust is refused before anything is sent', async () => {
+  seen.length = 0;
+  const { error } = await callTwice(false);
+  expect(error).toBe('Agent tls: the connection to the upstream failed (DEPTH_ZERO_SELF_SIGNED_CERT).');
+  expect(seen).toHaveLength(0);
+});
+
+test('a reply that pauses longer than a pooled connection may sit idle is read to its end', async () => {
+  seen.length = 0;
+  const { texts, error } = await callTwice(true, ['pause, then go on']);
+  expect(error).toBeUndefined();
+  expect(texts![0]!.match(/over tls/g)).toHaveLength(2);
+}, 15_000);
