@@ -3,11 +3,14 @@
  * directly, sequentially, p50 and p99, measured two ways:
  * - over HTTP: through agent-mcp served on loopback (bench/serve-built.mjs), so the figure includes the extra
  *   HTTP hop any proxy adds, and three processes sharing the machine;
- * - in process: the built function called in this process, which reaches the upstream with the same fetch as
- *   the direct calls, so the figure is what agent-mcp's code adds.
+ * - in process: the built function called in this process, so the figure is what agent-mcp adds to the call.
+ * "Directly" is Node's fetch, as a Node program calls an upstream (the issue's figure); the same calls made with
+ * node:http as agent-mcp makes them (lib/agent/upstream/transport.ts) are timed too, and the overhead over those
+ * is agent-mcp's own work alone, its client's cost left out.
  * Every call has a distinct message, so the retry cache never answers for the upstream.
  */
 
+import { Agent, request } from 'node:http';
 import { pathToFileURL } from 'node:url';
 import { startServer } from './process.mjs';
 import { quantile, round } from './stats.mjs';
@@ -34,6 +37,27 @@ async function expectResult(response) {
   if (body.result?.isError || !body.result) throw new Error(`unexpected reply: ${JSON.stringify(body)}`);
 }
 
+/** A keep-alive agent as lib/agent/upstream/transport.ts makes one. */
+const httpAgent = new Agent({ keepAlive: true, timeout: 4_000 });
+
+/** POSTs `body` with node:http and reads the reply whole. */
+function postWithHttp(url, headers, body) {
+  return new Promise((resolve, reject) => {
+    const req = request(url, { method: 'POST', agent: httpAgent, headers: { ...headers, 'content-length': Buffer.byteLength(body) } }, (res) => {
+      let text = '';
+      res.setEncoding('utf8');
+      res.on('data', (chunk) => (text += chunk));
+      res.on('end', () => resolve(text));
+      res.on('error', reject);
+    });
+    req.on('error', reject);
+    req.end(body);
+  });
+}
+
+const upstreamBody = (i) => JSON.stringify({ model: 'bench', stream: true, messages: [{ role: 'user', content: `direct ${i}` }] });
+const UPSTREAM_HEADERS = { 'content-type': 'application/json', accept: 'text/event-stream' };
+
 /** `path`: the built api/mcp handler module; `calls`: samples per side. */
 export async function measureProxyOverhead(path, calls) {
   const upstream = await startServer(['bench/fast-upstream.mjs']);
@@ -45,13 +69,10 @@ export async function measureProxyOverhead(path, calls) {
     const { default: fn } = await import(pathToFileURL(path).href);
     const sides = {
       direct: async (i) => {
-        const response = await fetch(`${upstream.url}/v1/chat/completions`, {
-          method: 'POST', headers: { 'content-type': 'application/json', accept: 'text/event-stream' },
-          body: JSON.stringify({ model: 'bench', stream: true, messages: [{ role: 'user', content: `direct ${i}` }] }),
-          redirect: 'error', // as agent-mcp calls upstreams, so the difference is agent-mcp's own work
-        });
+        const response = await fetch(`${upstream.url}/v1/chat/completions`, { method: 'POST', headers: UPSTREAM_HEADERS, body: upstreamBody(i) });
         await response.text();
       },
+      directHttp: (i) => postWithHttp(`${upstream.url}/v1/chat/completions`, UPSTREAM_HEADERS, upstreamBody(i)),
       http: async (i) => expectResult(await fetch(`${ours.url}/mcp`, { method: 'POST', headers: MCP_HEADERS, body: callBody(i) })),
       // With the content-length a request over HTTP has, as bench/in-process.mjs sends.
       inProcess: async (i) => {
@@ -62,7 +83,7 @@ export async function measureProxyOverhead(path, calls) {
     };
     for (const once of Object.values(sides)) await measure(WARMUP, once);
     // Interleave rounds so drift on a shared machine hits every side alike.
-    const samples = { direct: [], http: [], inProcess: [] };
+    const samples = Object.fromEntries(Object.keys(sides).map((side) => [side, []]));
     for (let r = 0; r < 10; r++) {
       for (const [side, once] of Object.entries(sides)) samples[side].push(...await measure(calls / 10, (i) => once(r * calls + i)));
     }
@@ -70,14 +91,18 @@ export async function measureProxyOverhead(path, calls) {
     const overhead = (side) => ({
       p50Ms: round(at(side, 0.5), 3), p99Ms: round(at(side, 0.99), 3),
       overheadP50Ms: round(at(side, 0.5) - at('direct', 0.5), 3), overheadP99Ms: round(at(side, 0.99) - at('direct', 0.99), 3),
+      // Over the same calls made with node:http: agent-mcp's own work, its HTTP client's cost left out.
+      ownP50Ms: round(at(side, 0.5) - at('directHttp', 0.5), 3), ownP99Ms: round(at(side, 0.99) - at('directHttp', 0.99), 3),
     });
     return {
       calls,
       direct: { p50Ms: round(at('direct', 0.5), 3), p99Ms: round(at('direct', 0.99), 3) },
+      directHttp: { p50Ms: round(at('directHttp', 0.5), 3), p99Ms: round(at('directHttp', 0.99), 3) },
       http: overhead('http'),
       inProcess: overhead('inProcess'),
     };
   } finally {
+    httpAgent.destroy();
     upstream.stop();
     ours.stop();
   }

@@ -54,11 +54,14 @@ function throughputTable(r) {
 }
 
 function proxyTable(r) {
-  const { direct, http, inProcess } = r.proxy;
-  return [`| ${r.proxy.calls} sequential chat_with_agent calls | p50 | p99 | overhead p50 | overhead p99 |`, '|---|---|---|---|---|',
-    `| upstream called directly | ${ms(direct.p50Ms)} | ${ms(direct.p99Ms)} | | |`,
-    `| through agent-mcp over HTTP | ${ms(http.p50Ms)} | ${ms(http.p99Ms)} | ${ms(http.overheadP50Ms)} | ${ms(http.overheadP99Ms)} |`,
-    `| through agent-mcp in process | ${ms(inProcess.p50Ms)} | ${ms(inProcess.p99Ms)} | ${ms(inProcess.overheadP50Ms)} | ${ms(inProcess.overheadP99Ms)} |`,
+  const { direct, directHttp, http, inProcess } = r.proxy;
+  // Results from before the node:http side have no "own" figures.
+  const own = (x) => (x.ownP50Ms === undefined ? ' — | — |' : ` ${ms(x.ownP50Ms)} | ${ms(x.ownP99Ms)} |`);
+  return [`| ${r.proxy.calls} sequential chat_with_agent calls | p50 | p99 | overhead p50 | overhead p99 | own work p50 | own work p99 |`, '|---|---|---|---|---|---|---|',
+    `| upstream called directly (fetch) | ${ms(direct.p50Ms)} | ${ms(direct.p99Ms)} | | | | |`,
+    ...(directHttp ? [`| upstream called with node:http, as agent-mcp calls it | ${ms(directHttp.p50Ms)} | ${ms(directHttp.p99Ms)} | | | | |`] : []),
+    `| through agent-mcp over HTTP | ${ms(http.p50Ms)} | ${ms(http.p99Ms)} | ${ms(http.overheadP50Ms)} | ${ms(http.overheadP99Ms)} |${own(http)}`,
+    `| through agent-mcp in process | ${ms(inProcess.p50Ms)} | ${ms(inProcess.p99Ms)} | ${ms(inProcess.overheadP50Ms)} | ${ms(inProcess.overheadP99Ms)} |${own(inProcess)}`,
   ].join('\n');
 }
 
@@ -91,6 +94,10 @@ ${r.throughputSeconds}-second rounds; the load generator shares the CPUs. CPU µ
 ${throughputTable(r)}
 
 ${proxyTable(r)}
+
+Proxy overhead: the call through agent-mcp less the upstream called directly with Node's fetch, as a Node program \
+calls it; own work: less the same calls made with node:http, as agent-mcp's own upstream calls are made, so its HTTP \
+client's cost is left out.
 
 ${memoryTable(r)}
 
