@@ -7,8 +7,8 @@
  * the real test upstream.
  */
 
-import { spawn } from 'node:child_process';
 import { afterAll, beforeAll, expect, test } from 'vitest';
+import { inOwnProcess } from '../../support/own-process.js';
 import { startUpstream, type Upstream } from '../../support/upstream.js';
 
 let upstream: Upstream;
@@ -45,16 +45,8 @@ const SCRIPT = `
   process.exit(0);
 `;
 
-async function abortAfterGc(message: string, abortAfterMs: number, read = 'all'): Promise<{ outcome: string; abortedAt: number }> {
-  const child = spawn(process.execPath, ['--expose-gc', '--import', 'tsx', '--input-type=module', '-e', SCRIPT], {
-    cwd: process.cwd(),
-    env: { PATH: process.env.PATH!, UPSTREAM_URL: upstream.url, MESSAGE: message, ABORT_AFTER_MS: String(abortAfterMs), READ: read },
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
-  let stdout = '';
-  child.stdout.on('data', (chunk) => (stdout += chunk));
-  await new Promise((resolve) => child.on('exit', resolve));
-  return JSON.parse(stdout.trim().split('\n').at(-1)!);
+function abortAfterGc(message: string, abortAfterMs: number, read = 'all'): Promise<{ outcome: string; abortedAt: number }> {
+  return inOwnProcess(SCRIPT, { UPSTREAM_URL: upstream.url, MESSAGE: message, ABORT_AFTER_MS: String(abortAfterMs), READ: read }, ['--expose-gc']);
 }
 
 test('aborted while the reply streams, after a full GC: the read fails as cancelled and the upstream sees its connection closed', async () => {

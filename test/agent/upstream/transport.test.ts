@@ -5,9 +5,9 @@
  * process, which trusts the test certificate only when started with NODE_EXTRA_CA_CERTS.
  */
 
-import { spawn } from 'node:child_process';
 import type { Server } from 'node:https';
 import { afterAll, beforeAll, expect, test } from 'vitest';
+import { inOwnProcess } from '../../support/own-process.js';
 import { startHttpsServer, TEST_CA } from '../../support/tls.js';
 
 interface Seen {
@@ -65,19 +65,11 @@ const SCRIPT = `
   process.exit(0);
 `;
 
-async function callTwice(trustTestCa: boolean, messages = ['first', 'second ✓']): Promise<{ texts?: string[]; error?: string }> {
-  const child = spawn(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', SCRIPT], {
-    cwd: process.cwd(),
-    env: {
-      PATH: process.env.PATH!, UPSTREAM_URL: `${origin}/v1/chat/completions`, MESSAGES: JSON.stringify(messages),
-      ...(trustTestCa ? { NODE_EXTRA_CA_CERTS: TEST_CA } : {}),
-    },
-    stdio: ['ignore', 'pipe', 'inherit'],
+function callTwice(trustTestCa: boolean, messages = ['first', 'second ✓']): Promise<{ texts?: string[]; error?: string }> {
+  return inOwnProcess(SCRIPT, {
+    UPSTREAM_URL: `${origin}/v1/chat/completions`, MESSAGES: JSON.stringify(messages),
+    ...(trustTestCa ? { NODE_EXTRA_CA_CERTS: TEST_CA } : {}),
   });
-  let stdout = '';
-  child.stdout.on('data', (chunk) => (stdout += chunk));
-  await new Promise((resolve) => child.on('exit', resolve));
-  return JSON.parse(stdout.trim().split('\n').at(-1)!);
 }
 
 test('an https upstream is reached over TLS, and sequential calls share one kept-alive connection', async () => {
