@@ -18,6 +18,8 @@ function targetsTable(r) {
   const byCpu = (x) => (x.ours.cpuUsPerRequest && x.webFloor.cpuUsPerRequest ? `; by server CPU ${share(x.webFloor.cpuUsPerRequest / x.ours.cpuUsPerRequest)}` : '');
   const ratio = (peer) => r.coldStart[peer].medianMs / ours;
   const { http, inProcess } = r.proxy;
+  // Judged over fetch, the issue's "upstream called directly"; agent-mcp's own work (over node:http) beside it.
+  const ownWork = (q) => (http[`own${q}Ms`] === undefined ? '' : `; own work ${ms(http[`own${q}Ms`])} / ${ms(inProcess[`own${q}Ms`])}`);
   // Issue 22's targets, "on a quiet machine": a loaded one reads slower, and the table says so rather than hiding it.
   const rows = [
     ['cold start, median', '≤ 8 ms', `${ms(ours)} (the fixed-reply floor: ${ms(r.coldStart.floor.medianMs)})`, ours <= 8],
@@ -26,8 +28,8 @@ function targetsTable(r) {
     ['cold start vs the SDK server, bundled like ours', '≥ 10× faster', times(ratio('sdkServerBundled')), ratio('sdkServerBundled') >= 10],
     ['warm tools/list vs the Web floor', '≥ 0.9×', `${share(ofWebFloor(list))}${byCpu(list)}`, ofWebFloor(list) >= 0.9],
     ['warm tools/call (demo agent) vs the Web floor', '≥ 0.6×', `${share(ofWebFloor(call))}${byCpu(call)}`, ofWebFloor(call) >= 0.6],
-    ['proxy overhead p50, over HTTP / in process', '≤ 0.6 / 0.2 ms', `${ms(http.overheadP50Ms)} / ${ms(inProcess.overheadP50Ms)}`, http.overheadP50Ms <= 0.6 && inProcess.overheadP50Ms <= 0.2],
-    ['proxy overhead p99, over HTTP / in process', '≤ 2 ms', `${ms(http.overheadP99Ms)} / ${ms(inProcess.overheadP99Ms)}`, http.overheadP99Ms <= 2 && inProcess.overheadP99Ms <= 2],
+    ['proxy overhead p50, over HTTP / in process', '≤ 0.6 / 0.2 ms', `${ms(http.overheadP50Ms)} / ${ms(inProcess.overheadP50Ms)}${ownWork('P50')}`, http.overheadP50Ms <= 0.6 && inProcess.overheadP50Ms <= 0.2],
+    ['proxy overhead p99, over HTTP / in process', '≤ 2 ms', `${ms(http.overheadP99Ms)} / ${ms(inProcess.overheadP99Ms)}${ownWork('P99')}`, http.overheadP99Ms <= 2 && inProcess.overheadP99Ms <= 2],
     [`RSS growth per ${r.memory.requests} tools/list, at steady state`, '≤ 5 MB', `${r.memory.growthMb} MB`, r.memory.growthMb <= 5],
     ...(r.hugeReply ? [['peak RSS while 200 MB upstream replies are refused', `< ${r.hugeReply.boundMb} MB`, `${r.hugeReply.rssPeakMb} MB`, r.hugeReply.withinBound]] : []),
     ...(r.chatFlood ? [[`peak RSS across ${r.chatFlood.calls} anonymous 99 KB chat calls`, `< ${r.chatFlood.boundMb} MB`, `${r.chatFlood.rssPeakMb} MB`, r.chatFlood.withinBound]] : []),
