@@ -226,6 +226,8 @@ class UpstreamCall implements UpstreamResponse {
   }
 
   #arrived(chunk: Buffer): void {
+    // After an abort nothing more is read: a chunk already on its way is dropped, not counted twice against the cap.
+    if (this.#aborted) return;
     this.#bytes += chunk.byteLength;
     if (this.#drainBudget !== undefined) {
       this.#drainBudget -= chunk.byteLength;
