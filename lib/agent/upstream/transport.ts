@@ -4,8 +4,9 @@
  * under WHATWG Request, Response, Headers and streams), node:http ~200 µs with about half the garbage
  * (docs/performance.md, issue 22 round 5). What fetch did for us is done here or in request.ts: redirects are not
  * followed (request.ts names them), bodies are not decoded (no accept-encoding is sent, so an upstream sends them
- * as they are), and a connection idle for IDLE_MS is closed, as undici closes its own. The modules and agents are
- * made with the first call, off the cold start: node:https loads TLS.
+ * as they are), a connection idle for IDLE_MS is closed, as undici closes its own, and Node 24's proxy variables
+ * are followed as its fetch follows them. The modules and agents are made with the first call, off the cold start:
+ * node:https loads TLS.
  */
 
 import type { Agent, ClientRequest, IncomingMessage } from 'node:http';
@@ -44,8 +45,15 @@ function endpointOf(url: string): Endpoint {
   return endpoint;
 }
 
+/**
+ * Node 24 sends `fetch` through HTTP_PROXY, HTTPS_PROXY and NO_PROXY when started with NODE_USE_ENV_PROXY=1 or
+ * --use-env-proxy; an agent does so only when given them (`proxyEnv`, Node 24.5 and later; older Nodes ignore it).
+ */
+const proxied = (): { proxyEnv?: NodeJS.ProcessEnv } =>
+  (process.env.NODE_USE_ENV_PROXY === '1' || process.execArgv.includes('--use-env-proxy') ? { proxyEnv: process.env } : {});
+
 function agentsOf(): { http: Agent; https: Agent } {
-  const options = { keepAlive: true, timeout: IDLE_MS };
+  const options = { keepAlive: true, timeout: IDLE_MS, ...proxied() };
   return (agents ??= {
     http: new (process.getBuiltinModule('node:http').Agent)(options),
     https: new (process.getBuiltinModule('node:https').Agent)(options),

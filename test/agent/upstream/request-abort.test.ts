@@ -46,7 +46,7 @@ const SCRIPT = `
 `;
 
 function abortAfterGc(message: string, abortAfterMs: number, read = 'all'): Promise<{ outcome: string; abortedAt: number }> {
-  return inOwnProcess(SCRIPT, { UPSTREAM_URL: upstream.url, MESSAGE: message, ABORT_AFTER_MS: String(abortAfterMs), READ: read }, ['--expose-gc']);
+  return inOwnProcess(SCRIPT, { UPSTREAM_URL: upstream.url, MESSAGE: message, ABORT_AFTER_MS: String(abortAfterMs), READ: read }, { nodeFlags: ['--expose-gc'] });
 }
 
 test('aborted while the reply streams, after a full GC: the read fails as cancelled and the upstream sees its connection closed', async () => {

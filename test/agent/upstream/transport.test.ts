@@ -5,8 +5,10 @@
  * process, which trusts the test certificate only when started with NODE_EXTRA_CA_CERTS.
  */
 
+import { createServer } from 'node:http';
 import type { Server } from 'node:https';
 import { afterAll, beforeAll, expect, test } from 'vitest';
+import { ensureNode } from '../../../scripts/npm-cache.mjs';
 import { inOwnProcess } from '../../support/own-process.js';
 import { startHttpsServer, TEST_CA } from '../../support/tls.js';
 
@@ -72,6 +74,8 @@ function callTwice(trustTestCa: boolean, messages = ['first', 'second ✓']): Pr
   });
 }
 
+type Run = { texts?: string[]; error?: string };
+
 test('an https upstream is reached over TLS, and sequential calls share one kept-alive connection', async () => {
   seen.length = 0;
   const { texts, error } = await callTwice(true);
@@ -105,3 +109,31 @@ test('a reply that pauses longer than a pooled connection may sit idle is read t
   expect(error).toBeUndefined();
   expect(texts![0]!.match(/over tls/g)).toHaveLength(2);
 }, 15_000);
+
+test('on Node 24 with NODE_USE_ENV_PROXY=1, a request goes through HTTP_PROXY, as Node\'s fetch goes', async () => {
+  const node24 = ensureNode(24);
+  expect(node24, 'the pinned Node 24 (scripts/npm-cache.mjs)').toBeDefined();
+  // A forward proxy that answers itself: the upstream's host does not resolve, so only a proxied request is answered.
+  const asked: string[] = [];
+  const proxy = createServer((req, res) => {
+    asked.push(req.url!);
+    req.resume();
+    req.on('end', () => {
+      res.writeHead(200, { 'content-type': 'text/event-stream' });
+      res.end(`data: ${JSON.stringify({ choices: [{ delta: { content: 'over the proxy' } }] })}\n\ndata: [DONE]\n\n`);
+    });
+  });
+  await new Promise<void>((resolve) => proxy.listen(0, '127.0.0.1', resolve));
+  try {
+    const env = { UPSTREAM_URL: 'http://upstream.invalid/v1/chat/completions', MESSAGES: '["via the proxy"]', HTTP_PROXY: `http://127.0.0.1:${(proxy.address() as { port: number }).port}` };
+    const proxied = await inOwnProcess<Run>(SCRIPT, { ...env, NODE_USE_ENV_PROXY: '1' }, { node: node24! });
+    expect(proxied).toEqual({ texts: [expect.stringContaining('over the proxy')] });
+    expect(asked).toEqual(['http://upstream.invalid/v1/chat/completions']);
+    // Without the switch the variables are not followed, as fetch does not follow them.
+    const direct = await inOwnProcess<Run>(SCRIPT, env, { node: node24! });
+    expect(direct.error).toMatch(/^Agent tls: the connection to the upstream failed \((ENOTFOUND|EAI_AGAIN)\)\.$/);
+    expect(asked).toHaveLength(1);
+  } finally {
+    proxy.close();
+  }
+}, 120_000);
