@@ -25,8 +25,12 @@ interface Endpoint {
   path: string;
 }
 
+/**
+ * Parsed URLs are kept for the URLs configured (a handful per deployment) and those an A2A agent card names; past
+ * this many, a URL is parsed on each call rather than kept, so an upstream that names a new one each time grows nothing.
+ */
+const MAX_ENDPOINTS = 64;
 const endpoints = new Map<string, Endpoint>();
-let agents: { http: Agent; https: Agent } | undefined;
 
 function endpointOf(url: string): Endpoint {
   let endpoint = endpoints.get(url);
@@ -39,8 +43,7 @@ function endpointOf(url: string): Endpoint {
       port: parsed.port,
       path: `${parsed.pathname}${parsed.search}`,
     };
-    // The configured agents' URLs: a handful per deployment.
-    endpoints.set(url, endpoint);
+    if (endpoints.size < MAX_ENDPOINTS) endpoints.set(url, endpoint);
   }
   return endpoint;
 }
@@ -52,13 +55,16 @@ function endpointOf(url: string): Endpoint {
 const proxied = (): { proxyEnv?: NodeJS.ProcessEnv } =>
   (process.env.NODE_USE_ENV_PROXY === '1' || process.execArgv.includes('--use-env-proxy') ? { proxyEnv: process.env } : {});
 
-function agentsOf(): { http: Agent; https: Agent } {
-  const options = { keepAlive: true, timeout: IDLE_MS, ...proxied() };
-  return (agents ??= {
-    http: new (process.getBuiltinModule('node:http').Agent)(options),
-    https: new (process.getBuiltinModule('node:https').Agent)(options),
-  });
+/** One keep-alive agent per scheme, each made with its first request: `node:https` loads TLS. */
+let httpAgent: Agent | undefined;
+let httpsAgent: Agent | undefined;
+
+function agentFor(secure: boolean): Agent {
+  if (secure) return (httpsAgent ??= new (process.getBuiltinModule('node:https').Agent)(agentOptions()));
+  return (httpAgent ??= new (process.getBuiltinModule('node:http').Agent)(agentOptions()));
 }
+
+const agentOptions = () => ({ keepAlive: true, timeout: IDLE_MS, ...proxied() });
 
 /**
  * Sends one request with `headers` and `body` whole. Its reply's head comes as the request's 'response' event, a
@@ -66,9 +72,8 @@ function agentsOf(): { http: Agent; https: Agent } {
  */
 export function send(url: string, method: 'GET' | 'POST', headers: Record<string, string>, body: string | undefined): ClientRequest {
   const { secure, hostname, port, path } = endpointOf(url);
-  const { http, https } = agentsOf();
   const request = process.getBuiltinModule(secure ? 'node:https' : 'node:http').request({
-    hostname, port, path, method, agent: secure ? https : http,
+    hostname, port, path, method, agent: agentFor(secure),
     headers: body === undefined ? headers : { ...headers, 'content-length': Buffer.byteLength(body) },
   });
   request.end(body);

@@ -137,3 +137,25 @@ test('on Node 24 with NODE_USE_ENV_PROXY=1, a request goes through HTTP_PROXY, a
     proxy.close();
   }
 }, 120_000);
+
+/** A call to a plain-http upstream of its own; which of Node's TLS modules the process had loaded before and after. */
+const PLAIN_HTTP_SCRIPT = `
+  const { createServer } = await import('node:http');
+  const server = createServer((req, res) => {
+    req.resume();
+    req.on('end', () => res.writeHead(200, { 'content-type': 'text/event-stream' }).end());
+  });
+  await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { postUpstream } = await import('./lib/agent/upstream/request.ts');
+  const tls = () => process.moduleLoadList.filter((name) => /^NativeModule (https|tls|_tls_)/.test(name));
+  const before = tls();
+  const target = { agentId: 'plain', url: 'http://127.0.0.1:' + server.address().port + '/v1', timeoutMs: 10000, maxReplyBytes: 1 << 20 };
+  const reply = await postUpstream(target, { messages: [] }, new AbortController().signal);
+  for await (const chunk of reply.chunks()) void chunk;
+  console.log(JSON.stringify({ before, after: tls() }));
+  process.exit(0);
+`;
+
+test('a call to a plain-http upstream loads neither node:https nor TLS', async () => {
+  expect(await inOwnProcess(PLAIN_HTTP_SCRIPT, {})).toEqual({ before: [], after: [] });
+});
