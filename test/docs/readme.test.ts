@@ -236,7 +236,9 @@ describe('every shell command in README.md and docs/ is exercised', () => {
 /** docs/configuration.md: the table of every variable and the line about what Vercel sets. */
 const configuration = () => read('docs/configuration.md');
 /** Variables the platform sets, which docs/configuration.md names in a line of their own. */
-const PLATFORM = new Set(['VERCEL', 'VERCEL_URL', 'VERCEL_BRANCH_URL']);
+const PLATFORM = new Set(['VERCEL', 'VERCEL_URL', 'VERCEL_BRANCH_URL',
+  // Read by Node itself, named where the table says what they do to upstream requests.
+  'HTTP_PROXY', 'HTTPS_PROXY', 'NO_PROXY', 'NODE_EXTRA_CA_CERTS']);
 
 const codeFiles = () => ['api', 'lib'].flatMap((dir) => readdirSync(join(ROOT, dir), { recursive: true }).map((f) => `${dir}/${f}`))
   .filter((f) => f.endsWith('.ts')).concat('scripts/serve.ts');
