@@ -37,6 +37,11 @@ beforeAll(async () => {
         userAgent: req.headers['user-agent'], acceptEncoding: req.headers['accept-encoding'],
         contentLength: req.headers['content-length'], body, port: req.socket.remotePort,
       });
+      // A message asking to wait is answered PAUSE_MS late, its head too.
+      if (body.includes('wait')) {
+        setTimeout(() => res.writeHead(200, { 'content-type': 'text/event-stream' }).end(`data: ${JSON.stringify({ choices: [{ delta: { content: 'late' } }] })}\n\ndata: [DONE]\n\n`), PAUSE_MS);
+        return;
+      }
       res.writeHead(200, { 'content-type': 'text/event-stream' });
       const event = `data: ${JSON.stringify({ choices: [{ delta: { content: 'over tls' } }] })}\n\n`;
       // A message asking for a pause is answered in two parts, PAUSE_MS apart.
@@ -102,6 +107,13 @@ test('an upstream whose certificate the process does not trust is refused before
   expect(error).toBe('Agent tls: the connection to the upstream failed (DEPTH_ZERO_SELF_SIGNED_CERT).');
   expect(seen).toHaveLength(0);
 });
+
+test('an upstream that takes longer than a pooled connection may sit idle before it answers at all is waited for', async () => {
+  seen.length = 0;
+  const { texts, error } = await callTwice(true, ['wait before answering']);
+  expect(error).toBeUndefined();
+  expect(texts![0]).toContain('late');
+}, 15_000);
 
 test('a reply that pauses longer than a pooled connection may sit idle is read to its end', async () => {
   seen.length = 0;
