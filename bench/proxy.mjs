@@ -6,7 +6,8 @@
  * - in process: the built function called in this process, so the figure is what agent-mcp adds to the call.
  * "Directly" is Node's fetch, as a Node program calls an upstream (the issue's figure); the same calls made with
  * node:http as agent-mcp makes them (lib/agent/upstream/transport.ts) are timed too, and the overhead over those
- * is agent-mcp's own work alone, its client's cost left out.
+ * is agent-mcp's own work alone, its client's cost left out. Over HTTP, the same calls through the proxy floor
+ * (bench/proxy-floor.mjs, behind the same adapter) show what the hop itself costs on this machine, tail included.
  * Every call has a distinct message, so the retry cache never answers for the upstream.
  */
 
@@ -63,6 +64,7 @@ export async function measureProxyOverhead(path, calls) {
   const upstream = await startServer(['bench/fast-upstream.mjs']);
   const agentEnv = { AGENT_URL: `${upstream.url}/v1`, AGENT_MODEL: 'bench', AGENT_FORMAT: 'openai' };
   const ours = await startServer(['bench/serve-built.mjs', path], agentEnv);
+  const floor = await startServer(['bench/serve-built.mjs', 'bench/proxy-floor.mjs'], agentEnv);
   try {
     // The function reads its configuration from process.env on its first request.
     Object.assign(process.env, agentEnv);
@@ -74,6 +76,7 @@ export async function measureProxyOverhead(path, calls) {
       },
       directHttp: (i) => postWithHttp(`${upstream.url}/v1/chat/completions`, UPSTREAM_HEADERS, upstreamBody(i)),
       http: async (i) => expectResult(await fetch(`${ours.url}/mcp`, { method: 'POST', headers: MCP_HEADERS, body: callBody(i) })),
+      floorHttp: async (i) => expectResult(await fetch(`${floor.url}/mcp`, { method: 'POST', headers: MCP_HEADERS, body: callBody(i) })),
       // With the content-length a request over HTTP has, as bench/in-process.mjs sends.
       inProcess: async (i) => {
         const body = callBody(i);
@@ -94,16 +97,20 @@ export async function measureProxyOverhead(path, calls) {
       // Over the same calls made with node:http: agent-mcp's own work, its HTTP client's cost left out.
       ownP50Ms: round(at(side, 0.5) - at('directHttp', 0.5), 3), ownP99Ms: round(at(side, 0.99) - at('directHttp', 0.99), 3),
     });
+    // Over the proxy floor's calls: what agent-mcp adds to the least any proxy over HTTP costs.
+    const overFloor = (side) => ({ overFloorP50Ms: round(at(side, 0.5) - at('floorHttp', 0.5), 3), overFloorP99Ms: round(at(side, 0.99) - at('floorHttp', 0.99), 3) });
     return {
       calls,
       direct: { p50Ms: round(at('direct', 0.5), 3), p99Ms: round(at('direct', 0.99), 3) },
       directHttp: { p50Ms: round(at('directHttp', 0.5), 3), p99Ms: round(at('directHttp', 0.99), 3) },
-      http: overhead('http'),
+      http: { ...overhead('http'), ...overFloor('http') },
+      floorHttp: overhead('floorHttp'),
       inProcess: overhead('inProcess'),
     };
   } finally {
     httpAgent.destroy();
     upstream.stop();
     ours.stop();
+    floor.stop();
   }
 }
