@@ -42,10 +42,10 @@ export class Cancellation implements CancelView {
   /** What cancels this one too, until it is listened to (then `#parent`) or disposed of. */
   #linked: SignalSource | undefined;
   /**
-   * What this one listens to: a cancellation that holds it as a listener, a signal that holds it as one, how to stop
-   * listening, or the turn of the event loop that will ask for a signal.
+   * What this one listens to: a cancellation that holds it as a listener, how to stop listening (to a signal or a
+   * view), or the turn of the event loop that will ask for a signal.
    */
-  #parent: Cancellation | AbortSignal | (() => void) | NodeJS.Immediate | undefined;
+  #parent: Cancellation | (() => void) | NodeJS.Immediate | undefined;
   #listeners: Listener[] | undefined;
 
   /** `linked`: what cancels this call too (the request's signal, the transport's, an enclosing call's cancellation). */
@@ -105,15 +105,8 @@ export class Cancellation implements CancelView {
     if (parent === undefined) return;
     this.#parent = undefined;
     if (parent instanceof Cancellation) parent.#unlisten(this);
-    else if (parent instanceof AbortSignal) parent.removeEventListener('abort', this);
     else if (typeof parent === 'function') parent();
     else clearImmediate(parent);
-  }
-
-  /** As a linked AbortSignal's listener (an object, so linking makes no closure). */
-  handleEvent(): void {
-    const parent = this.#parent;
-    if (parent instanceof AbortSignal) this.cancel(parent.reason);
   }
 
   /** Adds a listener, linking first; false when already cancelled (then nothing is added). */
@@ -132,7 +125,7 @@ export class Cancellation implements CancelView {
     // Nobody listens any more: the turn that would ask for the signal is called off, so it holds nothing of the call
     // (work that never yields to the event loop, an in-process client's, would otherwise pile them up).
     const parent = this.#parent;
-    if (listeners!.length === 0 && !this.#controller && parent !== undefined && !(parent instanceof Cancellation) && !(parent instanceof AbortSignal) && typeof parent !== 'function') {
+    if (listeners!.length === 0 && !this.#controller && parent !== undefined && !(parent instanceof Cancellation) && typeof parent !== 'function') {
       clearImmediate(parent);
       this.#parent = undefined;
     }
@@ -164,8 +157,11 @@ export class Cancellation implements CancelView {
     }
     const signal = signalOf(source);
     if (signal.aborted) return this.cancel(signal.reason);
-    signal.addEventListener('abort', this, ONCE);
-    this.#parent = signal;
+    // A function, not this cancellation as an EventListener object, which Node 22 and 24 keep past its removal until
+    // a full collection: the call it cancels would be promoted with it (docs/performance.md, issue 22 round 6).
+    const onAbort = () => this.cancel(signal.reason);
+    signal.addEventListener('abort', onAbort, ONCE);
+    this.#parent = () => signal.removeEventListener('abort', onAbort);
   }
 
   /** Whether what is linked was cancelled already, without listening to it. */
