@@ -42,10 +42,18 @@ export class Cancellation implements CancelView {
   /** What cancels this one too, until it is listened to (then `#parent`) or disposed of. */
   #linked: SignalSource | undefined;
   /**
-   * What this one listens to: a cancellation that holds it as a listener, how to stop listening (to a signal or a
-   * view), or the turn of the event loop that will ask for a signal.
+   * What this one listens to: a cancellation that holds it as a listener, a signal that holds `#onAbort`, how to stop
+   * listening to a view, or the turn of the event loop that will ask for a signal.
    */
-  #parent: Cancellation | (() => void) | NodeJS.Immediate | undefined;
+  #parent: Cancellation | AbortSignal | (() => void) | NodeJS.Immediate | undefined;
+  /**
+   * Its listener on a linked signal, a function made as it links and kept here once added. Written so on purpose: on
+   * Node 22 and 24 this cancellation as an EventListener object, a closure that removes the listener, or the listener
+   * stored here before it was added, each left the listener, and the call it cancels, to a full collection rather
+   * than the young generation's (measured, not traced to its cause: docs/performance.md, issue 22 round 6;
+   * test/agent/upstream/young-garbage.test.ts holds it).
+   */
+  #onAbort: (() => void) | undefined;
   #listeners: Listener[] | undefined;
 
   /** `linked`: what cancels this call too (the request's signal, the transport's, an enclosing call's cancellation). */
@@ -105,6 +113,7 @@ export class Cancellation implements CancelView {
     if (parent === undefined) return;
     this.#parent = undefined;
     if (parent instanceof Cancellation) parent.#unlisten(this);
+    else if (parent instanceof AbortSignal) parent.removeEventListener('abort', this.#onAbort!);
     else if (typeof parent === 'function') parent();
     else clearImmediate(parent);
   }
@@ -125,7 +134,7 @@ export class Cancellation implements CancelView {
     // Nobody listens any more: the turn that would ask for the signal is called off, so it holds nothing of the call
     // (work that never yields to the event loop, an in-process client's, would otherwise pile them up).
     const parent = this.#parent;
-    if (listeners!.length === 0 && !this.#controller && parent !== undefined && !(parent instanceof Cancellation) && typeof parent !== 'function') {
+    if (listeners!.length === 0 && !this.#controller && parent !== undefined && !(parent instanceof Cancellation) && !(parent instanceof AbortSignal) && typeof parent !== 'function') {
       clearImmediate(parent);
       this.#parent = undefined;
     }
@@ -157,11 +166,10 @@ export class Cancellation implements CancelView {
     }
     const signal = signalOf(source);
     if (signal.aborted) return this.cancel(signal.reason);
-    // A function, not this cancellation as an EventListener object, which Node 22 and 24 keep past its removal until
-    // a full collection: the call it cancels would be promoted with it (docs/performance.md, issue 22 round 6).
     const onAbort = () => this.cancel(signal.reason);
     signal.addEventListener('abort', onAbort, ONCE);
-    this.#parent = () => signal.removeEventListener('abort', onAbort);
+    this.#parent = signal;
+    this.#onAbort = onAbort;
   }
 
   /** Whether what is linked was cancelled already, without listening to it. */
