@@ -7,25 +7,11 @@
  * No checks, no store, no conversation: a floor, not a server.
  */
 
-import { Agent, request } from 'node:http';
+import { keepAliveAgent, postWithHttp } from './http-post.mjs';
 
-const agent = new Agent({ keepAlive: true, timeout: 4_000 });
+const agent = keepAliveAgent();
 const url = `${process.env.AGENT_URL}/chat/completions`;
 const headers = { 'content-type': 'application/json', accept: 'text/event-stream' };
-
-function post(body) {
-  return new Promise((resolve, reject) => {
-    const req = request(url, { method: 'POST', agent, headers: { ...headers, 'content-length': Buffer.byteLength(body) } }, (res) => {
-      let text = '';
-      res.setEncoding('utf8');
-      res.on('data', (chunk) => (text += chunk));
-      res.on('end', () => resolve(text));
-      res.on('error', reject);
-    });
-    req.on('error', reject);
-    req.end(body);
-  });
-}
 
 /** The text of an OpenAI chat-completions stream: each `data:` event's delta, in order. */
 function deltas(stream) {
@@ -38,7 +24,7 @@ function deltas(stream) {
 export default {
   async fetch(request) {
     const call = await request.json();
-    const reply = await post(JSON.stringify({ model: process.env.AGENT_MODEL, stream: true, messages: [{ role: 'user', content: call.params.arguments.message }] }));
+    const reply = await postWithHttp(agent, url, headers, JSON.stringify({ model: process.env.AGENT_MODEL, stream: true, messages: [{ role: 'user', content: call.params.arguments.message }] }));
     const result = { content: [{ type: 'text', text: deltas(reply) }] };
     return new Response(JSON.stringify({ jsonrpc: '2.0', id: call.id, result }), { headers: { 'content-type': 'application/json' } });
   },

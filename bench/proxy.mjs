@@ -11,8 +11,8 @@
  * Every call has a distinct message, so the retry cache never answers for the upstream.
  */
 
-import { Agent, request } from 'node:http';
 import { pathToFileURL } from 'node:url';
+import { keepAliveAgent, postWithHttp } from './http-post.mjs';
 import { startServer } from './process.mjs';
 import { quantile, round } from './stats.mjs';
 
@@ -38,23 +38,7 @@ async function expectResult(response) {
   if (body.result?.isError || !body.result) throw new Error(`unexpected reply: ${JSON.stringify(body)}`);
 }
 
-/** A keep-alive agent as lib/agent/upstream/transport.ts makes one. */
-const httpAgent = new Agent({ keepAlive: true, timeout: 4_000 });
-
-/** POSTs `body` with node:http and reads the reply whole. */
-function postWithHttp(url, headers, body) {
-  return new Promise((resolve, reject) => {
-    const req = request(url, { method: 'POST', agent: httpAgent, headers: { ...headers, 'content-length': Buffer.byteLength(body) } }, (res) => {
-      let text = '';
-      res.setEncoding('utf8');
-      res.on('data', (chunk) => (text += chunk));
-      res.on('end', () => resolve(text));
-      res.on('error', reject);
-    });
-    req.on('error', reject);
-    req.end(body);
-  });
-}
+const httpAgent = keepAliveAgent();
 
 const upstreamBody = (i) => JSON.stringify({ model: 'bench', stream: true, messages: [{ role: 'user', content: `direct ${i}` }] });
 const UPSTREAM_HEADERS = { 'content-type': 'application/json', accept: 'text/event-stream' };
@@ -74,7 +58,7 @@ export async function measureProxyOverhead(path, calls) {
         const response = await fetch(`${upstream.url}/v1/chat/completions`, { method: 'POST', headers: UPSTREAM_HEADERS, body: upstreamBody(i) });
         await response.text();
       },
-      directHttp: (i) => postWithHttp(`${upstream.url}/v1/chat/completions`, UPSTREAM_HEADERS, upstreamBody(i)),
+      directHttp: (i) => postWithHttp(httpAgent, `${upstream.url}/v1/chat/completions`, UPSTREAM_HEADERS, upstreamBody(i)),
       http: async (i) => expectResult(await fetch(`${ours.url}/mcp`, { method: 'POST', headers: MCP_HEADERS, body: callBody(i) })),
       floorHttp: async (i) => expectResult(await fetch(`${floor.url}/mcp`, { method: 'POST', headers: MCP_HEADERS, body: callBody(i) })),
       // With the content-length a request over HTTP has, as bench/in-process.mjs sends.
