@@ -4,6 +4,7 @@
  * name and description, and reads the instructions only when the model needs them.
  */
 
+import { charClass } from '../chars.js';
 import type { SkillDefinition } from '../skills/skill.js';
 import type { Agent, AgentProfile } from './types.js';
 
@@ -12,10 +13,20 @@ export const AGENT_SKILLS_PREFIX = 'agents';
 const MAX_NAME = 64;
 const MAX_DESCRIPTION = 1024;
 
-/** A skill name from an agent id (ids allow capitals, `_` and `.`; skill names do not). */
+const SLUG_CHARS = charClass('a-z0-9');
+
+/** `name` without its trailing hyphen: a slug has at most one, since a run of other characters becomes one hyphen. */
+const trimmed = (name: string) => (name.endsWith('-') ? name.slice(0, -1) : name);
+
+/** A skill name from an agent id (ids allow capitals, `_` and `.`; skill names do not): other runs become `-`. */
 function slugOf(id: string): string {
-  const slug = id.toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-+|-+$/g, '').slice(0, MAX_NAME).replace(/-+$/, '');
-  return slug || 'agent';
+  const lower = id.toLowerCase();
+  let slug = '';
+  for (let i = 0; i < lower.length; i++) {
+    if (SLUG_CHARS.has(lower.charCodeAt(i))) slug += lower[i];
+    else if (slug !== '' && !slug.endsWith('-')) slug += '-';
+  }
+  return trimmed(slug.slice(0, MAX_NAME)) || 'agent';
 }
 
 /** Distinct skill names for the agents, in their order; a collision gets `-2`, `-3`… */
@@ -24,7 +35,7 @@ function namesOf(agents: Agent[]): string[] {
   return agents.map(({ profile }) => {
     const base = slugOf(profile.id);
     let name = base;
-    for (let n = 2; taken.has(name); n += 1) name = `${base.slice(0, MAX_NAME - String(n).length - 1).replace(/-+$/, '')}-${n}`;
+    for (let n = 2; taken.has(name); n += 1) name = `${trimmed(base.slice(0, MAX_NAME - String(n).length - 1))}-${n}`;
     taken.add(name);
     return name;
   });

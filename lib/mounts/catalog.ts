@@ -10,7 +10,7 @@
 import type { Prompt, Resource, ResourceTemplateType as ResourceTemplate, Tool } from '@modelcontextprotocol/client';
 import type { RequestContext } from '../server/context.js';
 import {
-  TOOL_NAME, findHeaderParams, type CompiledTemplate, type Completer, type CompiledTool, type PromptDefinition, type Registry, type ResourceDefinition,
+  findHeaderParams, isToolName, type CompiledTemplate, type Completer, type CompiledTool, type PromptDefinition, type Registry, type ResourceDefinition,
 } from '../server/registry.js';
 import { MOUNT_SEPARATOR } from './config.js';
 import type { MountListings } from './connect.js';
@@ -41,7 +41,7 @@ export function buildCatalog(link: MountLink, listings: MountListings, reserved?
   const tools = new Map<string, CompiledTool>();
   for (const tool of listings.tools) {
     const name = prefixed(tool.name);
-    if (TOOL_NAME.test(name)) tools.set(name, compileTool(link, name, tool));
+    if (isToolName(name)) tools.set(name, compileTool(link, name, tool));
     else skipped.push(tool.name);
   }
   return {

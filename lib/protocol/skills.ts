@@ -4,6 +4,8 @@
  * those of https://agentskills.io/specification#name-field.
  */
 
+import { charClass } from '../chars.js';
+
 export const SKILLS_EXTENSION = 'io.modelcontextprotocol/skills';
 
 export const SKILLS_LIST = 'skills/list';
@@ -18,8 +20,13 @@ export const SKILL_MD_MIME_TYPE = 'text/markdown';
 /** A directory resource; directory URIs carry no trailing slash (SEP-2640 §Directory resources). */
 export const DIRECTORY_MIME_TYPE = 'inode/directory';
 
+const SKILL_NAME_CHARS = charClass('a-z0-9-');
+
 /** 1-64 lowercase letters, digits and hyphens, no leading, trailing or doubled hyphen. */
-export const SKILL_NAME = /^(?!.*--)[a-z0-9](?:[a-z0-9-]{0,62}[a-z0-9])?$/;
+export function isSkillName(name: string): boolean {
+  return name.length >= 1 && name.length <= 64 && SKILL_NAME_CHARS.all(name)
+    && !name.startsWith('-') && !name.endsWith('-') && !name.includes('--');
+}
 /** Frontmatter `metadata` keys under this prefix are reserved for MCP extensions. */
 export const RESERVED_METADATA_PREFIX = 'io.modelcontextprotocol/';
 

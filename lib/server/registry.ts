@@ -8,6 +8,7 @@ import type * as z from 'zod';
 import type { TaskStatus, TaskSupport } from '../protocol/tasks.js';
 import type { Slots } from '../limits/slots.js';
 import type { RequestContext } from './context.js';
+import { charClass } from '../chars.js';
 import { compileSkills, fileChild, type SkillCatalog, type SkillDefinition } from '../skills/skill.js';
 
 export interface Icon {
@@ -240,8 +241,12 @@ export interface Registry {
   incomplete?: boolean;
 }
 
-/** Tool names per SEP-986 (2025-11-25 server/tools §Tool Names). */
-export const TOOL_NAME = /^[A-Za-z0-9_.-]{1,128}$/;
+const TOOL_NAME_CHARS = charClass('A-Za-z0-9_.-');
+
+/** A tool name per SEP-986 (2025-11-25 server/tools §Tool Names): 1-128 of A-Z a-z 0-9 _ - . */
+export function isToolName(name: string): boolean {
+  return name.length >= 1 && name.length <= 128 && TOOL_NAME_CHARS.all(name);
+}
 
 const EMPTY_INPUT_SCHEMA = { type: 'object', additionalProperties: false } as const;
 
@@ -284,7 +289,7 @@ function publishedSchema(tool: ToolDefinition<any>, io: 'input' | 'output'): Rec
 }
 
 function compileTool(tool: ToolDefinition<any>): CompiledTool {
-  if (!TOOL_NAME.test(tool.name)) {
+  if (!isToolName(tool.name)) {
     throw new TypeError(`Tool name "${tool.name}" must be 1-128 characters of A-Z a-z 0-9 _ - . (SEP-986).`);
   }
   const inputSchema = tool.input === undefined ? EMPTY_INPUT_SCHEMA : publishedSchema(tool, 'input');

@@ -7,8 +7,9 @@
 
 import {
   DIRECTORY_MIME_TYPE, MAX_SKILL_BYTES, MAX_SKILL_FILES, RESERVED_METADATA_PREFIX, SKILL_MD, SKILL_MD_MIME_TYPE,
-  SKILL_NAME, SKILL_SCHEME,
+  SKILL_SCHEME, isSkillName,
 } from '../protocol/skills.js';
+import { HEX_DIGITS, charClass } from '../chars.js';
 import { renderSkillMd, type Frontmatter } from './frontmatter.js';
 
 /** A skill a deployment serves (docs/skills.md). */
@@ -60,8 +61,8 @@ export interface SkillCatalog {
   directories: Map<string, DirectoryChild[]>;
 }
 
-/** RFC 3986 pchar, less `:` and `@` so the first segment is also a valid reg-name (the URI's authority). */
-const SEGMENT = /^(?:[A-Za-z0-9\-._~!$&'()*+,;=]|%[0-9A-Fa-f]{2})+$/;
+/** RFC 3986 unreserved and sub-delims: pchar less `:` and `@`, so the first segment is also a reg-name (the authority). */
+const SEGMENT_CHARS = charClass("A-Za-z0-9._~!$&'()*+,;=-");
 const MAX_DESCRIPTION = 1024;
 
 const MIME_TYPES: Readonly<Record<string, string>> = {
@@ -75,9 +76,23 @@ function mimeTypeOf(path: string): string {
   return (extension && MIME_TYPES[extension]) || 'text/plain';
 }
 
+/** One or more of SEGMENT_CHARS or percent-encodings (`%` and two hex digits). */
+function isSegment(segment: string): boolean {
+  for (let i = 0; i < segment.length; i++) {
+    if (segment[i] !== '%') {
+      if (!SEGMENT_CHARS.has(segment.charCodeAt(i))) return false;
+    } else if (HEX_DIGITS.all(segment, i + 1, i + 3)) { // past the end is no digit
+      i += 2;
+    } else {
+      return false;
+    }
+  }
+  return segment.length > 0;
+}
+
 function segmentsOf(path: string, what: string): string[] {
   const segments = path.split('/');
-  const bad = segments.find((s) => !SEGMENT.test(s) || s === '.' || s === '..');
+  const bad = segments.find((s) => !isSegment(s) || s === '.' || s === '..');
   if (bad !== undefined) throw new TypeError(`${what}: "${bad}" is not a valid path segment (letters, digits, - . _ ~ and sub-delims, no empty, . or .. segments).`);
   return segments;
 }
@@ -91,7 +106,7 @@ function isJsonValue(value: unknown): boolean {
 
 function checkFrontmatter(label: string, frontmatter: Frontmatter, name: string): void {
   if (frontmatter.name !== name) throw new TypeError(`${label}: frontmatter.name must equal the last path segment "${name}".`);
-  if (!SKILL_NAME.test(name)) throw new TypeError(`${label}: the name "${name}" must be 1-64 lowercase letters, digits and single hyphens, not at either end.`);
+  if (!isSkillName(name)) throw new TypeError(`${label}: the name "${name}" must be 1-64 lowercase letters, digits and single hyphens, not at either end.`);
   const { description } = frontmatter;
   if (typeof description !== 'string' || description.length === 0 || description.length > MAX_DESCRIPTION) {
     throw new TypeError(`${label}: frontmatter.description must be a string of 1-${MAX_DESCRIPTION} characters.`);
