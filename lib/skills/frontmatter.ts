@@ -12,7 +12,8 @@ export type Frontmatter = { name: string; description: string } & Record<string,
 /**
  * A plain scalar here is a word of these characters that starts with a letter: one starting with a digit could be a
  * number, a date or a time, and none of these characters can start a null (`~`) or a number (a sign, `.inf`, `.nan`).
- * Tested by loops (lib/chars.ts), as are the characters `quoted` escapes: this runs on every cold start, which renders the agents' skills.
+ * Tested by loops (lib/chars.ts), as are the characters `quoted` escapes: this runs on every cold start, which
+ * renders the agents' skills.
  */
 const LETTERS = charClass('A-Za-z');
 const PLAIN_CHARS = charClass('A-Za-z0-9_.-');
