@@ -24,7 +24,8 @@ function isAuthority(value: string): boolean {
     hostEnd = value.indexOf(']') + 1;
     if (hostEnd < 3 || !IP_LITERAL_CHARS.all(value, 1, hostEnd - 1)) return false;
   } else {
-    hostEnd = value.includes(':') ? value.indexOf(':') : value.length;
+    const colon = value.indexOf(':');
+    hostEnd = colon === -1 ? value.length : colon;
     if (!value.slice(0, hostEnd).split('.').every(isLabel)) return false;
   }
   if (hostEnd === value.length) return true;

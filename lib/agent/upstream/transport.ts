@@ -55,6 +55,8 @@ function endpointOf(url: string): Endpoint {
 const proxied = (): { proxyEnv?: NodeJS.ProcessEnv } =>
   (process.env.NODE_USE_ENV_PROXY === '1' || process.execArgv.includes('--use-env-proxy') ? { proxyEnv: process.env } : {});
 
+const agentOptions = () => ({ keepAlive: true, timeout: IDLE_MS, ...proxied() });
+
 /** One keep-alive agent per scheme, each made with its first request: `node:https` loads TLS. */
 let httpAgent: Agent | undefined;
 let httpsAgent: Agent | undefined;
@@ -63,8 +65,6 @@ function agentFor(secure: boolean): Agent {
   if (secure) return (httpsAgent ??= new (process.getBuiltinModule('node:https').Agent)(agentOptions()));
   return (httpAgent ??= new (process.getBuiltinModule('node:http').Agent)(agentOptions()));
 }
-
-const agentOptions = () => ({ keepAlive: true, timeout: IDLE_MS, ...proxied() });
 
 /**
  * Sends one request with `headers` and `body` whole. Its reply's head comes as the request's 'response' event, a
