@@ -14,6 +14,7 @@ import { isSkillName } from '../lib/protocol/skills.js';
 import { isToolName } from '../lib/server/registry.js';
 import { renderSkillMd } from '../lib/skills/frontmatter.js';
 import { compileSkills } from '../lib/skills/skill.js';
+import { seeded } from './support/seeded.js';
 
 /** The grammars as they were written before (git show 5db2b95). */
 const GRAMMAR = {
@@ -29,13 +30,7 @@ const slugByGrammar = (id: string) =>
 
 /** A seeded draw (mulberry32), so that a failure repeats. */
 function strings(alphabet: string, count: number, maxLength: number, seed = 22): string[] {
-  let state = seed;
-  const next = () => {
-    state = (state + 0x6d2b79f5) | 0;
-    let t = Math.imul(state ^ (state >>> 15), 1 | state);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
+  const next = seeded(seed);
   const chars = [...alphabet];
   return Array.from({ length: count }, () => {
     const length = Math.floor(next() * (maxLength + 1));

@@ -20,12 +20,17 @@ import type { ToolCallRecord } from './toolbox.js';
 import { runTurn, type Ran, type TurnOptions } from './turn.js';
 import { AgentError, callCancelled, type Agent, type Ask, type ChatMessage } from './types.js';
 import { INPUT_JSON_SCHEMA, OUTPUT_JSON_SCHEMA } from './chat-json-schema.js';
+import { quickCheckOf } from '../server/quick-args.js';
 import { DEFAULT_TASK_AFTER_MS, defaultBudget, type ReplyDeadlineSettings } from './config.js';
 import { chatDeadline } from './reply-deadline.js';
 import type { input } from './chat-schema.js';
 
-/** zod, the largest part of a cold start, loads with the first call rather than with tools/list. */
+/**
+ * zod, the largest part of a cold start, loads with the first call rather than with tools/list, and only for
+ * arguments the quick check cannot vouch for (lib/server/quick-args.ts): most calls never load it.
+ */
 const loadInput = () => import('./chat-schema.js').then((schemas) => schemas.input);
+const quickInput = quickCheckOf(INPUT_JSON_SCHEMA);
 
 const CLAIM_MARGIN_MS = 30_000;
 
@@ -71,7 +76,7 @@ export function chatWithAgentTool(options: ChatToolOptions): ToolDefinition<type
     description:
       `Send a message to an AI agent and get its reply. Use this to delegate a task or question to one of these agents: ${list}. ` +
       'Each reply includes a session_id; pass it back to continue the same conversation, or omit it to start fresh.',
-    input: { jsonSchema: INPUT_JSON_SCHEMA, load: loadInput },
+    input: { jsonSchema: INPUT_JSON_SCHEMA, load: loadInput, quick: quickInput },
     output: { jsonSchema: OUTPUT_JSON_SCHEMA },
     annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true },
     task: { support: 'optional', afterMs: taskAfterMs, ...(replyDeadline ? { deadline: chatDeadline(replyDeadline, byId, holdMs) } : {}) },

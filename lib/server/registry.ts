@@ -8,6 +8,7 @@ import type * as z from 'zod';
 import type { TaskStatus, TaskSupport } from '../protocol/tasks.js';
 import type { Slots } from '../limits/slots.js';
 import type { RequestContext } from './context.js';
+import type { QuickCheck } from './quick-args.js';
 import { charClass } from '../chars.js';
 import { compileSkills, fileChild, type SkillCatalog, type SkillDefinition } from '../skills/skill.js';
 
@@ -58,6 +59,8 @@ export interface RawJsonSchema {
 export interface LazySchema<T extends z.ZodType = z.ZodType> {
   jsonSchema: Record<string, unknown>;
   load(): Promise<T>;
+  /** What the schema would give the arguments it certainly accepts, checked without loading it (quick-args.ts). */
+  quick?: QuickCheck;
 }
 
 /** The task of a call as the server that runs it reports it. */
@@ -264,8 +267,13 @@ function validatorOf(input: ToolDefinition['input']): CompiledTool['validate'] {
   if (!isPublished(input)) return (args) => input.safeParse(args);
   if (!('load' in input)) return undefined;
   let schema: z.ZodType | undefined;
-  // A promise only until the schema has loaded: after that, a call's arguments are checked without a wait.
-  return (args) => (schema ? schema.safeParse(args) : input.load().then((loaded) => (schema = loaded).safeParse(args)));
+  const { quick } = input;
+  return (args) => {
+    const data = quick?.(args);
+    if (data) return { success: true, data };
+    // A promise only until the schema has loaded: after that, a call's arguments are checked without a wait.
+    return schema ? schema.safeParse(args) : input.load().then((loaded) => (schema = loaded).safeParse(args));
+  };
 }
 
 const SENT_AS = { input: 'arguments', output: 'structured result' } as const;

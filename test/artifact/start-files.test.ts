@@ -45,10 +45,13 @@ test.each([['2025-11-25', false], ['2026-07-28', true]])('a cold start answers i
   expect(filesLoadedBy([['tools/list', modern]])).toEqual(['api/mcp.js']);
 });
 
-test('a tools/call after it loads its schema chunk, which reaches the helpers chunk by itself', () => {
-  const files = filesLoadedBy([['tools/list', false], ['tools/call', false, { name: 'chat_with_agent', arguments: { message: 'hi' } }]]);
-  expect(files[0]).toBe('api/mcp.js');
-  expect(files.some((file) => file.startsWith('chunks/chat-schema-'))).toBe(true);
+test('a tools/call whose arguments the quick check accepts loads no schema chunk; one it cannot vouch for loads it, which reaches the helpers chunk by itself', () => {
+  const valid = filesLoadedBy([['tools/list', false], ['tools/call', false, { name: 'chat_with_agent', arguments: { message: 'hi' } }]]);
+  expect(valid[0]).toBe('api/mcp.js');
+  expect(valid.filter((file) => file.startsWith('chunks/chat-schema-'))).toEqual([]);
+  const invalid = filesLoadedBy([['tools/list', false], ['tools/call', false, { name: 'chat_with_agent', arguments: { message: '' } }]]);
+  expect(invalid[0]).toBe('api/mcp.js');
+  expect(invalid.some((file) => file.startsWith('chunks/chat-schema-'))).toBe(true);
 });
 
 test('with an agent of every format configured, the first tools/list still loads the entry alone, and a call loads its format\'s chunk', () => {
