@@ -10,21 +10,22 @@ import { median, quantile, round } from './stats.mjs';
 
 const CHILD = fileURLToPath(new URL('./cold-start-child.mjs', import.meta.url));
 
-function sample(path, flags = []) {
-  const run = spawnSync(process.execPath, [...flags, CHILD, path], { encoding: 'utf8', env: { PATH: process.env.PATH } });
+function sample(path, flags = [], first = []) {
+  const run = spawnSync(process.execPath, [...flags, CHILD, path, ...first], { encoding: 'utf8', env: { PATH: process.env.PATH } });
   if (run.status !== 0) throw new Error(`cold start of ${path} failed:\n${run.stderr}`);
   return JSON.parse(run.stdout.trim().split('\n').at(-1)); // after whatever the function logs at start-up
 }
 
 /**
- * `targets`: { key: { label, path(), nodeFlags? } } (nodeFlags: what Node is started with); returns per key the
- * median and spread of import + first request.
+ * `targets`: { key: { label, path(), nodeFlags?, first? } } (nodeFlags: what Node is started with; first: the
+ * child's first request, `call` for a tools/call, else tools/list); returns per key the median and spread of
+ * import + first request.
  */
 export function measureColdStarts(targets, runs) {
   const samples = Object.fromEntries(Object.keys(targets).map((key) => [key, []]));
-  for (const target of Object.values(targets)) sample(target.path(), target.nodeFlags); // fill the file cache
+  for (const target of Object.values(targets)) sample(target.path(), target.nodeFlags, target.first); // fill the file cache
   for (let i = 0; i < runs; i++) {
-    for (const [key, target] of Object.entries(targets)) samples[key].push(sample(target.path(), target.nodeFlags));
+    for (const [key, target] of Object.entries(targets)) samples[key].push(sample(target.path(), target.nodeFlags, target.first));
   }
   return Object.fromEntries(Object.entries(samples).map(([key, runsOf]) => {
     const total = runsOf.map((s) => s.importMs + s.firstMs);

@@ -42,7 +42,7 @@ function targetsTable(r) {
 
 function coldStartTable(r) {
   const ours = r.coldStart.ours.medianMs;
-  return ['| function | median (p10–p90) | import | first tools/list | ÷ agent-mcp |', '|---|---|---|---|---|',
+  return ['| function | median (p10–p90) | import | first request | ÷ agent-mcp |', '|---|---|---|---|---|',
     ...Object.values(r.coldStart).map((c) => `| ${c.label} | ${ms(c.medianMs)} (${c.p10Ms}–${c.p90Ms}) | ${ms(c.importMs)} | ${ms(c.firstRequestMs)} | ${times(c.medianMs / ours)} |`),
   ].join('\n');
 }
@@ -86,8 +86,8 @@ export function renderReport(r) {
 
 ${targetsTable(r)}
 
-Cold start: a fresh Node process imports the built function and answers its first tools/list; ${r.coldStart.ours.runs} runs each, \
-interleaved. Node's own set-up of its Web API and stdout (~${ms(r.coldStart.ours.runtimeMs)} here), which a serverless runtime \
+Cold start: a fresh Node process imports the built function and answers its first tools/list (a tools/call in the row that says so); \
+${r.coldStart.ours.runs} runs each, interleaved. Node's own set-up of its Web API and stdout (~${ms(r.coldStart.ours.runtimeMs)} here), which a serverless runtime \
 has done before it calls a handler, is left out for every function alike.
 
 ${coldStartTable(r)}

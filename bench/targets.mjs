@@ -25,6 +25,8 @@ export const TARGETS = {
   // Node started as on Vercel (AWS Lambda's bootstrap, 2 GB): its code cache is the `-expose-gc` one (Node 24; on
   // Node 20 the heap sizes make V8 refuse every cache, and the row shows the function compiling at start).
   oursLambda: { label: 'agent-mcp, Node started as AWS Lambda starts it', path: () => builtFunctionPath('api/mcp', output(ROOT, true)), nodeFlags: lambdaNodeFlags() },
+  // A 2026-07-28 client may call a tool first on a new instance: the chat call's own cold path (the demo agent).
+  oursCall: { label: 'agent-mcp, answering a tools/call (demo agent) first', path: () => builtFunctionPath('api/mcp', output(ROOT, true)), first: ['call'] },
   // What any function costs a cold start on this machine: one module, one Request read, one fixed Response.
   floor: { label: 'Web-standard fetch, fixed reply (floor)', path: () => join(ROOT, 'bench/fixed-reply.mjs') },
   oursUnbundled: { label: 'agent-mcp, unbundled (@vercel/node alone)', path: () => builtFunctionPath('api/mcp', output(ROOT, false)) },
