@@ -41,7 +41,8 @@ const modern = (method) => ({
  * The functions built in script form, by handler, with the requests their cache is made after: what a new
  * instance is first asked on either wire (a client's handshake, then the tool list), and a call of the demo agent,
  * whose path on the server's side (dispatch, the chat tool, the conversation) every agent's call takes: +46 KB of
- * cache, ~0.1 ms on a cold tools/list, 1.4 ms off a cold tools/call (docs/performance.md "Issue 22 round 8").
+ * cache, ~0.1 ms on a cold tools/list, 1.4 ms off a cold tools/call (docs/performance.md "Issue 22 round 8: the
+ * first reply and the first call").
  */
 export const WARM_UP = {
   'api/mcp.js': [

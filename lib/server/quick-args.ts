@@ -1,11 +1,11 @@
 /**
  * A tool's arguments checked without its zod schema, for the arguments that schema certainly accepts: a cold
  * instance's first tools/call then answers without loading zod (~150 KB of ES modules that no code cache covers,
- * most of a first chat call; docs/performance.md "Issue 22 round 8"). Made from the JSON Schema a lazy schema
- * publishes, which is what zod computed for it (a test holds each to it), for an object of strings and booleans
- * with length bounds; a schema with any other keyword is a TypeError at start-up naming it. Arguments it cannot
- * vouch for (a wrong type, a length out of bounds, a property set to undefined) are left to zod, which words the
- * refusal, so a caller sees the same answer either way.
+ * most of a first chat call; docs/performance.md "Issue 22 round 8: the first reply and the first call"). Made
+ * from the JSON Schema a lazy schema publishes, which is what zod computed for it (a test holds each to it), for an
+ * object of strings and booleans with length bounds; a schema with any other keyword is a TypeError at start-up
+ * naming it. Arguments it cannot vouch for (a wrong type, a length out of bounds, a property set to undefined) are
+ * left to zod, which words the refusal, so a caller sees the same answer either way.
  */
 
 type Json = Record<string, unknown>;
