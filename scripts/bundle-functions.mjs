@@ -12,6 +12,7 @@
 import { existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 import { build } from 'esbuild';
+import { dependencyCopiesPlugin } from './dependency-copies.mjs';
 import { lazyAdditionsPlugin } from './lazy-additions.mjs';
 import { startFromCodeCache, WARM_UP } from './code-cache.mjs';
 import { REQUIRE_BANNER } from './script-form.mjs';
@@ -54,8 +55,9 @@ export function bundleOptions(name, source, outdir) {
     // CommonJS dependencies call require() for Node built-ins, which an ESM bundle has no binding for.
     banner: { js: REQUIRE_BANNER },
     logLevel: 'warning',
-    // api/<name>.ts → the project root, whose tools/index.ts the plugin describes.
-    plugins: [lazyAdditionsPlugin(dirname(dirname(resolve(source))))],
+    // api/<name>.ts → the project root, whose tools/index.ts the plugin describes. eventsource-parser: read at start
+    // by our SSE reader, and by the MCP SDK client of mounts, a chunk (dependency-copies.mjs).
+    plugins: [lazyAdditionsPlugin(dirname(dirname(resolve(source)))), dependencyCopiesPlugin(['eventsource-parser'])],
   };
 }
 
