@@ -1,8 +1,9 @@
 /**
  * Warm throughput over loopback HTTP with autocannon: tools/list, and tools/call of the one tool with a distinct
  * message per request (so no retry cache answers), against each target served by bench/serve-built.mjs, the
- * floor (bench/floor.mjs: raw node:http answering the same bytes as agent-mcp) and the Web-standard floor
- * (bench/web-floor.mjs: those bytes from a `{ fetch }` function behind the same adapter as the targets).
+ * floor (bench/floor.mjs: raw node:http answering the same bytes as agent-mcp), the Web-standard floor
+ * (bench/web-floor.mjs: those bytes from a `{ fetch }` function behind the same adapter as the targets) and a
+ * minimal chat handler (bench/minimal-call.mjs: the least work that answers both workloads as agent-mcp does).
  * Targets take turns in each round; each figure is the median over rounds. The load generator shares the
  * machine with the servers, so compare ratios, not totals.
  */
@@ -14,9 +15,11 @@ import { median, round } from './stats.mjs';
 
 export const CONNECTIONS = 16;
 const WEB_FLOOR = fileURLToPath(new URL('./web-floor.mjs', import.meta.url));
+const MINIMAL = fileURLToPath(new URL('./minimal-call.mjs', import.meta.url));
 const FLOORS = {
   floor: 'raw node:http, fixed body (floor)',
   webFloor: 'Web-standard fetch, fixed body, same adapter',
+  minimal: 'a minimal chat handler, same adapter (bench/minimal-call.mjs)',
 };
 
 const HEADERS = { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2025-11-25' };
@@ -60,6 +63,20 @@ async function floorBodies(url) {
 }
 
 /**
+ * The minimal handler must answer as agent-mcp does, or it measures something else: the list byte for byte, the
+ * call but for its session id.
+ */
+async function checkMinimal(url, bodies) {
+  const answer = async (workload) => (await fetch(`${url}/mcp`, { method: 'POST', headers: HEADERS, body: WORKLOADS[workload](0) })).text();
+  if (await answer('tools/list') !== bodies['/tools/list']) throw new Error('bench/minimal-call.mjs: its tools/list is not agent-mcp\'s');
+  const withoutSession = (text) => {
+    const { result } = JSON.parse(text);
+    return JSON.stringify({ ...result, structuredContent: { ...result.structuredContent, session_id: undefined } });
+  };
+  if (withoutSession(await answer('tools/call')) !== withoutSession(bodies['/tools/call'])) throw new Error('bench/minimal-call.mjs: its tools/call is not agent-mcp\'s');
+}
+
+/**
  * `targets`: { key: { label, path(), env? } }, the first being agent-mcp; returns per workload and key the median
  * requests/s and latency, with each target's ratio to the floor.
  */
@@ -70,6 +87,8 @@ export async function measureThroughput(targets, { rounds, seconds }) {
     const env = { FLOOR_BODIES: JSON.stringify(await floorBodies(Object.values(servers)[0].url)) };
     servers.floor = await startServer(['bench/floor.mjs'], env);
     servers.webFloor = await startServer(['bench/serve-built.mjs', WEB_FLOOR], env);
+    servers.minimal = await startServer(['bench/serve-built.mjs', MINIMAL], env);
+    await checkMinimal(servers.minimal.url, JSON.parse(env.FLOOR_BODIES));
     const urlOf = (key, workload) => `${servers[key].url}/${key in FLOORS ? workload : 'mcp'}`;
     const keys = [...Object.keys(FLOORS), ...Object.keys(targets)];
 
