@@ -52,8 +52,8 @@ async function load(url, workload, options, server) {
   return { requestsPerSecond: result.requests.average, p50Ms: result.latency.p50, p99Ms: result.latency.p99, cpuUsPerRequest };
 }
 
-/** The bytes agent-mcp answers for each workload, for the floor to repeat. */
-async function floorBodies(url) {
+/** The bytes the server at `url` answers for each workload: agent-mcp's are what the floors repeat. */
+async function answersOf(url) {
   const bodies = {};
   for (const [workload, body] of Object.entries(WORKLOADS)) {
     const response = await fetch(`${url}/mcp`, { method: 'POST', headers: HEADERS, body: body(0) });
@@ -66,14 +66,13 @@ async function floorBodies(url) {
  * The minimal handler must answer as agent-mcp does, or it measures something else: the list byte for byte, the
  * call but for its session id.
  */
-async function checkMinimal(url, bodies) {
-  const answer = async (workload) => (await fetch(`${url}/mcp`, { method: 'POST', headers: HEADERS, body: WORKLOADS[workload](0) })).text();
-  if (await answer('tools/list') !== bodies['/tools/list']) throw new Error('bench/minimal-call.mjs: its tools/list is not agent-mcp\'s');
+function checkMinimal(minimal, ours) {
+  if (minimal['/tools/list'] !== ours['/tools/list']) throw new Error('bench/minimal-call.mjs: its tools/list is not agent-mcp\'s');
   const withoutSession = (text) => {
     const { result } = JSON.parse(text);
     return JSON.stringify({ ...result, structuredContent: { ...result.structuredContent, session_id: undefined } });
   };
-  if (withoutSession(await answer('tools/call')) !== withoutSession(bodies['/tools/call'])) throw new Error('bench/minimal-call.mjs: its tools/call is not agent-mcp\'s');
+  if (withoutSession(minimal['/tools/call']) !== withoutSession(ours['/tools/call'])) throw new Error('bench/minimal-call.mjs: its tools/call is not agent-mcp\'s');
 }
 
 /**
@@ -84,11 +83,12 @@ export async function measureThroughput(targets, { rounds, seconds }) {
   const servers = {};
   try {
     for (const [key, target] of Object.entries(targets)) servers[key] = await startServer(['bench/serve-built.mjs', target.path()], target.env);
-    const env = { FLOOR_BODIES: JSON.stringify(await floorBodies(Object.values(servers)[0].url)) };
+    const ours = await answersOf(Object.values(servers)[0].url);
+    const env = { FLOOR_BODIES: JSON.stringify(ours) };
     servers.floor = await startServer(['bench/floor.mjs'], env);
     servers.webFloor = await startServer(['bench/serve-built.mjs', WEB_FLOOR], env);
     servers.minimal = await startServer(['bench/serve-built.mjs', MINIMAL], env);
-    await checkMinimal(servers.minimal.url, JSON.parse(env.FLOOR_BODIES));
+    checkMinimal(await answersOf(servers.minimal.url), ours);
     const urlOf = (key, workload) => `${servers[key].url}/${key in FLOORS ? workload : 'mcp'}`;
     const keys = [...Object.keys(FLOORS), ...Object.keys(targets)];
 
