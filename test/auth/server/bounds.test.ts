@@ -31,6 +31,12 @@ describe('client metadata documents, deployed', () => {
     ['a private network', 'https://10.1.2.3/client.json', 'a private address'],
     ['an IPv4-mapped IPv6 loopback', 'https://[::ffff:127.0.0.1]/client.json', 'a private address'],
     ['a name that resolves to loopback', 'https://localhost/client.json', 'a private address'],
+    // Issue 42 item 6: IPv6 forms that carry or reach an IPv4 address, and site-local.
+    ['an IPv4-compatible IPv6 loopback (::/96)', 'https://[::127.0.0.1]/client.json', 'a private address'],
+    ['an IPv4-translated IPv6 loopback (::ffff:0:0:0/96)', 'https://[::ffff:0:7f00:1]/client.json', 'a private address'],
+    ['a local-use NAT64 address (64:ff9b:1::/48)', 'https://[64:ff9b:1::a9fe:a9fe]/client.json', 'a private address'],
+    ['a 6to4 address of a loopback (2002::/16)', 'https://[2002:7f00:1::1]/client.json', 'a private address'],
+    ['a site-local IPv6 address (fec0::/10)', 'https://[fec0::1]/client.json', 'a private address'],
   ])('a document at %s is refused, nothing fetched', async (_, clientId, reason) => {
     const response = await authorizeWith(clientId);
     expect([response.status, response.headers.get('location')]).toEqual([400, null]);
