@@ -1,7 +1,8 @@
 /**
  * GET /oauth/authorize (OAuth 2.1 §4.1.1, MCP authorization §Authorization Code Protection, RFC 8707 §2, RFC
  * 9207). The client and its redirect URI are checked first: until both are known good, a problem is shown on a
- * page, never sent to the URI (no open redirect). After that a problem goes back to the client. PKCE with S256
+ * page, never sent to the URI. After that a problem goes back to the client only if a person approved that client
+ * and URI in this browser (approvals.ts), else it too is shown on a page (no open redirect). PKCE with S256
  * is required (`plain` and a missing challenge are refused); the `resource` must be this deployment's MCP URL
  * (the default when absent); scopes are those asked for that this server grants (AUTH_SCOPES when none is), and a
  * refresh token comes when the client asks for `offline_access` or registered for the refresh_token grant. The
@@ -9,13 +10,13 @@
  */
 
 import { MCP_PATHS, mcpUrl } from '../../http/public-url.js';
+import { refuseAuthorization } from './approvals.js';
 import { clientDigest, resolveClient } from './clients.js';
 import { consentPage } from './consent-page.js';
 import type { Reached, ServerContext } from './context.js';
 import { MAX_STATE_CHARS, newPendingId, PENDING_TTL_MS, pendingCookie, type Pending } from './pending.js';
 import { matchesRedirectUri } from './redirect-uri.js';
-import { errorPage, redirect } from './replies.js';
-import { authorizationResponse } from './response.js';
+import { errorPage } from './replies.js';
 
 const OFFLINE = 'offline_access';
 /** A PKCE S256 challenge: the base64url SHA-256 of the verifier (RFC 7636 §4.2). */
@@ -43,7 +44,7 @@ export async function authorize(request: Request, ctx: ServerContext, { origin, 
   }
 
   const fail = (error: string, description: string) =>
-    redirect(authorizationResponse(redirectUri, origin, state, { error, error_description: description }));
+    refuseAuthorization(ctx.keyring, request, { client: clientDigest(client.id), redirectUri, state, origin, error, description });
   if (params.get('response_type') !== 'code') return fail('unsupported_response_type', 'This server issues authorization codes only (response_type=code).');
   const challenge = params.get('code_challenge');
   if (!challenge) return fail('invalid_request', 'PKCE is required: send code_challenge with code_challenge_method=S256.');

@@ -1,11 +1,13 @@
 /**
  * POST /oauth/consent: the person's decision. It counts only from the browser that was shown the page: the
  * pending request's cookie (SameSite=Lax, so another site's form carries none) and, when the browser sends one,
- * an Origin of this deployment. Deny goes back to the client as access_denied; allow marks the request approved
- * and sends the browser to sign in at the provider.
+ * an Origin of this deployment. Deny goes back to the client as access_denied; allow marks the request approved,
+ * records in the browser that its person approved this client and redirect URI (approvals.ts), and sends the
+ * browser to sign in at the provider.
  */
 
 import { readCappedText } from '../../http/body.js';
+import { approvalCookie } from './approvals.js';
 import type { Reached, ServerContext } from './context.js';
 import { clearPendingCookie, pendingCookie, readPending } from './pending.js';
 import { isFailure } from './providers/http.js';
@@ -42,5 +44,5 @@ export async function consent(request: Request, ctx: ServerContext, { origin, se
   }
   const approved = await pendingCookie(ctx.keyring, { ...pending, approved: true }, secure);
   if (!approved) return errorPage(400, 'This sign-in request is too large to continue (its redirect URI and state together).');
-  return redirect(started, [approved], 303);
+  return redirect(started, [approved, await approvalCookie(ctx.keyring, request, pending.client, pending.redirectUri, secure)], 303);
 }

@@ -54,11 +54,15 @@ export async function pendingCookie(keyring: Keyring, pending: Pending, secure: 
 export const clearPendingCookie = (id: string, secure: boolean) =>
   `${cookieName(id)}=; Path=/oauth; Max-Age=0; HttpOnly; SameSite=Lax${secure ? '; Secure' : ''}`;
 
+/** The value of the cookie `name` the request carries. */
+export function cookieOf(request: Request, name: string): string | undefined {
+  const cookie = (request.headers.get('cookie') ?? '').split(';').map((part) => part.trim()).find((part) => part.startsWith(`${name}=`));
+  return cookie?.slice(name.length + 1);
+}
+
 /** The pending request `id` names, from this browser's cookie, when it is ours and not expired. */
 export async function readPending(keyring: Keyring, request: Request, id: unknown, now = Date.now()): Promise<Pending | undefined> {
   if (typeof id !== 'string' || !ID.test(id)) return undefined;
-  const name = cookieName(id);
-  const cookie = (request.headers.get('cookie') ?? '').split(';').map((part) => part.trim()).find((part) => part.startsWith(`${name}=`));
-  const pending = await unseal<Pending>(keyring, LABEL, cookie?.slice(name.length + 1), MAX_COOKIE_VALUE_CHARS);
+  const pending = await unseal<Pending>(keyring, LABEL, cookieOf(request, cookieName(id)), MAX_COOKIE_VALUE_CHARS);
   return pending && pending.id === id && pending.expiresAt > now ? pending : undefined;
 }

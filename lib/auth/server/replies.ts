@@ -53,10 +53,15 @@ export function page(status: number, title: string, body: string, headers: Recor
   return new Response(html, { status, headers: { ...PAGE_HEADERS, ...headers } });
 }
 
-/** A page saying why the sign-in stops here, for errors that must not be sent to an unverified redirect URI. */
-export function errorPage(status: number, sentence: string): Response {
-  return page(status, 'Sign-in cannot continue', `<h1>Sign-in cannot continue</h1><p>${escapeHtml(sentence)}</p>`
-    + '<p class="note">Go back to the app you came from and try again.</p>');
+/**
+ * A page saying why the sign-in stops here, for errors that must not be sent to a redirect URI no person approved;
+ * `back`, when given, is a link the person may follow to tell the client (`label` names where it leads).
+ */
+export function errorPage(status: number, sentence: string, back?: { href: string; label: string }): Response {
+  const onward = back
+    ? `<p class="note">Go back to the app you came from and try again, or <a href="${escapeHtml(back.href)}">return to ${escapeHtml(back.label)}</a> with this error.</p>`
+    : '<p class="note">Go back to the app you came from and try again.</p>';
+  return page(status, 'Sign-in cannot continue', `<h1>Sign-in cannot continue</h1><p>${escapeHtml(sentence)}</p>${onward}`);
 }
 
 /** A 302 (or 303 after a form) to `location`, with cookies to set. */
