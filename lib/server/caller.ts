@@ -136,6 +136,8 @@ export const authorizationKeys = {
   refreshFamily: (family: string) => keyOf('oauth-family', family),
   refreshFamilyRevoked: (family: string) => keyOf('oauth-family-revoked', family),
   refreshTokenUsed: (digest: string) => keyOf('oauth-refresh-used', digest),
+  /** The GitHub id an AUTH_SERVER_ALLOW name (`github` or `github-org`, lowercased) was bound to when it first admitted someone. */
+  githubName: (kind: string, name: string) => keyOf('oauth-github-name', kind, name),
   /** A Client ID Metadata Document's parsed content, cached in the anonymous pool (anyone can name a URL). */
   clientDocument: (clientId: string) => keyOf('oauth-client-doc', clientId),
 };

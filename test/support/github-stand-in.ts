@@ -3,7 +3,8 @@
  * web flow at /login/oauth/*, the REST API under /api/v3), for one registered OAuth app and one person: the
  * authorization redirects back at once (the person is signed in and approves), the code exchange checks the app's
  * secret, the redirect URI and the PKCE verifier as GitHub does, and the API answers /user, /user/emails and
- * /user/memberships/orgs/:org with the person's data. Every request is recorded.
+ * /user/memberships/orgs/:org with the person's data (read at each request, so a test can change who holds a login or
+ * an organisation's name between sign-ins, as a rename does). Every request is recorded.
  */
 
 import { createHash, randomBytes } from 'node:crypto';
@@ -13,8 +14,8 @@ export interface GitHubPerson {
   id: number;
   login: string;
   emails?: Array<{ email: string; verified: boolean }>;
-  /** Organisations the person is an active member of. */
-  orgs?: string[];
+  /** Organisations the person is an active member of: the name and the organisation's immutable id. */
+  orgs?: Array<{ login: string; id: number }>;
 }
 
 export interface GitHubStandIn {
@@ -57,7 +58,11 @@ export async function startGitHubStandIn(app: { clientId: string; clientSecret: 
     if (url.pathname === '/api/v3/user') return json(200, { id: person.id, login: person.login, email: null });
     if (url.pathname === '/api/v3/user/emails') return json(200, (person.emails ?? []).map((e, i) => ({ ...e, primary: i === 0, visibility: null })));
     const org = /^\/api\/v3\/user\/memberships\/orgs\/([^/]+)$/.exec(url.pathname)?.[1];
-    if (org) return (person.orgs ?? []).includes(decodeURIComponent(org)) ? json(200, { state: 'active', role: 'member' }) : json(404, { message: 'Not Found' });
+    const membership = org && (person.orgs ?? []).find((o) => o.login.toLowerCase() === decodeURIComponent(org).toLowerCase());
+    if (membership) {
+      return json(200, { state: 'active', role: 'member', organization: { login: membership.login, id: membership.id }, user: { login: person.login, id: person.id } });
+    }
+    if (org) return json(404, { message: 'Not Found' });
     json(404, { message: 'Not Found' });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));

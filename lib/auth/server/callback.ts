@@ -5,6 +5,7 @@
  * the person checked against the allow-list, and only then is an authorization code issued to the client.
  */
 
+import { admit } from './admit.js';
 import type { Reached, ServerContext } from './context.js';
 import { issueCode } from './grants.js';
 import { clearPendingCookie, readPending } from './pending.js';
@@ -34,8 +35,7 @@ export async function callback(request: Request, ctx: ServerContext, { origin, s
     ctx.log.provider.note(identity.failure);
     return back({ error: 'temporarily_unavailable', error_description: `${ctx.signIn.name} did not answer as expected; try again shortly.` });
   }
-  if (!ctx.config.allow.admits(identity)) {
-    ctx.log.refused.note(identity.subject);
+  if (!(await admit(ctx, identity))) {
     return back({ error: 'access_denied', error_description: 'This account may not use this server.' });
   }
   const issued = await issueCode(ctx.store, {

@@ -16,6 +16,8 @@ export interface ServerContext {
   /** Operator log lines, counted (lib/warn.ts). */
   log: {
     refused: CountedWarning;
+    /** An AUTH_SERVER_ALLOW name bound to its GitHub id (admit.ts). */
+    bound: CountedWarning;
     provider: CountedWarning;
     reuse: CountedWarning;
     store: CountedWarning;

@@ -78,6 +78,7 @@ export function createAuthorizationServerHandler(env: Env = process.env): FetchH
     sign: createSigner(config.key),
     log: {
       refused: createCountedWarning((who, n) => `authorization server: refused ${n} sign-in(s) of people not on AUTH_SERVER_ALLOW (last: ${who})`),
+      bound: createCountedWarning((what, n) => `authorization server: bound ${n} AUTH_SERVER_ALLOW name(s) to GitHub's ids (last: ${what})`),
       provider: createCountedWarning((why, n) => `authorization server: ${n} sign-in(s) failed at the provider (last: ${why})`),
       reuse: createCountedWarning((what, n) => `authorization server: ${n} replay(s) refused (last: ${what})`),
       store: createCountedWarning((why, n) => `authorization server: the store refused ${n} request(s) (last: ${why})`),

@@ -53,15 +53,22 @@ describe('the server\'s settings', () => {
     expect(response.status).toBe(404);
   });
 
-  test('GitHub with an allow-list of users, organisations, emails and domains', () => {
-    const config = readAuthServerConfig({ ...BASE, AUTH_SERVER_ALLOW: 'github:OctoCat, github-org:acme, alice@Example.com, *@example.org' })!;
+  test('GitHub with an allow-list of account ids, users, organisations, emails and domains: a GitHub name admits only as bound to an id (admit.ts)', () => {
+    const config = readAuthServerConfig({ ...BASE, AUTH_SERVER_ALLOW: 'github:id:583231, github:OctoCat, github-org:acme, alice@Example.com, *@example.org' })!;
     expect(config.provider).toEqual({ kind: 'github', webUrl: 'https://github.com', apiUrl: 'https://api.github.com', clientId: 'Iv1.abc', clientSecret: 'secret' });
-    expect(config.allow.admits({ subject: 'github:1', emails: [], githubLogin: 'octocat' })).toBe(true);
-    expect(config.allow.admits({ subject: 'github:2', emails: [], githubLogin: 'mallory', githubOrgs: ['acme'] })).toBe(true);
-    expect(config.allow.admits({ subject: 'github:3', emails: ['alice@example.com'] })).toBe(true);
-    expect(config.allow.admits({ subject: 'github:4', emails: ['bob@example.org'] })).toBe(true);
-    expect(config.allow.admits({ subject: 'github:5', emails: ['bob@sub.example.org', 'eve@example.com'], githubLogin: 'eve', githubOrgs: [] })).toBe(false);
+    expect(config.allow.admissions({ subject: 'github:583231', emails: [], githubId: 583231, githubLogin: 'renamed' })).toEqual([{ by: 'entry' }]);
+    expect(config.allow.admissions({ subject: 'github:1', emails: [], githubId: 1, githubLogin: 'octocat' })).toEqual([{ by: 'name', kind: 'github', name: 'octocat', id: 1 }]);
+    expect(config.allow.admissions({ subject: 'github:2', emails: [], githubId: 2, githubLogin: 'mallory', githubOrgs: [{ name: 'acme', id: 9 }] }))
+      .toEqual([{ by: 'name', kind: 'github-org', name: 'acme', id: 9 }]);
+    expect(config.allow.admissions({ subject: 'github:3', emails: ['alice@example.com'] })).toEqual([{ by: 'entry' }]);
+    expect(config.allow.admissions({ subject: 'github:4', emails: ['bob@example.org'] })).toEqual([{ by: 'entry' }]);
+    expect(config.allow.admissions({ subject: 'github:5', emails: ['bob@sub.example.org', 'eve@example.com'], githubId: 5, githubLogin: 'eve', githubOrgs: [] })).toEqual([]);
     expect(config.scopes).toEqual(['agents:chat']);
+  });
+
+  test.each(['github:id:', 'github:id:0', 'github:id:12a', 'github-org:id:9919'])('an allow-list entry %s is refused at start-up, naming the forms', (entry) => {
+    expect(() => readAuthServerConfig({ ...BASE, AUTH_SERVER_ALLOW: entry }))
+      .toThrow(`AUTH_SERVER_ALLOW entry "${entry}" is not an email, *@domain, github:id:<account id>, github:<user> or github-org:<organisation>.`);
   });
 
   test('GitHub Enterprise Server serves its API under /api/v3', () => {
@@ -76,7 +83,7 @@ describe('the server\'s settings', () => {
     [{ AUTH_SERVER_PROVIDER: 'oidc' }, 'AUTH_SERVER_OIDC_ISSUER must be set when AUTH_SERVER_PROVIDER is oidc'],
     [{ AUTH_SERVER_PROVIDER: 'oidc', AUTH_SERVER_OIDC_ISSUER: 'http://accounts.example.com' }, 'AUTH_SERVER_OIDC_ISSUER must be an absolute https URL'],
     [{ AUTH_SERVER_ALLOW: '' }, 'AUTH_SERVER_ALLOW must list who may sign in'],
-    [{ AUTH_SERVER_ALLOW: 'alice' }, 'AUTH_SERVER_ALLOW entry "alice" is not an email, *@domain, github:<user> or github-org:<organisation>.'],
+    [{ AUTH_SERVER_ALLOW: 'alice' }, 'AUTH_SERVER_ALLOW entry "alice" is not an email, *@domain, github:id:<account id>, github:<user> or github-org:<organisation>.'],
     [{ AUTH_SERVER_PROVIDER: 'oidc', AUTH_SERVER_OIDC_ISSUER: 'https://a.example', AUTH_SERVER_ALLOW: 'github:octocat' }, 'names GitHub, but AUTH_SERVER_PROVIDER is oidc'],
     [{ AUTH_SERVER_SCOPES: 'admin' }, 'AUTH_SERVER_SCOPES must include every scope of AUTH_SCOPES; it lacks agents:chat.'],
     [{ AUTH_SERVER_SCOPES: 'agents:chat offline_access' }, 'AUTH_SERVER_SCOPES lists offline_access'],

@@ -2,7 +2,8 @@
  * Sign-in with GitHub (an OAuth app or a GitHub App's user authorization, on github.com or GitHub Enterprise
  * Server at AUTH_SERVER_GITHUB_URL): the code is exchanged with the server's PKCE verifier, then the user, and
  * only what the allow-list needs: verified emails (scope user:email) and membership of the listed organisations
- * (read:org). The principal is `github:<numeric id>`, which a renamed or re-registered login does not take over.
+ * (read:org), with the ids of those organisations. The principal is `github:<numeric id>`, which a renamed or
+ * re-registered login does not take over.
  */
 
 import { isRecord } from '../../../checks.js';
@@ -40,12 +41,15 @@ export function createGitHubSignIn(github: GitHub, allow: AllowList): SignIn {
       .map((e) => e.email.toLowerCase());
   }
 
-  async function memberOf(token: string): Promise<string[]> {
-    const member = await Promise.all(allow.githubOrgs.map(async (org) => {
-      const reply = await api(`/user/memberships/orgs/${encodeURIComponent(org)}`, token);
-      return !isFailure(reply) && isRecord(reply.body) && reply.body.state === 'active';
+  /** The listed organisations the person is an active member of, each with the id of the organisation that bears the name now. */
+  async function memberOf(token: string): Promise<Array<{ name: string; id: number }>> {
+    const member = await Promise.all(allow.githubOrgs.map(async (name) => {
+      const reply = await api(`/user/memberships/orgs/${encodeURIComponent(name)}`, token);
+      if (isFailure(reply) || !isRecord(reply.body) || reply.body.state !== 'active' || !isRecord(reply.body.organization)) return undefined;
+      const { id } = reply.body.organization;
+      return typeof id === 'number' ? { name, id } : undefined;
     }));
-    return allow.githubOrgs.filter((_, i) => member[i]);
+    return member.filter((org) => org !== undefined);
   }
 
   return {
@@ -66,7 +70,7 @@ export function createGitHubSignIn(github: GitHub, allow: AllowList): SignIn {
       if (typeof id !== 'number' || typeof login !== 'string') return { failure: 'GitHub /user has no id and login' };
       const emails = allow.needsEmails ? await verifiedEmails(token) : [];
       if (isFailure(emails)) return emails;
-      return { subject: `github:${id}`, emails, githubLogin: login.toLowerCase(), githubOrgs: await memberOf(token) };
+      return { subject: `github:${id}`, emails, githubId: id, githubLogin: login.toLowerCase(), githubOrgs: await memberOf(token) };
     },
   };
 }
