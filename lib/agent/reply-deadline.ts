@@ -5,6 +5,9 @@
  * task the server started for the caller, filed under the conversation (caller.ts pendingReply), so the collecting call
  * may land on any instance and needs nothing but the session_id it already holds; programs get the run's handle too.
  *
+ * A paid call's run shows none of its reply before its end (context.ts withReplyHeld): the answer at the deadline and the
+ * collections before the end say so, and the end, once the run's payment is settled, brings the whole reply.
+ *
  * What collects (and costs nothing more with x402: the payment paid for the run, and a collection starts none):
  * - no message, with session_id: the conversation's latest run that outlived its call;
  * - no message, with handle: that run (a handle is bound to the caller that started it);
@@ -48,9 +51,10 @@ export function chatDeadline(settings: ReplyDeadlineSettings, agents: ReadonlyMa
     const { agent_id, session_id } = run.facts;
     const again = session_id === undefined ? { handle: run.handle } : { ...(agent_id !== undefined && agent_id !== onlyAgent ? { agent_id } : {}), session_id };
     const status = run.note ? `; latest step: ${run.note}` : '';
+    const more = run.withheld ? 'this note again' : 'more of it with this note again';
     return `[The agent is still working on this reply (${Math.round(run.elapsedMs / 1000)} s so far${status}) and goes on in the background. ` +
-      `To get the rest, call chat_with_agent again with ${JSON.stringify(again)} and no message: that call waits up to ${seconds} s and ` +
-      `returns the whole reply, or more of it with this note again. To stop the agent instead, make that call with "cancel": true.]`;
+      `To get ${run.withheld ? 'it' : 'the rest'}, call chat_with_agent again with ${JSON.stringify(again)} and no message: that call waits up to ${seconds} s and ` +
+      `returns the whole reply, or ${more}. To stop the agent instead, make that call with "cancel": true.]`;
   };
 
   /** What a call without a message (or with `cancel`) collects. */
@@ -111,8 +115,9 @@ export function chatDeadline(settings: ReplyDeadlineSettings, agents: ReadonlyMa
           return toolError('The agent was stopped before it finished this reply (cancelled); send the message again to start over.');
         default: {
           const { agent_id = '', session_id = '' } = run.facts;
+          const soFar = run.withheld ? WITHHELD : run.text || '(No reply text yet.)';
           return {
-            content: [{ type: 'text', text: `${run.text || '(No reply text yet.)'}\n\n${comeBack(run)}` }],
+            content: [{ type: 'text', text: `${soFar}\n\n${comeBack(run)}` }],
             structuredContent: { agent_id, session_id, reply: run.text, pending: true, handle: run.handle },
           };
         }
@@ -120,6 +125,9 @@ export function chatDeadline(settings: ReplyDeadlineSettings, agents: ReadonlyMa
     },
   };
 }
+
+/** What a paid run shows before its end (context.ts withReplyHeld): none of its reply, which comes whole once paid. */
+const WITHHELD = '(The reply is paid for: it comes whole, with the payment\'s receipt, once the agent has finished and the payment is settled. Nothing of it is shown before.)';
 
 function nothingPending(ttlMs: number): ToolResult {
   return toolError('No reply is being written or kept for you under that session_id or handle: none outlived its call, it was kept ' +

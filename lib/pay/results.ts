@@ -38,6 +38,14 @@ export function recordUnavailable(): ToolResult {
   };
 }
 
+/** The call was cancelled after its tool answered and before its payment was settled: nothing was settled. */
+export function cancelledUnpaid(): ToolResult {
+  return {
+    content: [{ type: 'text', text: 'The call was cancelled before its payment was settled, so its result was withheld. Nothing was charged.' }],
+    isError: true,
+  };
+}
+
 /** PaymentRequired, with `error` saying why (missing, refused, already used). */
 export async function paymentRequired(engine: PaymentEngine, resource: ResourceInfo, error: string): Promise<ToolResult> {
   try {

@@ -5,17 +5,22 @@
  * recorded, then settled, receipt in `_meta["x402/payment-response"]`; no room to record it → nothing settled;
  * settlement failure → output withheld. A payment used again gets the first result back without a second
  * settlement (replay.ts). The dispatcher never hears of it.
+ *
+ * Nothing of the result leaves before it is paid (docs/architecture.md rule 15): the tool runs in a context whose
+ * reply is held (context.ts withReplyHeld: status-only progress, no logs, no text in a run's report, so neither the
+ * answer at a reply deadline nor a collection shows any), and its result is this function's to let out, after
+ * settlement. A call cancelled before settlement is not settled: its result could no longer reach its caller.
  */
 
 import type * as z from 'zod';
-import type { RequestContext } from '../server/context.js';
+import { withReplyHeld, type RequestContext } from '../server/context.js';
 import {
   isInputRequired, type InputRequired, type RegistryDefinition, type ToolDefinition, type ToolResult,
 } from '../server/registry.js';
 import type { PaymentEngine } from './engine.js';
 import { PAYMENT_RESPONSE_META_KEY, readPayment } from './payload.js';
 import { claimPayment, fingerprintOf, forgetPaid, paymentIdOf, recordPaid, recordSettling, releasePayment } from './replay.js';
-import { facilitatorUnavailable, paymentRequired, recordUnavailable, settlementFailed } from './results.js';
+import { cancelledUnpaid, facilitatorUnavailable, paymentRequired, recordUnavailable, settlementFailed } from './results.js';
 
 /** Where tools/list shows that a tool is paid, and its price. */
 export const PRICE_META_KEY = 'x402/price';
@@ -45,8 +50,9 @@ export function withPayment<Input extends z.ZodType>(tool: ToolDefinition<Input>
       const verified = await engine.verify(payload, resource);
       if (verified.kind === 'unavailable') return facilitatorUnavailable(engine, verified.reason);
       if (verified.kind === 'refused') return paymentRequired(engine, resource, verified.reason);
-      const result = await tool.run(args, ctx);
+      const result = await tool.run(args, withReplyHeld(ctx));
       if (isInputRequired(result) || result.isError) return result;
+      if (ctx.signal.aborted) return cancelledUnpaid();
       // Recorded before it is settled: a payment whose replay could not be answered is not taken.
       const unrecorded = await recordSettling(ctx.store, id, fingerprint, result).then(() => undefined, (error: unknown) => error);
       if (unrecorded !== undefined) {

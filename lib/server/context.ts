@@ -76,6 +76,11 @@ export interface RunReport {
   text(chunk: string): void;
   /** The latest status line ("Waiting for 1 earlier message(s) in this session."). */
   note(line: string): void;
+  /**
+   * Keeps no text or status line from now on: the run's reply may not be shown before the run ends (a paid call,
+   * withReplyHeld below); the answers about it say so.
+   */
+  withhold(): void;
 }
 
 /** What a transport knows about one call; the dispatcher adds the rest. */
@@ -131,6 +136,8 @@ export interface RequestContext extends CallContext {
   progress(progress: number, total?: number, message?: string): void;
   /** True when `progress` sends anything: the client sent a progress token and the call has a way back to it. */
   readonly sendsProgress: boolean;
+  /** True when nothing the work writes may reach the client before the call returns (withReplyHeld). */
+  readonly holdsReply: boolean;
   /** Sends a log notification when the client asked for logs at this level. */
   log(level: LogLevel, data: unknown, logger?: string): void;
   /** True when the client declared the capability (modern `_meta`, or assumed on the legacy wire). */
@@ -185,6 +192,7 @@ class Context implements RequestContext {
   readonly requestState?: unknown;
   readonly meta: Record<string, unknown>;
   readonly keyring: Keyring;
+  readonly holdsReply: boolean;
   readonly #cancellation: Cancellation;
   readonly #threshold: string | undefined;
   #lastProgress = -Infinity;
@@ -220,6 +228,7 @@ class Context implements RequestContext {
     this.meta = isObject(params._meta) ? params._meta : {};
     this.keyring = extra.keyring;
     this.#cancellation = extra.cancellation ?? new Cancellation(call.signal);
+    this.holdsReply = extra.holdsReply === true;
     this.#threshold = call.era === 'modern' ? call.logLevel : (call.logLevel ?? LEGACY_DEFAULT_LOG_LEVEL);
   }
 
@@ -257,23 +266,32 @@ class Context implements RequestContext {
     // Progress MUST increase (basic/utilities/progress); a stale or equal value is dropped, not sent.
     if (!(progress > this.#lastProgress)) return;
     this.#lastProgress = progress;
+    const said = message === undefined ? undefined : this.holdsReply ? HELD_PROGRESS_MESSAGE : message;
     this.outbound!.write(notificationMessage('notifications/progress', {
       progressToken,
       progress,
       ...(total !== undefined ? { total } : {}),
-      ...(message !== undefined ? { message } : {}),
+      ...(said !== undefined ? { message: said } : {}),
     }));
   }
 
   #sendLog(level: LogLevel, data: unknown, logger?: string): void {
     const threshold = this.#threshold;
-    if (!this.outbound || this.#cancellation.cancelled || !isLogLevel(threshold)) return;
+    if (!this.outbound || this.holdsReply || this.#cancellation.cancelled || !isLogLevel(threshold)) return;
     if (!logLevelPasses(level, threshold)) return;
     this.outbound.write(notificationMessage('notifications/message', {
       level,
       data,
       ...(logger !== undefined ? { logger } : {}),
     }));
+  }
+
+  /** This call's context for work whose reply is held (withReplyHeld): the same call, cancellation and way back. */
+  static holding(ctx: Context): Context {
+    ctx.report?.withhold();
+    return new Context(ctx, ctx.requestId, ctx.method, { _meta: ctx.meta }, {
+      keyring: ctx.keyring, inputResponses: ctx.inputResponses, requestState: ctx.requestState, cancellation: ctx.#cancellation, holdsReply: true,
+    });
   }
 
   #requestClientNow(clientMethod: string, clientParams: Record<string, unknown>, options: ClientRequestOptions = {}): Promise<Record<string, unknown>> {
@@ -296,6 +314,7 @@ interface ContextExtra {
   requestState?: unknown;
   /** The call's cancellation when the dispatcher watches for one; else one linked to `call.signal`. */
   cancellation?: Cancellation;
+  holdsReply?: boolean;
 }
 
 export function createRequestContext(
@@ -306,4 +325,20 @@ export function createRequestContext(
   extra: ContextExtra,
 ): RequestContext {
   return new Context(call, requestId, method, params, extra);
+}
+
+/** What a progress notification of a held call says, whatever its work wrote: a status, never part of the reply. */
+export const HELD_PROGRESS_MESSAGE = 'Working on it; the reply is sent once it is paid.';
+
+/**
+ * `ctx` for work whose reply may not reach the client before the work returns and its caller lets it out: a paid
+ * call, whose result leaves only once settled (lib/pay/with-payment.ts; docs/architecture.md rule 15). Every way
+ * the work could write to the client while it runs is gated here, in one place: progress notifications keep their
+ * numbers and say HELD_PROGRESS_MESSAGE, log notifications are not sent, and the run's report (what the answers at a
+ * reply deadline and the calls that collect a run show) keeps no text or status line.
+ */
+export function withReplyHeld(ctx: RequestContext): RequestContext {
+  if (ctx.holdsReply) return ctx;
+  if (!(ctx instanceof Context)) throw new TypeError('withReplyHeld: not a context made by createRequestContext.');
+  return Context.holding(ctx);
 }

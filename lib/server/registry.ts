@@ -88,6 +88,8 @@ export interface RunView {
   facts: Record<string, string>;
   text: string;
   note?: string;
+  /** Its reply is held until the run ends (a paid call, context.ts withReplyHeld): no text or status line is kept. */
+  withheld?: true;
   /** How long it has run, or ran. */
   elapsedMs: number;
   /** What the call answers, once completed; the JSON-RPC error, once failed. */

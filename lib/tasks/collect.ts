@@ -55,6 +55,7 @@ export function viewOfRun(handle: string, { view, record }: Pick<ReadTask, 'view
     facts: soFar.facts,
     text: soFar.text,
     ...(soFar.note !== undefined ? { note: soFar.note } : {}),
+    ...(soFar.withheld ? { withheld: true as const } : {}),
     elapsedMs: Math.max(0, until - soFar.startedAt),
     ...(view.result ? { result: view.result } : {}),
     ...(view.error ? { error: view.error } : {}),

@@ -36,6 +36,8 @@ export interface RunSoFar {
   note?: string;
   /** When its call arrived. */
   startedAt: number;
+  /** Its reply is held until the run ends (a paid call): `text` and `note` stay empty. */
+  withheld?: true;
 }
 
 export interface TaskRecord extends TaskOrigin {

@@ -2,7 +2,8 @@
  * What a run that may outlive its call has reported (context.ts RunReport), held by the instance running it and
  * written with its task's record (record.ts RunSoFar), so a call collecting it on any instance shows how far it got.
  * The text kept is the reply's last TEXT_SO_FAR_CHARS characters: the record is written again at every heartbeat,
- * and the whole reply comes with the run's end.
+ * and the whole reply comes with the run's end. A run whose reply is held until it is paid keeps neither text nor status
+ * lines (context.ts withReplyHeld), so nothing of it is shown before its end.
  */
 
 import type { RunReport } from '../server/context.js';
@@ -23,6 +24,7 @@ class Report implements RunReport {
   #facts: Record<string, string> = {};
   #text = '';
   #note: string | undefined;
+  #withheld = false;
 
   constructor(startedAt: number) {
     this.#startedAt = startedAt;
@@ -35,16 +37,26 @@ class Report implements RunReport {
   }
 
   text(chunk: string): void {
+    if (this.#withheld) return;
     const text = this.#text + chunk;
     this.#text = text.length > TEXT_SO_FAR_CHARS ? text.slice(-TEXT_SO_FAR_CHARS) : text;
   }
 
   note(line: string): void {
-    this.#note = line.slice(0, FACT_CHARS);
+    if (!this.#withheld) this.#note = line.slice(0, FACT_CHARS);
+  }
+
+  withhold(): void {
+    this.#withheld = true;
+    this.#text = '';
+    this.#note = undefined;
   }
 
   soFar(): RunSoFar {
     const note = this.#note;
-    return { facts: this.#facts, text: this.#text, startedAt: this.#startedAt, ...(note !== undefined ? { note } : {}) };
+    return {
+      facts: this.#facts, text: this.#text, startedAt: this.#startedAt,
+      ...(note !== undefined ? { note } : {}), ...(this.#withheld ? { withheld: true as const } : {}),
+    };
   }
 }
