@@ -7,6 +7,9 @@
  * counts notifications, so it always increases. A silence longer than HEARTBEAT_MS sends a "still working"
  * notification, which resets clients' request timeouts (keep-alive comments on the SSE stream keep proxies
  * open but do not reset SDK timeouts).
+ *
+ * A paid call's context holds its reply (context.ts withReplyHeld): its progress keeps the numbers and says a fixed
+ * status, and its run report keeps no text, whatever is written here.
  */
 
 import type { RequestContext } from '../server/context.js';
