@@ -15,6 +15,7 @@ import { createApp, defaultDefinitions } from '../../lib/app.js';
 import { readPayConfig } from '../../lib/pay/config.js';
 import { createPaymentEngine } from '../../lib/pay/engine.js';
 import { withPayment } from '../../lib/pay/with-payment.js';
+import { META_LOG_LEVEL } from '../../lib/protocol/meta.js';
 import { HELD_PROGRESS_MESSAGE } from '../../lib/server/context.js';
 import type { ToolDefinition } from '../../lib/server/registry.js';
 import { connectHttp, createV2Client, type Era } from '../support/sdk.js';
@@ -53,6 +54,18 @@ const stubborn: ToolDefinition<z.ZodObject<{ text: z.ZodString }>> = {
   },
 };
 
+/** A paid tool that reports its answer as it goes, in a log line and a progress message, as a tool may. */
+const chatty: ToolDefinition<z.ZodObject<{ text: z.ZodString }>> = {
+  name: 'paid_chatty',
+  description: 'Says its answer in logs and progress before returning it.',
+  input: z.object({ text: z.string() }),
+  run({ text }, ctx) {
+    ctx.log('info', `the answer is ${text}`);
+    ctx.progress(1, 2, `the answer is ${text}`);
+    return { content: [{ type: 'text', text: `the answer is ${text}` }] };
+  },
+};
+
 beforeAll(async () => {
   chain = createFakeChain();
   [facilitator, upstream] = await Promise.all([serveFacilitator(chain.facilitator), startUpstream()]);
@@ -62,7 +75,7 @@ beforeAll(async () => {
   };
   const engine = createPaymentEngine(readPayConfig(env)!);
   server = await startTestServer(createMcpHandler(createApp({
-    definitions: [...defaultDefinitions(env), { tools: [withPayment(stubborn, engine)] }],
+    definitions: [...defaultDefinitions(env), { tools: [withPayment(stubborn, engine), withPayment(chatty, engine)] }],
     origin: { local: true, allowedOrigins: new Set() },
     stateSecret: 'x'.repeat(32),
   })));
@@ -199,6 +212,40 @@ describe('a paid tool that answers after its call was cancelled', () => {
       expect(paid._meta?.['x402/payment-response']).toMatchObject({ success: true });
       expect(runs).toBe(2);
       expect(settlements() - before).toBe(1);
+    } finally {
+      await client.close();
+    }
+  });
+});
+
+describe('a paid tool that writes its answer to logs and progress while it runs', () => {
+  test.each(['legacy', 'modern'] as const)('on the %s wire, sends neither before it is paid; the answer comes with the receipt', async (era) => {
+    const client = await connected(era);
+    try {
+      const logs: unknown[] = [];
+      client.setNotificationHandler('notifications/message', (n) => void logs.push(n.params.data));
+      const args = { text: crypto.randomUUID() };
+      const payment = await paymentFor(client, 'paid_chatty', args);
+      // Logs at info: the 2025-11-25 wire's default; the 2026-07-28 wire asks for them in each request's _meta.
+      const asksLogs = era === 'modern' ? { [META_LOG_LEVEL]: 'info' } : {};
+      const seen: Array<string | undefined> = [];
+      chain.revertSettlements(true);
+      let refused: Result;
+      try {
+        refused = await client.callTool({ name: 'paid_chatty', arguments: args, _meta: { 'x402/payment': payment, ...asksLogs } },
+          { onprogress: (p) => void seen.push(p.message) }) as Result;
+      } finally {
+        chain.revertSettlements(false);
+      }
+      expect(refused.structuredContent.error).toMatch(/^Payment settlement failed/);
+      expect(seen).toEqual([HELD_PROGRESS_MESSAGE]);
+      expect(JSON.stringify([logs, refused])).not.toContain(args.text);
+
+      const another = await paymentFor(client, 'paid_chatty', args);
+      const paid = await client.callTool({ name: 'paid_chatty', arguments: args, _meta: { 'x402/payment': another, ...asksLogs } }) as Result;
+      expect(paid.content?.[0]?.text).toBe(`the answer is ${args.text}`);
+      expect(paid._meta?.['x402/payment-response']).toMatchObject({ success: true });
+      expect(JSON.stringify(logs)).not.toContain(args.text);
     } finally {
       await client.close();
     }
