@@ -333,9 +333,10 @@ export const HELD_PROGRESS_MESSAGE = 'Working on it; the reply is sent once it i
 /**
  * `ctx` for work whose reply may not reach the client before the work returns and its caller lets it out: a paid
  * call, whose result leaves only once settled (lib/pay/with-payment.ts; docs/architecture.md rule 15). Every way
- * the work could write to the client while it runs is gated here, in one place: progress notifications keep their
+ * the work tells the client what it has while it runs is gated here, in one place: progress notifications keep their
  * numbers and say HELD_PROGRESS_MESSAGE, log notifications are not sent, and the run's report (what the answers at a
- * reply deadline and the calls that collect a run show) keeps no text or status line.
+ * reply deadline and the calls that collect a run show) keeps no text or status line. Questions the work asks the
+ * client (requestClient, input requests) still go: they are not the reply, and a call that asks is not yet settled.
  */
 export function withReplyHeld(ctx: RequestContext): RequestContext {
   if (ctx.holdsReply) return ctx;
