@@ -11,7 +11,7 @@
  * What collects (and costs nothing more with x402: the payment paid for the run, and a collection starts none):
  * - no message, with session_id: the conversation's latest run that outlived its call;
  * - no message, with handle: that run (a handle is bound to the caller that started it);
- * - `cancel: true` with either: stops it.
+ * - `cancel: true` with either: stops it, and answers so (not an error); a run already ended answers as it ended.
  * A new message while a run of its conversation goes on waits for it (the conversation's turns run in order, never two
  * at once), then runs.
  */
@@ -103,8 +103,14 @@ export function chatDeadline(settings: ReplyDeadlineSettings, agents: ReadonlyMa
       return () => ctx.store.leave(release).catch(() => releaseLater(ctx.store, release, takenAt + runMs));
     },
 
-    answer(run) {
+    answer(run, _ctx, stopped) {
       if (!run) return nothingPending(ttlMs);
+      // A cancel that stopped the run did what it was asked: no error (a CLI reads one as a failure), no reply text
+      // (x402: the run's text leaves only with its paid end).
+      if (stopped && run.status === 'cancelled') {
+        const { agent_id = '', session_id = '' } = run.facts;
+        return { content: [{ type: 'text', text: CANCELLED }], structuredContent: { agent_id, session_id, reply: '' } };
+      }
       switch (run.status) {
         case 'completed':
           // What the call would have answered, x402 receipt included: the whole reply.
@@ -128,6 +134,7 @@ export function chatDeadline(settings: ReplyDeadlineSettings, agents: ReadonlyMa
 
 /** What a paid run shows before its end (context.ts withReplyHeld): none of its reply, which comes whole once paid. */
 const WITHHELD = '(The reply is paid for: it comes whole, with the payment\'s receipt, once the agent has finished and the payment is settled. Nothing of it is shown before.)';
+const CANCELLED = 'Cancelled: the agent was stopped before it finished this reply, as asked. Send the message again to start over.';
 
 function nothingPending(ttlMs: number): ToolResult {
   return toolError('No reply is being written or kept for you under that session_id or handle: none outlived its call, it was kept ' +

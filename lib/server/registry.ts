@@ -122,8 +122,11 @@ export interface ReplyDeadline<Args = unknown> {
    * what the run must hold until it ends; what it returns is called once the run's work is over.
    */
   started(run: { handle: string; owner: string; facts: Record<string, string> }, ctx: RequestContext): Promise<(() => Promise<void>) | undefined>;
-  /** The answer about a run as it stands; undefined: the caller has no such run (never made, or expired). */
-  answer(run: RunView | undefined, ctx: RequestContext): ToolResult;
+  /**
+   * The answer about a run as it stands; undefined: the caller has no such run (never made, or expired). `stopped`:
+   * this call's `cancel` ended it, a success (a run found already ended is not).
+   */
+  answer(run: RunView | undefined, ctx: RequestContext, stopped?: boolean): ToolResult;
 }
 
 export interface ToolDefinition<Input extends z.ZodType = z.ZodType> {

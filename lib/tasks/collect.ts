@@ -27,14 +27,19 @@ export async function collectRun(
   let read = await readTask(ref);
   // A task the client asked for is followed with tasks/get; only a run started on the caller's behalf is collected.
   if (!read?.record.onBehalf) return deadline.answer(undefined, ctx);
+  // Whether this call's `cancel` stopped the run: a success to answer as one, unlike a run found already ended.
+  let stopped = false;
   if (!isTerminal(read.view.status)) {
     if (!collection.cancel) {
       await ctx.store.watch([endKey(ref)], ([end]) => end !== undefined, { signal: ctx.signal, timeoutMs: deadline.ms });
     }
-    if (collection.cancel || ctx.signal.aborted) await endTask(ref, { status: 'cancelled' });
+    if (collection.cancel || ctx.signal.aborted) {
+      const end = await endTask(ref, { status: 'cancelled' });
+      stopped = collection.cancel === true && end.status === 'cancelled';
+    }
     read = (await readTask(ref)) ?? read;
   }
-  return deadline.answer(viewOfRun(ref.taskId, read), ctx);
+  return deadline.answer(viewOfRun(ref.taskId, read), ctx, stopped);
 }
 
 /**

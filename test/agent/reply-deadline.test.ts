@@ -156,16 +156,31 @@ describe.each(['legacy', 'modern'] as const)('a slow agent on the %s wire', (era
     expect(await upstream.requestsFor(message)).toHaveLength(1);
   });
 
-  test('"cancel": true stops the run and aborts its upstream request', async () => {
+  test('"cancel": true stops the run and aborts its upstream request; the stop is a success, not an error', async () => {
     const client = await connect(era);
     const message = `fault:hang ${crypto.randomUUID()}`;
     const first = await chat(client, { message });
     expect(first.structuredContent).toMatchObject({ pending: true, reply: '' });
     expect(textOf(first)).toContain('(No reply text yet.)');
-    const stopped = await chat(client, { session_id: first.structuredContent.session_id, cancel: true });
-    expect(stopped.isError).toBe(true);
-    expect(textOf(stopped)).toContain('stopped before it finished');
+    const { session_id } = first.structuredContent;
+    const stopped = await chat(client, { session_id, cancel: true });
+    expect(stopped.isError).toBeFalsy();
+    expect(textOf(stopped)).toMatch(/^Cancelled: the agent was stopped/);
+    expect(stopped.structuredContent).toEqual({ agent_id: 'echo', session_id, reply: '' });
     await upstream.waitFor((log) => log.some((e) => e.kind === 'closed' && e.body?.messages?.at(-1)?.content === message));
+  });
+
+  test('a cancel of a run already stopped, or of no run, is an error', async () => {
+    const client = await connect(era);
+    const first = await chat(client, { message: `fault:hang ${crypto.randomUUID()}` });
+    const { session_id, handle } = first.structuredContent;
+    expect((await chat(client, { handle, cancel: true })).isError).toBeFalsy();
+    const again = await chat(client, { session_id, cancel: true });
+    expect(again.isError).toBe(true);
+    expect(textOf(again)).toContain('stopped before it finished');
+    const unknown = await chat(client, { handle: crypto.randomUUID(), cancel: true });
+    expect(unknown.isError).toBe(true);
+    expect(textOf(unknown)).toContain('No reply is being written or kept for you');
   });
 
   test('a new message while the run goes on waits for it: never two runs of one conversation at once', async () => {
