@@ -44,6 +44,8 @@ $('setup-claude-code').textContent = `claude mcp add --transport http agent-mcp 
 $('setup-cursor').textContent = JSON.stringify({ mcpServers: { 'agent-mcp': { url: mcpUrl } } }, null, 2);
 $('setup-vscode').textContent = JSON.stringify({ servers: { 'agent-mcp': { type: 'http', url: mcpUrl } } }, null, 2);
 $('setup-inspector').textContent = `${INSPECTOR}\n# Transport: Streamable HTTP, URL: ${mcpUrl}`;
+// The repository links stay hidden while they name the OWNER placeholder (index.html): such a link is a 404.
+$('links').hidden = new URL($('repo-link').href).pathname.startsWith('/OWNER/');
 // claude.ai reaches a server from Anthropic's side: a loopback URL is one it can never reach.
 $('claude-public').hidden = !LOOPBACK.includes(location.hostname);
 

@@ -174,12 +174,26 @@ describe('the landing page on a phone (390×844)', () => {
     await page.close();
   });
 
-  test('links the documentation and the source repository', async () => {
+  test('links the documentation and the source repository once their URL names the owner', async () => {
+    const published = await browser.newPage();
+    // The page as it is once OWNER is replaced (index.html's comment): served as the real one, with the real script.
+    await published.route(`${open.url}/`, async (route) => {
+      const html = await (await route.fetch()).text();
+      await route.fulfill({ contentType: 'text/html', body: html.replaceAll('github.com/OWNER/', 'github.com/someone/') });
+    });
+    await published.goto(`${open.url}/`);
+    await expect.poll(() => published.isVisible('#repo-link'), { timeout: 15_000 }).toBe(true);
+    expect(await published.getAttribute('#docs-link', 'href')).toBe('https://github.com/someone/agent-mcp#readme');
+    expect(await published.getAttribute('#repo-link', 'href')).toBe('https://github.com/someone/agent-mcp');
+    expect(await published.isVisible('#docs-link')).toBe(true);
+    await published.close();
+  });
+
+  test('shows no link to the OWNER placeholder, which would answer 404', async () => {
     const page = await visit(open, PHONE);
-    expect(await page.getAttribute('#docs-link', 'href')).toMatch(/^https:\/\/github\.com\/[^/]+\/agent-mcp#readme$/);
-    expect(await page.getAttribute('#repo-link', 'href')).toMatch(/^https:\/\/github\.com\/[^/]+\/agent-mcp$/);
-    expect(await page.isVisible('#docs-link')).toBe(true);
-    expect(await page.isVisible('#repo-link')).toBe(true);
+    const links = await page.$$eval('a', (as) => as.filter((a) => a.checkVisibility()).map((a) => a.href));
+    expect(links.length).toBeGreaterThan(0);
+    expect(links.filter((href) => href.includes('/OWNER/'))).toEqual([]);
     await page.close();
   });
 
