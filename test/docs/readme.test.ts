@@ -188,6 +188,8 @@ const EXERCISES: Array<[RegExp, Exercise]> = [
   [/^claude mcp add /, { external: 'Claude Code is not installed here; the landing page test checks the same command for a deployment' }],
   [/^npx -y --loglevel=error -p node@22 -p @modelcontextprotocol\/inspector@latest mcp-inspector$/,
     { in: 'test/clients/inspector-npx.test.ts', contains: "run(['--cli', `${server.url}/mcp`, '--method', 'tools/list'])" }],
+  [/^npx -y --loglevel=error -p node@22 -p @modelcontextprotocol\/inspector@latest mcp-inspector --cli http:\/\/localhost:3000\/mcp --method tools\/list$/,
+    { in: 'test/clients/inspector-npx.test.ts', contains: "run(['--cli', `${server.url}/mcp`, '--method', 'tools/list'])" }],
 ];
 
 const exerciseOf = (command: DocCommand) => EXERCISES.filter(([pattern]) => pattern.test(command.text));
