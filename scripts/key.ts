@@ -1,7 +1,8 @@
 /**
  * `npm run key -- create --name ci --scopes agents:chat [--rate 60/1m]`: mints an API key (docs/api-keys.md),
  * prints it once, and prints the line that configures it in MCP_API_KEYS. The key itself is kept nowhere: the
- * line holds only its SHA-256, so a lost key is replaced, not recovered. A bad argument exits 1 naming it.
+ * line holds only its SHA-256, so a lost key is replaced, not recovered. A bad argument exits 1 naming it;
+ * `--help` prints the usage and exits 0.
  */
 
 import { parseArgs } from 'node:util';
@@ -10,6 +11,14 @@ import { apiKeyLine, KEY_NAME, KEY_NAME_RULE, KEY_SCOPE, readApiKeys } from '../
 import { parseRate } from '../lib/limits/rate.js';
 
 const USAGE = 'usage: npm run key -- create --name <name> [--scopes a,b] [--rate 60/1m]';
+/** What `--help` prints: the usage and what each option means (docs/api-keys.md says more). */
+const HELP = `${USAGE}
+
+Mints an API key, prints it once, and prints the line that configures it in MCP_API_KEYS.
+  --name <name>    the key's principal is key:<name> (${KEY_NAME_RULE})
+  --scopes a,b     the scopes the key grants (default: none)
+  --rate 60/1m     a rate limit of the key's own, in place of RATE_LIMIT_PRINCIPAL
+See docs/api-keys.md.`;
 
 function fail(message: string): never {
   console.error(`key: ${message}\n${USAGE}`);
@@ -21,7 +30,7 @@ function readArguments() {
     return parseArgs({
       args: process.argv.slice(2),
       allowPositionals: true,
-      options: { name: { type: 'string' }, scopes: { type: 'string' }, rate: { type: 'string' } },
+      options: { name: { type: 'string' }, scopes: { type: 'string' }, rate: { type: 'string' }, help: { type: 'boolean', short: 'h' } },
     });
   } catch (error) {
     fail((error as Error).message);
@@ -29,6 +38,10 @@ function readArguments() {
 }
 
 const { positionals, values } = readArguments();
+if (values.help || positionals[0] === 'help') {
+  console.log(HELP);
+  process.exit(0);
+}
 if (positionals.length !== 1 || positionals[0] !== 'create') fail(`the command is "create", got "${positionals.join(' ')}".`);
 const name = values.name ?? fail('--name is required: the name of the key\'s principal (key:<name>).');
 if (!KEY_NAME.test(name)) fail(`--name must be ${KEY_NAME_RULE}, got "${name}".`);

@@ -72,4 +72,13 @@ describe('npm run key -- create', () => {
     expect(run.stderr).toContain(message);
     expect(run.stdout).not.toContain('agentmcp_');
   });
+
+  test.each([[['--help']], [['-h']], [['create', '--help']]])('%j prints the usage and each option, exits 0, and mints no key', (args) => {
+    const run = key(...args);
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stdout).toMatch(/^usage: npm run key -- create --name <name>/);
+    for (const option of ['--name', '--scopes', '--rate']) expect(run.stdout).toContain(`\n  ${option} `);
+    expect(run.stdout).not.toContain('agentmcp_');
+    expect(run.stderr).toBe('');
+  });
 });
