@@ -47,7 +47,9 @@ export function findProblem(entry: unknown, keys: ReadonlySet<string>, checks: C
   const unknown = Object.keys(entry).find((key) => !keys.has(key));
   if (unknown !== undefined) {
     const near = nearestName(unknown, keys);
-    return `${unknown}: is not ${what}${near === undefined ? '' : `; did you mean "${near}"?`}`;
+    // `headers` for `headersEnv`: the value itself where the setting takes the variables that hold it.
+    const why = near !== undefined && folded(near) === `${folded(unknown)}env` ? ' (it names the environment variables that hold the values)' : '';
+    return `${unknown}: is not ${what}${near === undefined ? '' : `; did you mean "${near}"?${why}`}`;
   }
   for (const check of checks) {
     const problem = check(entry);
@@ -60,17 +62,21 @@ const folded = (name: string) => name.toLowerCase().replace(/[^a-z0-9]/g, '');
 
 /**
  * The name of `names` a mistyped `name` most likely meant: the same letters in another case or spelling
- * (`apikey_env`, `api-key-env`), else the closest within a third of its length in edits (a transposition counts
- * one: `modle`); undefined when none is that near.
+ * (`apikey_env`, `api-key-env`), else the same with the `Env` of a setting that names variables (`headers` →
+ * `headersEnv`), else the closest within a third of its length in edits (a transposition counts one: `modle`);
+ * undefined when none is that near.
  */
 export function nearestName(name: string, names: Iterable<string>): string | undefined {
   const wanted = folded(name);
   let best: { name: string; distance: number } | undefined;
+  let env: string | undefined;
   for (const candidate of names) {
     const distance = editDistance(wanted, folded(candidate));
     if (distance === 0) return candidate;
+    if (folded(candidate) === `${wanted}env`) env = candidate;
     if (!best || distance < best.distance) best = { name: candidate, distance };
   }
+  if (env !== undefined) return env;
   return best && best.distance <= Math.max(1, Math.floor(wanted.length / 3)) ? best.name : undefined;
 }
 

@@ -63,6 +63,8 @@ describe('agent configuration is validated at start-up, naming the variable', ()
     [{ AGENTS: '[]' }, /AGENTS must be a JSON array of agent objects/],
     [{ AGENTS: '[{"id":"a","url":"http://x","modle":"m"}]' }, /^AGENTS is invalid: agent a \(entry 0\): modle: is not an agent setting; did you mean "model"\?$/],
     [{ AGENTS: '[{"id":"support","format":"platform","url":"http://x","apikey_env":"K"}]' }, /^AGENTS is invalid: agent support \(entry 0\): apikey_env: is not an agent setting; did you mean "apiKeyEnv"\?$/],
+    [{ AGENTS: '[{"id":"a","url":"http://x","model":"m","headers":{"x-api-key":"k"}}]' },
+      /^AGENTS is invalid: agent a \(entry 0\): headers: is not an agent setting; did you mean "headersEnv"\? \(it names the environment variables that hold the values\)\.$/],
     [{ AGENTS: '[{"id":"a","url":"http://x","model":"m"},{"id":"b","url":"http://x","model":"m","colour":"red"}]' }, /^AGENTS is invalid: agent b \(entry 1\): colour: is not an agent setting\.$/],
     [{ AGENTS: '[{"id":"a","format":"platform","url":"http://x","timeoutMs":1.5}]' }, /agent a \(entry 0\): timeoutMs: must be a positive integer/],
     [{ AGENTS: '[{"id":"a","format":"platform","url":"http://x","apiKeyEnv":"MISSING_KEY"}]' }, /apiKeyEnv MISSING_KEY, which is not set/],
