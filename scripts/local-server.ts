@@ -5,6 +5,7 @@
  */
 
 import { readFileSync } from 'node:fs';
+import { STATUS_CODES } from 'node:http';
 import { fileURLToPath } from 'node:url';
 import { serve } from 'srvx';
 import { staticMiddleware } from 'srvx/static';
@@ -64,6 +65,18 @@ function hasReadableUrl(request: Request): boolean {
   }
 }
 
+/**
+ * A Web `Response` made without a `statusText` has an empty one, and srvx hands it to node:http as the reason
+ * phrase: every status line read `HTTP/1.1 200 ` (RFC 9112 allows it; people and some tools stumble on it). Such a
+ * response gets the standard phrase; its body and headers pass through untouched, a stream still streaming.
+ */
+async function withReasonPhrase(_request: Request, next: () => Response | Promise<Response>): Promise<Response> {
+  const response = await next();
+  const phrase = STATUS_CODES[response.status];
+  if (response.statusText || phrase === undefined) return response;
+  return new Response(response.body, { status: response.status, statusText: phrase, headers: response.headers });
+}
+
 export interface LocalServerOptions {
   port?: number;
   hostname?: string;
@@ -93,7 +106,7 @@ export async function startLocalServer(options: LocalServerOptions = {}) {
     port: options.port ?? 3000,
     hostname: options.hostname ?? 'localhost',
     silent: options.silent ?? true,
-    middleware: [refuseUnreadableUrl, staticMiddleware({ dir: `${ROOT}/public` })],
+    middleware: [withReasonPhrase, refuseUnreadableUrl, staticMiddleware({ dir: `${ROOT}/public` })],
     async fetch(request) {
       return (await route(request)) ?? new Response('Not Found', { status: 404 });
     },

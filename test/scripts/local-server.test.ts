@@ -1,6 +1,7 @@
 /** `npm start` and `npm run smoke`, run as the commands a user types (real processes, real loopback HTTP). */
 
 import { spawn, type ChildProcess } from 'node:child_process';
+import { connect } from 'node:net';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { fileURLToPath } from 'node:url';
 
@@ -55,7 +56,32 @@ describe('npm start', () => {
   test('an unknown path is 404', async () => {
     expect((await fetch(`${origin}/nothing-here`)).status).toBe(404);
   });
+
+  test.each([
+    ['the landing page', 'GET / HTTP/1.1', '', 'HTTP/1.1 200 OK'],
+    ['an MCP reply', 'POST /mcp HTTP/1.1', '{"jsonrpc":"2.0","id":1,"method":"tools/list"}', 'HTTP/1.1 200 OK'],
+    ['a GET of the MCP endpoint', 'GET /mcp HTTP/1.1', '', 'HTTP/1.1 405 Method Not Allowed'],
+    ['an unknown path', 'GET /nothing-here HTTP/1.1', '', 'HTTP/1.1 404 Not Found'],
+    ['a Host no URL can hold', 'GET / HTTP/1.1', '', 'HTTP/1.1 400 Bad Request', 'localhost:99999'],
+  ])('%s has the standard reason phrase on its status line', async (_what, requestLine, body, statusLine, host = new URL(origin).host) => {
+    expect(await statusLineOf(requestLine, host, body)).toBe(statusLine);
+  });
 });
+
+/** The first line of the server's answer, read off a raw socket (fetch hides the reason phrase). */
+function statusLineOf(requestLine: string, host: string, body: string): Promise<string> {
+  const { hostname, port } = new URL(origin);
+  const headers = [`Host: ${host}`, 'Connection: close', 'Content-Type: application/json', 'Accept: application/json, text/event-stream',
+    'MCP-Protocol-Version: 2025-11-25', `Content-Length: ${Buffer.byteLength(body)}`];
+  return new Promise((resolve, reject) => {
+    let received = '';
+    const socket = connect({ host: hostname, port: Number(port) }, () => socket.write(`${requestLine}\r\n${headers.join('\r\n')}\r\n\r\n${body}`));
+    socket.setEncoding('latin1');
+    socket.on('data', (chunk) => { received += chunk; });
+    socket.on('error', reject);
+    socket.on('close', () => resolve(received.split('\r\n')[0]!));
+  });
+}
 
 describe('npm run smoke', () => {
   test('reports a passing server: connect, tools/list and one tools/call', async () => {
