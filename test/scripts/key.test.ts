@@ -73,7 +73,7 @@ describe('npm run key -- create', () => {
     expect(run.stdout).not.toContain('agentmcp_');
   });
 
-  test.each([[['--help']], [['-h']], [['create', '--help']]])('%j prints the usage and each option, exits 0, and mints no key', (args) => {
+  test.each([[['--help']], [['-h']], [['help']], [['create', '--help']]])('%j prints the usage and each option, exits 0, and mints no key', (args) => {
     const run = key(...args);
     expect(run.code, run.stderr).toBe(0);
     expect(run.stdout).toMatch(/^usage: npm run key -- create --name <name>/);
