@@ -1,6 +1,7 @@
 /**
- * `npm run build` (`npm run build -- --prod` for production): `vercel build` offline → .vercel/output, then each
- * function bundled in place (scripts/bundle-functions.mjs). The result is what `vercel deploy --prebuilt` uploads
+ * `npm run build` (`npm run build -- --prod` for production): tools/index.ts checked as start-up checks it
+ * (scripts/check-code.ts: a definition start-up refuses stops the build with start-up's line), `vercel build`
+ * offline → .vercel/output, then each function bundled in place (scripts/bundle-functions.mjs). The result is what `vercel deploy --prebuilt` uploads
  * and what our artifact tests and benchmarks load.
  *
  * `vercel build` needs project settings, which live in .vercel/project.json: a project you linked (`vercel link`,
@@ -30,6 +31,19 @@ const OLD_STAND_IN = 'prj_offline';
  */
 export function buildEnv(env = process.env) {
   return { ...env, VERCEL_TELEMETRY_DISABLED: '1', AGENT_MCP_LOCAL_BUILD: '1', VERCEL_INSTALL_COMPLETED: '1' };
+}
+
+/**
+ * The build's first step: what `projectRoot` defines in code built as start-up builds it (scripts/check-code.ts), in
+ * a process of its own with no settings. Prints one line either way; false when start-up would refuse the code.
+ */
+export function checkCode(projectRoot) {
+  const result = spawnSync(join(ROOT, 'node_modules/.bin/tsx'), ['scripts/check-code.ts'], {
+    cwd: projectRoot,
+    stdio: 'inherit',
+    env: { PATH: process.env.PATH },
+  });
+  return result.status === 0;
 }
 
 /** The project link in `projectRoot`, as `vercel deploy` would read it, or undefined. */
@@ -73,6 +87,7 @@ export function vercelBuild(projectRoot, args = []) {
 
 if (import.meta.url === pathToFileURL(process.argv[1]).href) {
   const args = process.argv.slice(2);
+  if (!checkCode(ROOT)) process.exit(1);
   vercelBuild(ROOT, args);
   const bundled = await bundleFunctions(ROOT);
   console.log(`build: bundled ${bundled.length} function(s): ${bundled.map((dir) => dir.slice(ROOT.length)).join(', ')}`);

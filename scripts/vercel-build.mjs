@@ -19,6 +19,7 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { build } from 'esbuild';
+import { checkCode } from './build.mjs';
 import { bundleOptions, describeStartup, dropBareRuntimeImport } from './bundle-functions.mjs';
 import { startFromCodeCache, WARM_UP } from './code-cache.mjs';
 
@@ -31,6 +32,12 @@ export const STUB_MARKER = '// @ts-nocheck -- written by scripts/vercel-build.mj
 /** True only in Vercel's build step, the one place where api/ may be rewritten. */
 export function isVercelBuildContainer(env = process.env) {
   return env.VERCEL === '1' && env.CI === '1' && env.AGENT_MCP_LOCAL_BUILD === undefined;
+}
+
+/** True when a function of `projectRoot` already loads its bundle: an earlier run of this script built the code. */
+function bundled(projectRoot) {
+  const apiDir = join(projectRoot, 'api');
+  return readdirSync(apiDir).some((name) => name.endsWith('.ts') && readFileSync(join(apiDir, name), 'utf8').startsWith(STUB_MARKER));
 }
 
 /** Bundles every api/*.ts of `projectRoot` and points the function at its bundle; returns the rewritten files. */
@@ -74,6 +81,8 @@ if (import.meta.url === pathToFileURL(process.argv[1]).href) {
     console.log('vercel-build: not in Vercel\'s build container (VERCEL=1 and CI=1, not npm run build), so api/ is left as it is');
   } else {
     if (!existsSync(join(ROOT, 'api'))) throw new Error('vercel-build: no api/ directory');
+    // As npm run build does: code start-up would refuse stops the build (checked once, before the first function).
+    if (!bundled(ROOT) && !checkCode(ROOT)) process.exit(1);
     const rewritten = await bundleForRemoteBuild(ROOT);
     console.log(`vercel-build: ${rewritten.length} function(s) now load their bundle`);
   }
