@@ -93,11 +93,23 @@ export function cacheBuilds(runtime, log = console.log) {
   return builds;
 }
 
+/**
+ * Why a child failed, on one line: what the function logged (`[agent-mcp] configuration error: …`) and the error
+ * it threw, without Node's source excerpt and stack; the last line said when neither is there.
+ */
+export function failureReason(stderr) {
+  const lines = stderr.split('\n').map((line) => line.trim()).filter(Boolean);
+  const said = lines.filter((line) => line.startsWith('[agent-mcp]') || /^[A-Za-z]*Error\b.*?: /.test(line));
+  return (said.length ? said : lines.slice(-1)).join('; ') || 'nothing said';
+}
+
 function run(node, flags, args) {
   // Only PATH: the warm-up serves the defaults, as the cold-start benchmark does.
   const env = { PATH: process.env.PATH, MEMORY_STORE_HEAP_GROWTH_PERCENT: '0' };
   const result = spawnSync(node, [...flags, CHILD, ...args], { encoding: 'utf8', env, timeout: 60_000 });
-  if (result.status !== 0) throw new Error(`code cache: ${[node, ...flags].join(' ')} ${args[0]} failed (${result.status ?? result.signal}):\n${result.stderr}`);
+  if (result.status !== 0) {
+    throw new Error(`code cache: ${[node, ...flags].join(' ')} ${args[0]} failed (${result.status ?? result.signal}): ${failureReason(result.stderr ?? '')}`);
+  }
   return result.stdout;
 }
 

@@ -185,6 +185,19 @@ test('the build keeps no cache that a fresh process would refuse: a warm-up that
   expect(serve(join(work, 'flags-build/api/fn.js'), ['/']).status).toBe('absent');
 }, 60_000);
 
+test('a warm-up the function answers 500 leaves no cache, and the build\'s line says why', async () => {
+  const loader = await bundled('misconfigured', `export default { async fetch() {
+    console.error('[agent-mcp] configuration error: Tool "shout": its input must be an object schema');
+    return new Response('{}', { status: 500 });
+  } };`);
+  const said: string[] = [];
+  expect(await startFromCodeCache(loader, undefined, warmUp('/'), undefined, (line: string) => said.push(line))).toEqual([]);
+  expect(said).toEqual([expect.stringMatching(
+    /^code cache: none made .*make failed \(1\): \[agent-mcp\] configuration error: Tool "shout": its input must be an object schema; Error: code cache: warm-up GET http:\/\/localhost\/ +answered 500\)$/,
+  )]);
+  expect(readdirSync(join(loader, '..')).filter((file) => file.endsWith('.cache'))).toEqual([]);
+}, 60_000);
+
 test('an entry the script form cannot hold (top-level await) stays an ES module, and the build says so', async () => {
   const loader = await bundled('top-level-await', `${FUNCTION}\nexport const ready = await Promise.resolve(true);\n`);
   const said: string[] = [];
