@@ -3,8 +3,10 @@
  * the discovery documents; when the server asks for OAuth, the 401 challenge, the metadata it names and the
  * authorization server's; then, with the official client, era negotiation (server/discover, falling back to
  * initialize), tools/list and one tools/call, whose tool error fails the run.
- * For a protected Vercel preview pass `--header "x-vercel-protection-bypass: <secret>"`; for a server with
- * OAuth on, `--header "Authorization: Bearer <token>"` to get past the challenge to the tools.
+ * Every request carries the headers given. For a protected Vercel preview
+ * pass `--header "x-vercel-protection-bypass: <secret>"`; for a server with API keys or OAuth on,
+ * `--header "Authorization: Bearer <key or token>"` to reach the tools. A 401 is told apart: Vercel Deployment
+ * Protection's, or the server's own for a missing or refused key (its mcp.json says `api-key`), or its OAuth challenge.
  */
 
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
@@ -77,8 +79,8 @@ const { url, headers } = parseArgs(process.argv.slice(2));
 console.log(`smoke test of ${url.href}`);
 let ok = false;
 try {
-  await checkDiscovery(url, headers, step);
-  const access = await checkAccess(url, headers, step);
+  const authType = await checkDiscovery(url, headers, step);
+  const access = await checkAccess(url, headers, step, authType);
   if (access.kind === 'open') console.log('    auth: none (the endpoint answers without a token)');
   if (access.kind === 'oauth' && !hasToken(headers)) {
     console.log('    OAuth is on: pass --header "Authorization: Bearer <token>" to also list and call the tools');

@@ -39,12 +39,15 @@ export function cardName(origin: string): string {
   return `${host.split('.').filter(Boolean).reverse().join('.') || 'localhost'}/${SERVER_INFO.name}`;
 }
 
+/** mcp.json's `auth.type`: how a client authenticates (read back by `npm run smoke`). */
+export const AUTH_TYPE = { oauth: 'oauth-protected-resource', apiKey: 'api-key', public: 'public' } as const;
+
 /** How a client authenticates: OAuth (with API keys too, `apiKeys: true`), API keys alone, or nothing. */
 function authDocument(origin: string, auth: AuthConfig | undefined, apiKeys: boolean) {
   const keys = apiKeys ? { apiKeys: true } : {};
-  if (auth) return { type: 'oauth-protected-resource', resourceMetadata: resourceMetadataUrl(origin), authorizationServers: [issuerFor(auth, origin)], scopes: auth.scopes, ...keys };
+  if (auth) return { type: AUTH_TYPE.oauth, resourceMetadata: resourceMetadataUrl(origin), authorizationServers: [issuerFor(auth, origin)], scopes: auth.scopes, ...keys };
   // No authorization server to name: a client sends a key it was given (docs/api-keys.md).
-  return apiKeys ? { type: 'api-key', header: 'Authorization', scheme: 'Bearer' } : { type: 'public' };
+  return apiKeys ? { type: AUTH_TYPE.apiKey, header: 'Authorization', scheme: 'Bearer' } : { type: AUTH_TYPE.public };
 }
 
 /**

@@ -1,14 +1,17 @@
 /**
  * `npm run smoke` as a user runs it (real processes, loopback HTTP): against `npm start` with OAuth on (a real
- * token issuer on loopback), with an agent whose upstream refuses its key, and against a stand-in for Vercel
- * Deployment Protection (a server answering 401 to everything; the real one is not reachable from tests).
+ * token issuer on loopback), with API keys (MCP_API_KEYS), with an agent whose upstream refuses its key, and against
+ * stand-ins for Vercel Deployment Protection (one answering as a protected preview does, one a bare 401; the real one
+ * is not reachable from tests), alone and in front of a key server.
  */
 
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createServer, type Server } from 'node:http';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { keyLine, mintTestKey } from '../support/api-keys.js';
 import { startIssuer, type TestIssuer } from '../support/issuer.js';
+import { startVercelProtection, type VercelProtection } from '../support/vercel-protection.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 
@@ -100,7 +103,86 @@ describe('a tool error', () => {
   });
 });
 
-describe('a 401 without an OAuth challenge (Vercel Deployment Protection, stood in for by a loopback server)', () => {
+describe('a server with API keys (MCP_API_KEYS), whose mcp.json says api-key', () => {
+  const key = mintTestKey();
+  let server: { origin: string; child: ChildProcess };
+  beforeAll(async () => {
+    server = await startServer({ MCP_API_KEYS: keyLine('smoke', key) });
+  });
+  afterAll(() => { server?.child.kill(); });
+
+  test('with the key given: every check passes, through tools/call', async () => {
+    const { code, stdout } = await smoke([`${server.origin}/mcp`, '--header', `Authorization: Bearer ${key}`]);
+    expect(stdout).toContain('auth: API key (the endpoint accepted the key given)');
+    expect(stdout).toContain('✓ tools/list');
+    expect(stdout).toContain('✓ tools/call chat_with_agent');
+    expect(stdout).not.toContain('Vercel');
+    expect(lastLine(stdout)).toBe('smoke: passed');
+    expect(code).toBe(0);
+  });
+
+  test('without a key: says the server needs one, not that Vercel protects it', async () => {
+    const { code, stdout } = await smoke([`${server.origin}/mcp`]);
+    expect(stdout).toContain(`${server.origin}/mcp needs an API key (its mcp.json says api-key): pass --header "Authorization: Bearer <key>".`);
+    expect(stdout).not.toContain('Vercel');
+    expect(lastLine(stdout)).toBe('smoke: FAILED');
+    expect(code).toBe(1);
+  });
+
+  test('with a wrong key: says the server refused it', async () => {
+    const { code, stdout } = await smoke([`${server.origin}/mcp`, '--header', `Authorization: Bearer ${mintTestKey()}`]);
+    expect(stdout).toContain(`${server.origin}/mcp refused the API key given (401: `);
+    expect(stdout).not.toContain('Vercel');
+    expect(code).toBe(1);
+  });
+});
+
+describe('a protected Vercel preview (Deployment Protection stood in for on loopback, answering as Vercel does)', () => {
+  const secret = 'bypass-secret';
+  const key = mintTestKey();
+  let gate: VercelProtection;
+  let server: { origin: string; child: ChildProcess };
+  beforeAll(async () => {
+    gate = await startVercelProtection(secret);
+    // The key server behind the gate advertises the gate's origin, as a preview advertises its own.
+    server = await startServer({ MCP_API_KEYS: keyLine('smoke', key), PUBLIC_URL: gate.origin });
+    gate.setUpstream(server.origin);
+  });
+  afterAll(async () => {
+    server?.child.kill();
+    await gate?.close();
+  });
+
+  test('without the bypass header: says it is Vercel Deployment Protection and how to pass it', async () => {
+    const { code, stdout } = await smoke([`${gate.origin}/mcp`]);
+    expect(stdout).toContain('answered 401 from Vercel Deployment Protection (its sign-in page, not the server): pass --header "x-vercel-protection-bypass: <secret>"');
+    expect(lastLine(stdout)).toBe('smoke: FAILED');
+    expect(code).toBe(1);
+  });
+
+  test('with the API key but not the bypass header: still Vercel\'s 401, not the key\'s', async () => {
+    const { code, stdout } = await smoke([`${gate.origin}/mcp`, '--header', `Authorization: Bearer ${key}`]);
+    expect(stdout).toContain('from Vercel Deployment Protection');
+    expect(stdout).not.toContain('API key');
+    expect(code).toBe(1);
+  });
+
+  test('with a wrong bypass secret: says the secret was refused', async () => {
+    const { code, stdout } = await smoke([`${gate.origin}/mcp`, '--header', 'x-vercel-protection-bypass: wrong', '--header', `Authorization: Bearer ${key}`]);
+    expect(stdout).toContain('Vercel Deployment Protection refused the x-vercel-protection-bypass header');
+    expect(code).toBe(1);
+  });
+
+  test('with both headers: every probe carries them (the gate refuses any that does not) and the run passes', async () => {
+    const { code, stdout } = await smoke([`${gate.origin}/mcp`, '--header', `x-vercel-protection-bypass: ${secret}`, '--header', `Authorization: Bearer ${key}`]);
+    expect(stdout).toContain('auth: API key (the endpoint accepted the key given)');
+    expect(stdout).toContain('✓ tools/call chat_with_agent');
+    expect(lastLine(stdout)).toBe('smoke: passed');
+    expect(code).toBe(0);
+  });
+});
+
+describe('a 401 without an OAuth challenge from something that does not say it is Vercel (a bare loopback server)', () => {
   let protection: Server;
   let origin: string;
   beforeAll(async () => {
@@ -111,7 +193,7 @@ describe('a 401 without an OAuth challenge (Vercel Deployment Protection, stood 
 
   test('says the bypass header is probably missing', async () => {
     const { code, stdout } = await smoke([`${origin}/mcp`]);
-    expect(stdout).toContain('the bypass header is probably missing; pass --header "x-vercel-protection-bypass: <secret>"');
+    expect(stdout).toContain('answered 401 without agent-mcp\'s challenge. This looks like Vercel Deployment Protection: the bypass header is probably missing; pass --header "x-vercel-protection-bypass: <secret>"');
     expect(lastLine(stdout)).toBe('smoke: FAILED');
     expect(code).toBe(1);
   });
