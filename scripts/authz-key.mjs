@@ -4,7 +4,13 @@
  */
 
 import { generateKeyPairSync } from 'node:crypto';
+import { pathToFileURL } from 'node:url';
 
-const { privateKey } = generateKeyPairSync('ec', { namedCurve: 'P-256' });
-const { kty, crv, x, y, d } = privateKey.export({ format: 'jwk' });
-console.log(`AUTH_SERVER_KEY='${JSON.stringify({ kty, crv, x, y, d })}'`);
+/** A fresh AUTH_SERVER_KEY value: an ES256 private key as a JWK (also made by `npm run dev:signin`). */
+export function newAuthServerKey() {
+  const { privateKey } = generateKeyPairSync('ec', { namedCurve: 'P-256' });
+  const { kty, crv, x, y, d } = privateKey.export({ format: 'jwk' });
+  return JSON.stringify({ kty, crv, x, y, d });
+}
+
+if (import.meta.url === pathToFileURL(process.argv[1]).href) console.log(`AUTH_SERVER_KEY='${newAuthServerKey()}'`);

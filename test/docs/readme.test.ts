@@ -181,6 +181,7 @@ const EXERCISES: Array<[RegExp, Exercise]> = [
   [/^npm run smoke -- https:\/\/<preview>\S* --header "x-vercel-protection-bypass: <secret>"$/,
     { in: 'test/scripts/local-server.test.ts', contains: "'scripts/smoke.ts', `${origin}/mcp`, '--header'" }],
   [/^npx tsx test\/support\/dev-oauth-server\.ts$/, { run: runDevOAuthServer }],
+  [/^npm run dev:signin$/, { in: 'test/scripts/dev-signin.test.ts', contains: "['--import', 'tsx', 'scripts/dev-signin.ts']" }],
   [/^npm run key -- create --name \S+( --scopes \S+)?$/, { run: runKeyCreate }],
   [/^npm run authz-key$/, { run: runAuthzKey }],
   [/^npx vercel deploy --prebuilt$/, { in: 'test/artifact/deploy-commands.test.ts', contains: "deploy(dir, ['--prebuilt'])" }],
