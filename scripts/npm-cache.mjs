@@ -10,7 +10,7 @@
  */
 
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, renameSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
@@ -37,10 +37,15 @@ export function ensureCached(dir, spec, probe, npmArgs = []) {
   mkdirSync(CACHE, { recursive: true });
   const staging = mkdtempSync(`${CACHE}/.${dir}-`);
   try {
+    // npm's output is kept, not shown: offline, its errors are a score of raw lines before the caller's one calm one.
     const result = spawnSync(NPM, ['install', '--prefix', staging, '--no-save', '--no-package-lock', '--ignore-scripts',
-      '--no-audit', '--no-fund', '--loglevel=error', '--engine-strict=false', ...npmArgs, spec], { stdio: 'inherit', timeout: INSTALL_TIMEOUT_MS });
+      '--no-audit', '--no-fund', '--loglevel=error', '--engine-strict=false', ...npmArgs, spec],
+    { stdio: ['ignore', 'pipe', 'pipe'], encoding: 'utf8', timeout: INSTALL_TIMEOUT_MS });
     if (result.status !== 0 || !existsSync(`${staging}/${probe}`)) {
-      throw new Error(`could not install ${spec} from the npm registry (npm exited ${result.status ?? result.signal})`);
+      const log = `${CACHE}/${dir}-install.log`;
+      writeFileSync(log, `${result.stdout ?? ''}${result.stderr ?? ''}${result.error ? `${result.error.message}\n` : ''}`);
+      throw new Error(`could not install ${spec} from the npm registry (npm exited ${result.status ?? result.signal}`
+        + `${npmErrorCode(result.stderr ?? '')}; its output is in .cache/${dir}-install.log)`);
     }
     if (existsSync(`${target}/${probe}`)) return `${target}/${probe}`; // another process finished first
     rmSync(target, { recursive: true, force: true });
@@ -49,6 +54,12 @@ export function ensureCached(dir, spec, probe, npmArgs = []) {
     rmSync(staging, { recursive: true, force: true });
   }
   return `${target}/${probe}`;
+}
+
+/** npm's error code (`npm error code ECONNREFUSED`), as `: ECONNREFUSED`, or nothing. */
+function npmErrorCode(stderr) {
+  const code = /^npm (?:error|ERR!) code (\S+)/m.exec(stderr)?.[1];
+  return code ? `: ${code}` : '';
 }
 
 /**
