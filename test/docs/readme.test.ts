@@ -184,6 +184,7 @@ const EXERCISES: Array<[RegExp, Exercise]> = [
   [/^npm run dev:signin$/, { in: 'test/scripts/dev-signin.test.ts', contains: "['--import', 'tsx', 'scripts/dev-signin.ts']" }],
   [/^npm run key -- create --name \S+( --scopes \S+)?$/, { run: runKeyCreate }],
   [/^npm run authz-key$/, { run: runAuthzKey }],
+  [/^npx vercel login$/, { external: 'signs in at vercel.com, which tests cannot reach; deploy-commands.test.ts deploys with a token against a stand-in of the Vercel API' }],
   [/^npx vercel deploy --prebuilt$/, { in: 'test/artifact/deploy-commands.test.ts', contains: "deploy(dir, ['--prebuilt'])" }],
   [/^npx vercel deploy --prebuilt --prod$/, { in: 'test/artifact/deploy-commands.test.ts', contains: "deploy(dir, ['--prebuilt', '--prod'])" }],
   [/^claude mcp add /, { external: 'Claude Code is not installed here; the landing page test checks the same command for a deployment' }],
