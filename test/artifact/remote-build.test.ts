@@ -69,6 +69,11 @@ describe('a remote Vercel build (VERCEL=1 and CI=1, in a copy of the project)', 
     expect(build.stdout).toContain('vercel-build: 4 function(s) now load their bundle');
   });
 
+  test('checks tools/index.ts as start-up does once, before the first function, not once per function', () => {
+    expect(String(build.stdout).match(/build: tools\/index\.ts builds as start-up builds it/g)).toHaveLength(1);
+    expect(String(build.stdout).indexOf('tools/index.ts builds as start-up')).toBeLessThan(String(build.stdout).indexOf('vercel-build: api/'));
+  });
+
   test('ships api/mcp as its esbuild bundle in script form with its code cache, without the traced source tree or node_modules', () => {
     const files = [...deployedFiles(join(output, 'functions/api/mcp.func')).keys()];
     expect(files).toEqual(expect.arrayContaining([`${BUNDLE_DIR}/mcp/index.js`, `${BUNDLE_DIR}/mcp/index.script.js`,
