@@ -9,6 +9,7 @@
 
 import { type Check, ENV_NAME, findProblem, isHttpUrl, isRecord, isNonEmptyString, isPositiveInteger, matches, oneOf, optional, required } from '../checks.js';
 import { integerEnv, parseJsonEnv } from '../config.js';
+import { readRequestBounds } from '../http/bounds.js';
 import { DEMO_AGENT, demoAgent } from './demo.js';
 import type { BudgetLimits } from './budget.js';
 import { namedAgents, patternProblem } from './tool-patterns.js';
@@ -271,12 +272,14 @@ function readAgentList(env: Env): UpstreamAgentConfig[] {
 interface UpstreamSettings {
   timeoutMs: number;
   maxReplyBytes: number;
+  /** MCP_MAX_JSON_DEPTH: the request body's depth bound holds for every upstream's JSON too (upstream/json.ts). */
+  maxJsonDepth: number;
   errorDetail: ErrorDetail;
   paid: boolean;
   limits: ToolLimits;
 }
 
-function toAgent(config: UpstreamAgentConfig, env: Env, { timeoutMs, maxReplyBytes, errorDetail, paid, limits }: UpstreamSettings): Agent {
+function toAgent(config: UpstreamAgentConfig, env: Env, { timeoutMs, maxReplyBytes, maxJsonDepth, errorDetail, paid, limits }: UpstreamSettings): Agent {
   const row = FORMAT_TABLE[config.format];
   const profile: AgentProfile = {
     id: config.id,
@@ -289,7 +292,7 @@ function toAgent(config: UpstreamAgentConfig, env: Env, { timeoutMs, maxReplyByt
   const headers = { ...row.auth(apiKey) };
   for (const [header, variable] of Object.entries(config.headersEnv ?? {})) headers[header.toLowerCase()] = env[variable]!;
   const agent = row.create(profile, {
-    target: { agentId: config.id, url: config.url, apiKey, headers, timeoutMs: config.timeoutMs ?? timeoutMs, maxReplyBytes, errorDetail },
+    target: { agentId: config.id, url: config.url, apiKey, headers, timeoutMs: config.timeoutMs ?? timeoutMs, maxReplyBytes, maxJsonDepth, errorDetail },
     model: config.model,
     systemPrompt: config.systemPrompt,
     upstreamAgent: config.upstreamAgent,
@@ -317,6 +320,7 @@ export function readAgents(env: Env, extra: InProcessAgentDefinition[] = []): Ag
   const settings: UpstreamSettings = {
     timeoutMs: readAgentTimeout(env),
     maxReplyBytes: readAgentMaxReplyBytes(env),
+    maxJsonDepth: readRequestBounds(env).maxJsonDepth,
     errorDetail: readAgentErrorDetail(env),
     paid,
     limits: readToolLimits(env),

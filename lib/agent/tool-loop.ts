@@ -15,6 +15,7 @@
 
 import { createCountedWarning } from '../warn.js';
 import { AgentError, callCancelled, type AgentTools, type ToolOutcome } from './types.js';
+import { upstreamJson, type JsonSource } from './upstream/json.js';
 
 /** A tool as the model is offered it, before a format writes it in its wire. */
 export interface FunctionSpec {
@@ -48,6 +49,8 @@ export interface ToolLoopOptions {
   complete: Complete;
   maxSteps: number;
   maxCallsPerStep: number;
+  /** The deepest a call's arguments may nest (MCP_MAX_JSON_DEPTH; upstream/json.ts): they are upstream JSON too. */
+  maxJsonDepth: number | undefined;
   signal: AbortSignal;
 }
 
@@ -66,6 +69,7 @@ export function tooManyCalls(agentId: string, max: number): AgentError {
 
 export async function* runToolLoop(options: ToolLoopOptions): AsyncGenerator<string, void> {
   const { agentId, tools, complete, maxSteps, maxCallsPerStep, signal } = options;
+  const source: JsonSource = { agentId, maxJsonDepth: options.maxJsonDepth };
   const offered = await tools.list();
   const names = functionNames(offered.map((tool) => tool.name));
   // No tools to offer (none matched, or none the caller may use): the request is the one a tool-less agent sends.
@@ -80,8 +84,10 @@ export async function* runToolLoop(options: ToolLoopOptions): AsyncGenerator<str
       throw new AgentError(`Agent ${agentId} asked for tools ${maxSteps} times without answering (AGENT_MAX_TOOL_STEPS is ${maxSteps}); the turn was stopped.`);
     }
     if (calls.length > maxCallsPerStep) callLimit.note(agentId);
+    // Every call's arguments are read before any runs: one past the depth bound stops the turn with nothing run.
+    const args = calls.slice(0, maxCallsPerStep).map((call) => parseArguments(source, call.arguments));
     const outcomes = await Promise.all(calls.map((call, i): Promise<ToolOutcome> => i < maxCallsPerStep
-      ? tools.call(names.toTool.get(call.name) ?? call.name, parseArguments(call.arguments))
+      ? tools.call(names.toTool.get(call.name) ?? call.name, args[i])
       : Promise.resolve({ ok: false, text: `Not run: at most ${maxCallsPerStep} tool calls are run per step (AGENT_MAX_TOOL_CALLS).` })));
     if (signal.aborted) throw callCancelled(agentId);
     steps.push({ text, calls, results: outcomes.map((outcome) => outcome.text) });
@@ -89,13 +95,10 @@ export async function* runToolLoop(options: ToolLoopOptions): AsyncGenerator<str
 }
 
 /** The arguments as a value, or the raw text when they are not JSON (the toolbox answers the model why). */
-function parseArguments(text: string): unknown {
+function parseArguments(source: JsonSource, text: string): unknown {
   if (text.trim() === '') return {};
-  try {
-    return JSON.parse(text);
-  } catch {
-    return text;
-  }
+  const value = upstreamJson(source, text);
+  return value === undefined ? text : value;
 }
 
 /** The reversible name table of a turn: tool name → function name and back. */

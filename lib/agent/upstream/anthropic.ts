@@ -57,7 +57,8 @@ export const createReply: LazyFormat['createReply'] = (kit, profile, settings) =
       return;
     }
     yield* kit.runToolLoop({
-      agentId: profile.id, tools: turn.tools, complete, maxSteps: settings.maxToolSteps, maxCallsPerStep: settings.maxToolCalls, signal: turn.signal,
+      agentId: profile.id, tools: turn.tools, complete, maxSteps: settings.maxToolSteps, maxCallsPerStep: settings.maxToolCalls,
+        maxJsonDepth: settings.target.maxJsonDepth, signal: turn.signal,
     });
   };
 };

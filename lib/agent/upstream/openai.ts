@@ -12,6 +12,7 @@ import { runToolLoop, tooManyCalls, type FunctionCall, type FunctionSpec, type T
 import { AgentError, type Agent, type AgentProfile, type AgentTurn } from '../types.js';
 import { streamError } from './error-text.js';
 import type { FormatSettings } from './settings.js';
+import { upstreamJson } from './json.js';
 import { postUpstream, type UpstreamTarget } from './request.js';
 import { sseData } from './sse.js';
 import { EVENT_STREAM } from '../../protocol/headers.js';
@@ -85,6 +86,7 @@ export function createOpenAiAgent(profile: AgentProfile, options: FormatSettings
         complete,
         maxSteps: options.maxToolSteps,
         maxCallsPerStep: options.maxToolCalls,
+        maxJsonDepth: options.target.maxJsonDepth,
         signal: turn.signal,
       });
     },
@@ -176,10 +178,7 @@ class ToolCalls {
 }
 
 function parse(target: UpstreamTarget, data: string): CompletionChunk {
-  let value: unknown;
-  try {
-    value = JSON.parse(data);
-  } catch { /* answered below */ }
+  const value = upstreamJson(target, data);
   if (typeof value !== 'object' || value === null) throw new AgentError(`Agent ${target.agentId}: the upstream sent a malformed reply.`, 'upstream_malformed_reply');
   if ((value as CompletionChunk).error) throw streamError(target, data);
   return value as CompletionChunk;

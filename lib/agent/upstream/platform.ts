@@ -6,7 +6,8 @@
 import { metered } from '../budget.js';
 import { AgentError, type Agent, type AgentProfile, type AgentTurn } from '../types.js';
 import type { FormatSettings } from './settings.js';
-import { postUpstream } from './request.js';
+import { upstreamJson } from './json.js';
+import { postUpstream, type UpstreamTarget } from './request.js';
 
 export function createPlatformAgent(profile: AgentProfile, options: FormatSettings): Agent {
   return {
@@ -27,16 +28,13 @@ async function* platformReply(profile: AgentProfile, options: FormatSettings, tu
   }, turn.signal, turn.traceHeaders);
   let text = '';
   for await (const chunk of upstream.chunks()) text += chunk;
-  yield replyText(profile.id, text);
+  yield replyText(options.target, text);
 }
 
-function replyText(agentId: string, body: string): string {
-  let json: { message?: { content?: unknown }; content?: unknown; text?: unknown };
-  try {
-    json = JSON.parse(body);
-  } catch {
-    throw new AgentError(`Agent ${agentId}: the upstream sent a malformed reply (not JSON).`, 'upstream_malformed_reply');
-  }
+function replyText(target: UpstreamTarget, body: string): string {
+  const agentId = target.agentId;
+  const json = upstreamJson(target, body) as { message?: { content?: unknown }; content?: unknown; text?: unknown } | null | undefined;
+  if (json === undefined) throw new AgentError(`Agent ${agentId}: the upstream sent a malformed reply (not JSON).`, 'upstream_malformed_reply');
   const text = json?.message?.content ?? json?.content ?? json?.text;
   if (typeof text !== 'string') throw new AgentError(`Agent ${agentId}: the upstream reply has no message.content, content or text.`);
   return text;

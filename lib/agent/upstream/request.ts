@@ -23,6 +23,8 @@ export interface UpstreamTarget {
   timeoutMs: number;
   /** The most bytes of body an agent may send (AGENT_MAX_REPLY_BYTES), counted as read. */
   maxReplyBytes: number;
+  /** The deepest its JSON may nest (MCP_MAX_JSON_DEPTH; json.ts); absent: that variable's default. */
+  maxJsonDepth?: number;
   /** What the caller learns of the upstream's error text (AGENT_ERROR_DETAIL); absent: `log`. */
   errorDetail?: ErrorDetail;
 }

@@ -56,7 +56,8 @@ export const createReply: LazyFormat['createReply'] = (kit, profile, settings) =
     if (!turn.tools) yield* complete([]);
     else {
       yield* kit.runToolLoop({
-        agentId: profile.id, tools: turn.tools, complete, maxSteps: settings.maxToolSteps, maxCallsPerStep: settings.maxToolCalls, signal: turn.signal,
+        agentId: profile.id, tools: turn.tools, complete, maxSteps: settings.maxToolSteps, maxCallsPerStep: settings.maxToolCalls,
+        maxJsonDepth: settings.target.maxJsonDepth, signal: turn.signal,
       });
     }
     if (previous) turn.upstreamState?.save({ responseId: previous } satisfies Handle);

@@ -8,10 +8,7 @@ import type { UpstreamResponse, UpstreamTarget } from './request.js';
 
 /** One event's JSON as an object, or the caller's "malformed reply" error (the upstream's text is not repeated to it). */
 export function parseObject(kit: Kit, target: UpstreamTarget, data: string): Record<string, unknown> {
-  let value: unknown;
-  try {
-    value = JSON.parse(data);
-  } catch { /* answered below */ }
+  const value = kit.upstreamJson(target, data);
   if (typeof value !== 'object' || value === null || Array.isArray(value)) {
     throw new kit.AgentError(`Agent ${target.agentId}: the upstream sent a malformed reply.`, 'upstream_malformed_reply');
   }
