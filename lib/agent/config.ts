@@ -292,7 +292,7 @@ function toAgent(config: UpstreamAgentConfig, env: Env, { timeoutMs, maxReplyByt
   const headers = { ...row.auth(apiKey) };
   for (const [header, variable] of Object.entries(config.headersEnv ?? {})) headers[header.toLowerCase()] = env[variable]!;
   const agent = row.create(profile, {
-    target: { agentId: config.id, url: config.url, apiKey, headers, timeoutMs: config.timeoutMs ?? timeoutMs, maxReplyBytes, maxJsonDepth, errorDetail },
+    target: { agentId: config.id, url: config.url, origin: new URL(config.url).origin, apiKey, headers, timeoutMs: config.timeoutMs ?? timeoutMs, maxReplyBytes, maxJsonDepth, errorDetail },
     model: config.model,
     systemPrompt: config.systemPrompt,
     upstreamAgent: config.upstreamAgent,

@@ -112,7 +112,8 @@ class TestExecutor implements AgentExecutor {
   }
 }
 
-export async function startA2aAgent(options: { streaming?: boolean } = {}): Promise<A2aAgent> {
+/** `interfaceAt`: the base URL the card names for the JSON-RPC interface (another server's, for a card that points elsewhere); ours by default. */
+export async function startA2aAgent(options: { streaming?: boolean; interfaceAt?: string } = {}): Promise<A2aAgent> {
   const executor = new TestExecutor();
   const requests: A2aRequest[] = [];
   let cardReads = 0;
@@ -122,7 +123,7 @@ export async function startA2aAgent(options: { streaming?: boolean } = {}): Prom
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   const card: AgentCard = {
     name: 'Test A2A agent', description: 'Echoes, asks, works slowly or fails, as its messages say.',
-    supportedInterfaces: [{ url: `${url}/a2a`, protocolBinding: 'JSONRPC', tenant: '', protocolVersion: '1.0' }],
+    supportedInterfaces: [{ url: `${options.interfaceAt ?? url}/a2a`, protocolBinding: 'JSONRPC', tenant: '', protocolVersion: '1.0' }],
     provider: undefined, version: '1.0.0',
     capabilities: { streaming: options.streaming ?? true, pushNotifications: false, extensions: [], extendedAgentCard: false },
     securitySchemes: {}, securityRequirements: [], defaultInputModes: ['text'], defaultOutputModes: ['text'], skills: [], signatures: [],

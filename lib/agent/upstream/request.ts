@@ -11,11 +11,16 @@ import { H_USER_AGENT } from '../../protocol/headers.js';
 import { createCountedWarning } from '../../warn.js';
 import { AgentError, callCancelled } from '../types.js';
 import { ERROR_BODY_BYTES, httpError, type ErrorDetail } from './error-text.js';
-import { ReplyHeaders, send } from './transport.js';
+import { originOf, ReplyHeaders, send } from './transport.js';
 
 export interface UpstreamTarget {
   agentId: string;
   url: string;
+  /**
+   * The origin the agent was configured with (its URL's): every request goes there and nowhere else, whatever URL a
+   * format derives or a document the upstream serves names (an A2A card's interface). Absent: `url` is the only one.
+   */
+  origin?: string;
   /** The key, for redacting it from error text; it travels in `headers`. */
   apiKey?: string;
   /** Headers every request carries: the format's auth headers (upstream/index.ts) and any the agent configures. */
@@ -104,6 +109,8 @@ export function getUpstream(target: UpstreamTarget, signal: AbortSignal): Promis
 async function requestUpstream(
   target: UpstreamTarget, body: string | undefined, signal: AbortSignal, traceHeaders?: Record<string, string>,
 ): Promise<UpstreamResponse> {
+  const elsewhere = otherOrigin(target);
+  if (elsewhere) throw elsewhere;
   const call = new UpstreamCall(target, signal);
   try {
     await call.send(body === undefined ? 'GET' : 'POST', headersOf(target, body !== undefined, traceHeaders), body);
@@ -125,6 +132,28 @@ async function requestUpstream(
   }
   return call;
 }
+
+/**
+ * Credentials go only where they were configured (docs/security.md "Credentials"): a request to another origin than
+ * the agent's, named by a card or any reply, is a redirect by other means and is refused before anything is sent, as
+ * a redirect is. Another scheme is another origin, so an https agent is never called over http.
+ */
+function otherOrigin(target: UpstreamTarget): AgentError | undefined {
+  if (target.origin === undefined) return undefined;
+  let origin: string;
+  try {
+    origin = originOf(target.url);
+  } catch {
+    origin = 'an unparsable URL';
+  }
+  if (origin === target.origin) return undefined;
+  elsewhere.note(`agent ${target.agentId}: ${origin}, configured ${target.origin}`);
+  return new AgentError(`Agent ${target.agentId}: the upstream named another origin to send its requests to; agent-mcp sends an agent's requests `
+    + 'and key only to the origin configured for it.', 'upstream_other_origin');
+}
+
+const elsewhere = createCountedWarning((detail, count) =>
+  `refused ${count} request${count === 1 ? '' : 's'} to an origin other than the agent's configured one (latest: ${detail})`);
 
 /** The statuses fetch follows (and with `redirect: 'error'` refused): the upstream names another URL. */
 const REDIRECTS = new Set([301, 302, 303, 307, 308]);

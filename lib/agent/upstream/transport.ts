@@ -19,6 +19,8 @@ const IDLE_MS = 4_000;
 
 /** What a request needs of its target's URL, parsed once per URL. */
 interface Endpoint {
+  /** scheme://host:port, as URL.origin writes it. */
+  origin: string;
   secure: boolean;
   hostname: string;
   port: string;
@@ -37,6 +39,7 @@ function endpointOf(url: string): Endpoint {
   if (!endpoint) {
     const parsed = new URL(url);
     endpoint = {
+      origin: parsed.origin,
       secure: parsed.protocol === 'https:',
       // URL keeps an IPv6 literal in brackets; node:http wants it bare.
       hostname: parsed.hostname.replace(/^\[(.*)\]$/, '$1'),
@@ -64,6 +67,11 @@ let httpsAgent: Agent | undefined;
 function agentFor(secure: boolean): Agent {
   if (secure) return (httpsAgent ??= new (process.getBuiltinModule('node:https').Agent)(agentOptions()));
   return (httpAgent ??= new (process.getBuiltinModule('node:http').Agent)(agentOptions()));
+}
+
+/** The origin of `url` (scheme, host and port), read from the parse kept for it. */
+export function originOf(url: string): string {
+  return endpointOf(url).origin;
 }
 
 /**
