@@ -6,6 +6,7 @@
 import type { Client } from '@modelcontextprotocol/client';
 import { CAPABILITY_BY_CLIENT_METHOD } from '../protocol/client-capabilities.js';
 import { INTERNAL_ERROR, METHOD_NOT_FOUND, McpError } from '../protocol/errors.js';
+import { closeCancelledStreams } from './cancelled-streams.js';
 import type { MountConfig } from './config.js';
 import { listOfferings, type MountListings } from './listing.js';
 import { refusalText, type AnswerServer } from './relay.js';
@@ -99,6 +100,7 @@ async function openClient(
     requestInit: { headers: config.headers },
     fetch: boundedFetch(config.maxReplyBytes, onBreach),
   });
+  closeCancelledStreams(transport);
   const deadline = new AbortController();
   const timer = setTimeout(() => deadline.abort(new Error(`no answer within ${config.connectTimeoutMs} ms`)), config.connectTimeoutMs);
   const options = { signal: deadline.signal, timeout: config.connectTimeoutMs };

@@ -6,7 +6,8 @@
  * tools/call with one SSE event that never ends, which no SDK server can be made to send. `startLingeringMount`
  * is the official SDK (1.x McpServer, stateful sessions, so a `notifications/cancelled` reaches the running call)
  * with tools that outlive their welcome: one reports progress until it is cancelled, one asks its client thousands
- * of questions at once.
+ * of questions at once. `startStubbornMount` is a small raw HTTP server that answers every tools/call with an SSE
+ * stream it never ends, whatever `notifications/cancelled` says (which the spec allows: the server MAY ignore it).
  */
 
 import { createServer, type Server as HttpServer, type ServerResponse } from 'node:http';
@@ -134,6 +135,38 @@ export async function startEndlessEventMount(): Promise<HostileMount> {
     writeEndlessEvent(response, cutOff);
   });
   return { url: await listen(http), listRequests: () => lists, cut, close: () => closeServer(http) };
+}
+
+export interface StubbornMount {
+  url: string;
+  /** tools/call streams open now, counted on the server's side: each is a connection the client holds. */
+  openStreams(): number;
+  /** `notifications/cancelled` the mount received. */
+  cancellations(): number;
+  close(): Promise<void>;
+}
+
+export async function startStubbornMount(): Promise<StubbornMount> {
+  let open = 0;
+  let cancellations = 0;
+  const json = (response: ServerResponse, id: unknown, result: unknown) =>
+    void response.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ jsonrpc: '2.0', id, result }));
+  const http = createServer(async (request, response) => {
+    if (request.method !== 'POST') return void response.writeHead(405, { allow: 'POST' }).end();
+    const message = await readBody(request) as { id?: unknown; method?: string };
+    if (message.method === 'notifications/cancelled') cancellations++;
+    if (message.id === undefined) return void response.writeHead(202).end();
+    if (message.method === 'initialize') {
+      return json(response, message.id, { protocolVersion: PROTOCOL_VERSION, capabilities: { tools: {} }, serverInfo: { name: 'stubborn', version: '1.0.0' } });
+    }
+    if (message.method === 'tools/list') return json(response, message.id, { tools: [{ name: 'wait', inputSchema: OBJECT_SCHEMA }] });
+    open++;
+    response.on('close', () => void open--);
+    // The head and a comment go out at once, so the client holds a live stream; nothing more ever follows.
+    response.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
+    response.write(': working\n\n');
+  });
+  return { url: await listen(http), openStreams: () => open, cancellations: () => cancellations, close: () => closeServer(http) };
 }
 
 export interface LingeringMount {
