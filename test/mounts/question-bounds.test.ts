@@ -32,6 +32,8 @@ class CountingStore extends MemoryStore {
 const MAX_QUESTIONS = 3;
 /** The attack sent 5,000; the SDK mount and client alone take ~25 s for those here, so the test asks 1,000. */
 const QUESTIONS = 1_000;
+/** callTimeoutMs of a mount whose call ends by timing out while its questions wait. */
+const HASTY_MS = 1_500;
 let mount: LingeringMount;
 let modern: AskingMount;
 let mounts: Mounts;
@@ -42,6 +44,7 @@ beforeAll(async () => {
   [mount, modern] = await Promise.all([startLingeringMount(), startAskingModernMount()]);
   mounts = createMounts({ mounts: [
     { name: 'nosy', url: mount.url, maxQuestions: MAX_QUESTIONS },
+    { name: 'hasty', url: mount.url, maxQuestions: MAX_QUESTIONS, callTimeoutMs: HASTY_MS },
     // ask_twice asks one question in each of two rounds (MRTR).
     { name: 'rounds', url: modern.url, era: 'auto', maxQuestions: 1 },
   ], waitMs: 10_000 });
@@ -71,6 +74,7 @@ describe('questions a mount relays in one call', () => {
     await connectHttp(client, server.mcpUrl);
 
     const result = await client.callTool({ name: 'nosy.ask_many', arguments: { count: QUESTIONS } }, { timeout: 60_000 });
+    const waitingAtEnd = store.waiting;
 
     const bound = `Mount nosy asked more than ${MAX_QUESTIONS} questions in one call (its maxQuestions setting); ` +
       `agent-mcp relayed the first ${MAX_QUESTIONS} to the caller and refused the rest.`;
@@ -78,11 +82,32 @@ describe('questions a mount relays in one call', () => {
     expect(asked).toHaveLength(MAX_QUESTIONS);
     expect(mount.asked.refused).toBeGreaterThan(0);
     expect([...mount.asked.messages]).toEqual([`MCP error -32600: ${bound}`]);
-    // The call is over: none of its questions is still waited for, here or at the client.
-    await vi.waitFor(() => expect(store.waiting).toBe(0), { timeout: 5_000 });
+    // The call is over: none of its questions is still waited for, here (from the moment it ended) or at the client.
+    expect(waitingAtEnd).toBe(0);
     await vi.waitFor(() => expect(withdrawn).toHaveLength(MAX_QUESTIONS), { timeout: 5_000 });
     expect(warn).toHaveBeenCalledWith("[agent-mcp] refused the questions of 1 forwarded call(s) past their mount's maxQuestions (latest: mount nosy)");
     warn.mockRestore();
+    await client.close();
+  });
+
+  test(`a call that ends at its callTimeoutMs while its questions wait: every wait ends with the call, not after it`, { timeout: 60_000 }, async () => {
+    const client = createV2Client('legacy', { elicitation: {} });
+    const asked: string[] = [];
+    const withdrawn: string[] = [];
+    client.setRequestHandler('elicitation/create', (request, ctx) => new Promise(() => {
+      asked.push(String(request.params.message));
+      ctx.mcpReq.signal.addEventListener('abort', () => void withdrawn.push(String(request.params.message)), { once: true });
+    }));
+    await connectHttp(client, server.mcpUrl);
+    const warn = vi.spyOn(console, 'warn').mockImplementation(() => undefined);
+    const result = await client.callTool({ name: 'hasty.ask_many', arguments: { count: QUESTIONS, hold: true } }, { timeout: 60_000 });
+    // Read the moment the result is in: a question still waiting now would read the store at every watch tick.
+    const waitingAtEnd = store.waiting;
+    warn.mockRestore();
+    expect(firstText(result)).toBe(`Mount hasty: no answer within ${HASTY_MS} ms.`);
+    expect(asked).toHaveLength(MAX_QUESTIONS);
+    expect(waitingAtEnd).toBe(0);
+    await vi.waitFor(() => expect(withdrawn).toHaveLength(MAX_QUESTIONS), { timeout: 5_000 });
     await client.close();
   });
 

@@ -187,7 +187,7 @@ const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve,
  * - `progress_forever({ everyMs })` reports progress every `everyMs` until it is cancelled, then answers.
  * - `ask_many({ count })` sends its client `count` elicitation requests at once on the call's stream and answers
  *   as soon as one of them is refused (or all are answered), leaving the rest unanswered: a server that asks more
- *   than anyone will read, and stops listening.
+ *   than anyone will read, and stops listening; with `hold` it then keeps the call open until it is cancelled.
  */
 function buildLingering(state: { alive: number; started: number; cancelled: number; asked: LingeringMount['asked'] }): McpServer {
   const server = new McpServer({ name: 'lingering', version: '1.0.0' });
@@ -207,8 +207,8 @@ function buildLingering(state: { alive: number; started: number; cancelled: numb
         state.alive--;
       }
     });
-  server.registerTool('ask_many', { description: 'Asks many questions at once.', inputSchema: { count: z.number().int() } },
-    async ({ count }, extra) => {
+  server.registerTool('ask_many', { description: 'Asks many questions at once.', inputSchema: { count: z.number().int(), hold: z.boolean().optional() } },
+    async ({ count, hold }, extra) => {
       let settled = 0;
       const firstRefusal = new Promise<void>((resolve) => {
         for (let i = 0; i < count; i++) {
@@ -222,6 +222,8 @@ function buildLingering(state: { alive: number; started: number; cancelled: numb
         }
       });
       await firstRefusal;
+      // `hold`: a server that keeps its call open with its questions pending, until its client gives up on it.
+      if (hold) await new Promise<void>((resolve) => extra.signal.addEventListener('abort', () => resolve(), { once: true }));
       return { content: [{ type: 'text', text: `asked ${count}: ${state.asked.answered} answered, ${state.asked.refused} refused so far` }] };
     });
   return server;
