@@ -4,13 +4,14 @@
  */
 
 import type { Client } from '@modelcontextprotocol/client';
+import { DEFAULT_REQUEST_BOUNDS } from '../http/bounds.js';
 import { CAPABILITY_BY_CLIENT_METHOD } from '../protocol/client-capabilities.js';
 import { INTERNAL_ERROR, METHOD_NOT_FOUND, McpError } from '../protocol/errors.js';
 import { closeCancelledStreams } from './cancelled-streams.js';
 import type { MountConfig } from './config.js';
 import { listOfferings, type MountListings } from './listing.js';
 import { refusalText, type AnswerServer } from './relay.js';
-import { boundedFetch, type ReplyTooLarge } from './reply-bound.js';
+import { boundedFetch, type ReplyBreach } from './reply-bound.js';
 
 export type { MountListings } from './listing.js';
 
@@ -55,12 +56,15 @@ export interface ClientInfo {
   version: string;
 }
 
-/** Connects with the official client over Streamable HTTP and lists tools, resources and prompts. */
-export function createMountOpener(clientInfo: ClientInfo): OpenMount {
+/**
+ * Connects with the official client over Streamable HTTP and lists tools, resources and prompts. `maxJsonDepth`
+ * (MCP_MAX_JSON_DEPTH) bounds the nesting of every reply, as `maxReplyBytes` bounds its bytes.
+ */
+export function createMountOpener(clientInfo: ClientInfo, maxJsonDepth = DEFAULT_REQUEST_BOUNDS.maxJsonDepth): OpenMount {
   return async function openMount(config, events) {
     // The shared connection declares no client capabilities: it serves every caller, and declaring one would
     // promise a mounted server what some caller never declared. Its requests anyway get an error saying why.
-    const shared = await openClient(clientInfo, config, {}, refuseShared(config.name), true, events);
+    const shared = await openClient(clientInfo, config, maxJsonDepth, {}, refuseShared(config.name), true, events);
     const { client, listings } = shared;
     const era = client.getProtocolEra() === 'modern' ? 'modern' : 'legacy';
     return {
@@ -68,7 +72,7 @@ export function createMountOpener(clientInfo: ClientInfo): OpenMount {
       era,
       listings,
       async openForCall(capabilities, answer) {
-        const own = await openClient(clientInfo, { ...config, era: 'legacy' }, capabilities, answer, false, events);
+        const own = await openClient(clientInfo, { ...config, era: 'legacy' }, maxJsonDepth, capabilities, answer, false, events);
         return { client: own.client, get breach() { return own.breach(); }, close: () => own.client.close() };
       },
       get breach() {
@@ -82,15 +86,15 @@ export function createMountOpener(clientInfo: ClientInfo): OpenMount {
 type Sdk = typeof import('@modelcontextprotocol/client');
 
 async function openClient(
-  clientInfo: ClientInfo, config: MountConfig, capabilities: Record<string, unknown>, answer: AnswerServer, list: boolean, events?: MountEvents,
+  clientInfo: ClientInfo, config: MountConfig, maxJsonDepth: number, capabilities: Record<string, unknown>, answer: AnswerServer, list: boolean, events?: MountEvents,
 ) {
   const sdk = await import('@modelcontextprotocol/client');
   const client = new sdk.Client(clientInfo, { capabilities, versionNegotiation: { mode: config.era } });
   client.fallbackRequestHandler = (request, ctx) => answerWith(sdk, answer, request.method, request.params ?? {}, ctx.mcpReq.signal);
-  let breach: ReplyTooLarge | undefined;
+  let breach: ReplyBreach | undefined;
   // Past the bound the connection is closed: the client settles every pending request at once (an SSE reply
   // cut mid-stream would otherwise leave its request waiting for its timeout), and the mount reconnects.
-  const onBreach = (error: ReplyTooLarge) => {
+  const onBreach = (error: ReplyBreach) => {
     if (breach) return;
     breach = error;
     void client.close().catch(() => undefined);
@@ -98,7 +102,7 @@ async function openClient(
   };
   const transport = new sdk.StreamableHTTPClientTransport(new URL(config.url), {
     requestInit: { headers: config.headers },
-    fetch: boundedFetch(config.maxReplyBytes, onBreach),
+    fetch: boundedFetch(config.maxReplyBytes, onBreach, fetch, maxJsonDepth),
   });
   closeCancelledStreams(transport);
   const deadline = new AbortController();

@@ -1,5 +1,6 @@
 /** Mounted MCP servers: configuration, the connection manager and the status resource (docs/mounts.md "Mount an MCP server"). */
 
+import { readRequestBounds } from '../http/bounds.js';
 import { readMountWait, readMounts } from './config.js';
 import { createMounts, type Mounts } from './mounts.js';
 
@@ -13,5 +14,5 @@ export { listToolsInProcess } from './in-process.js';
 export function mountsFromEnv(env: Record<string, string | undefined>): Mounts | undefined {
   const mounts = readMounts(env);
   const waitMs = readMountWait(env);
-  return mounts.length === 0 ? undefined : createMounts({ mounts, waitMs });
+  return mounts.length === 0 ? undefined : createMounts({ mounts, waitMs, maxJsonDepth: readRequestBounds(env).maxJsonDepth });
 }

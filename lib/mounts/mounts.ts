@@ -58,6 +58,8 @@ export interface MountsOptions {
   clientInfo?: ClientInfo;
   /** How a connection opens (tests may substitute it). */
   open?: OpenMount;
+  /** The deepest a mounted server's reply may nest (MCP_MAX_JSON_DEPTH, the request body's bound; reply-bound.ts). */
+  maxJsonDepth?: number;
 }
 
 type Connection =
@@ -78,7 +80,7 @@ const LOGGER = 'agent-mcp.mounts';
 export function createMounts(options: MountsOptions): Mounts {
   const entries = new Map<string, Entry>();
   const tracker = createConnectionTracker();
-  const open = options.open ?? createMountOpener(options.clientInfo ?? { name: 'agent-mcp', version: '0.1.0' });
+  const open = options.open ?? createMountOpener(options.clientInfo ?? { name: 'agent-mcp', version: '0.1.0' }, options.maxJsonDepth);
   const retryMs = options.retryMs ?? 30_000;
   let merged: Registry | undefined;
   let reserved: Registry | undefined;

@@ -6,7 +6,7 @@
  */
 
 import { describe, expect, test } from 'vitest';
-import { ReplyTooLarge, boundedFetch } from '../../lib/mounts/reply-bound.js';
+import { ReplyTooDeep, ReplyTooLarge, boundedFetch, type ReplyBreach } from '../../lib/mounts/reply-bound.js';
 
 const encoder = new TextEncoder();
 
@@ -20,9 +20,9 @@ function answering(contentType: string, chunks: string[]): typeof fetch {
   }), { headers: { 'content-type': contentType } });
 }
 
-async function read(contentType: string, chunks: string[], maxBytes: number) {
-  const breaches: ReplyTooLarge[] = [];
-  const response = await boundedFetch(maxBytes, (error) => void breaches.push(error), answering(contentType, chunks))('http://mount.test/mcp');
+async function read(contentType: string, chunks: string[], maxBytes: number, maxDepth?: number) {
+  const breaches: ReplyBreach[] = [];
+  const response = await boundedFetch(maxBytes, (error) => void breaches.push(error), answering(contentType, chunks), maxDepth)('http://mount.test/mcp');
   const text = await response.text().then((t) => t, (error: unknown) => error);
   return { text, breaches };
 }
@@ -67,5 +67,28 @@ describe('an SSE stream', () => {
     const { text, breaches } = await read('text/event-stream', ['data: ', ...Array(100).fill('x'.repeat(100))], 1_000);
     expect(text).toBeInstanceOf(ReplyTooLarge);
     expect(breaches).toHaveLength(1);
+  });
+});
+
+describe('the nesting of a reply\'s JSON (MCP_MAX_JSON_DEPTH)', () => {
+  test('a body nesting one level past the bound fails the read with the bound, once; at the bound it passes', async () => {
+    const { text, breaches } = await read('application/json', ['{"a":[[', '1]]}'], 1_000, 2);
+    expect(text).toBeInstanceOf(ReplyTooDeep);
+    expect((text as Error).message).toBe("the reply's JSON nests deeper than 2 levels (MCP_MAX_JSON_DEPTH)");
+    expect(breaches).toHaveLength(1);
+    expect(await read('application/json', ['{"a":[1]}'], 1_000, 2)).toEqual({ text: '{"a":[1]}', breaches: [] });
+  });
+
+  test('brackets inside strings, escaped quotes included, are text, not nesting', async () => {
+    const body = '{"text":"[[[{{{ \\"[[[\\" \\\\"}';
+    expect(JSON.parse(body)).toEqual({ text: '[[[{{{ "[[[" \\' });
+    expect(await read('application/json', [body], 1_000, 1)).toEqual({ text: body, breaches: [] });
+  });
+
+  test('each SSE event is counted on its own, its data lines only', async () => {
+    const event = 'id: [[[[\ndata: {"a":[1]}\n\n';
+    expect(await read('text/event-stream', Array(5).fill(event), 1_000, 2)).toEqual({ text: event.repeat(5), breaches: [] });
+    const { text } = await read('text/event-stream', [event, 'data: {"a":[[1]]}\n\n'], 1_000, 2);
+    expect(text).toBeInstanceOf(ReplyTooDeep);
   });
 });
