@@ -5,7 +5,11 @@
  * the operator a line naming the origin. Real A2A agents built with @a2a-js/sdk, official MCP SDK clients.
  */
 
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, test, vi } from 'vitest';
+import { AgentError } from '../../../lib/agent/types.js';
+import { postUpstream } from '../../../lib/agent/upstream/request.js';
 import { startA2aAgent, type A2aAgent } from '../../support/a2a-server.js';
 import { CHAT_SCOPE, startToolsHarness, type ToolsHarness } from '../tools-setup.js';
 import { chat } from './setup.js';
@@ -47,6 +51,32 @@ describe.each(['legacy', 'modern'] as const)('an a2a agent whose card names anot
       }
     } finally {
       warn.mockRestore();
+    }
+  });
+});
+
+describe('the rule, where every format\'s request goes through (request.ts)', () => {
+  test('an agent configured on https is never called over http, even on the same host and port: not a connection is opened', async () => {
+    let connections = 0;
+    const plain = createServer((_req, res) => void res.end('{}'));
+    plain.on('connection', () => void connections++);
+    await new Promise<void>((resolve) => plain.listen(0, '127.0.0.1', resolve));
+    const port = (plain.address() as AddressInfo).port;
+    const warn = vi.spyOn(console, 'warn').mockImplementation(() => undefined);
+    try {
+      const target = { agentId: 'secure', url: `http://127.0.0.1:${port}/v1/chat/completions`, origin: `https://127.0.0.1:${port}`,
+        headers: { authorization: `Bearer ${KEY}` }, timeoutMs: 5_000, maxReplyBytes: 1 << 20 };
+      const refused = await postUpstream(target, { hello: 1 }, new AbortController().signal).then(() => undefined, (error: unknown) => error);
+      expect(refused).toBeInstanceOf(AgentError);
+      expect((refused as AgentError).message).toBe("Agent secure: the upstream named another origin to send its requests to; agent-mcp sends an agent's requests and key only to the origin configured for it.");
+      // The same target on its own origin is called: the server is reachable, so the refusal above was the rule's.
+      const reached = await postUpstream({ ...target, origin: `http://127.0.0.1:${port}` }, { hello: 1 }, new AbortController().signal);
+      for await (const _chunk of reached.chunks()) { /* read to the end */ }
+      expect(connections).toBe(1);
+    } finally {
+      warn.mockRestore();
+      plain.closeAllConnections();
+      await new Promise((resolve) => plain.close(resolve));
     }
   });
 });
