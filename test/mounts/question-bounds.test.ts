@@ -10,22 +10,47 @@ import { createMcpHandler } from '../../api/mcp.js';
 import { createApp } from '../../lib/app.js';
 import { createMounts, type Mounts } from '../../lib/mounts/index.js';
 import { MemoryStore } from '../../lib/store/memory.js';
-import type { Ready, WaitOptions } from '../../lib/store/types.js';
+import type { Ready, Store, StoreBudget, WaitOptions } from '../../lib/store/types.js';
 import { startAskingModernMount, type AskingMount } from '../support/asking-mounts.js';
 import { startLingeringMount, type LingeringMount } from '../support/hostile-mounts.js';
 import { answerElicitation, connectHttp, createV2Client, firstText } from '../support/sdk.js';
 import { startTestServer, type TestServer } from '../support/server.js';
 
-/** The memory store, counting the waits under way (a question waiting for the client's answer is one). */
+/**
+ * The memory store, counting the waits under way (a question waiting for the client's answer is one) through every
+ * view of it: a request reads the store through a view charged to its caller's budget (withBudget).
+ */
 class CountingStore extends MemoryStore {
   waiting = 0;
+  /** The most waits under way at once since the last reset: shows the count sees the questions at all. */
+  peak = 0;
   override async watch(keys: string[], ready: Ready, options: WaitOptions): Promise<unknown[] | undefined> {
-    this.waiting++;
+    this.peak = Math.max(this.peak, ++this.waiting);
     try {
       return await super.watch(keys, ready, options);
     } finally {
       this.waiting--;
     }
+  }
+
+  override withBudget(budget: StoreBudget): Store {
+    const view = super.withBudget(budget);
+    const counted = async (keys: string[], ready: Ready, options: WaitOptions) => {
+      this.peak = Math.max(this.peak, ++this.waiting);
+      try {
+        return await view.watch(keys, ready, options);
+      } finally {
+        this.waiting--;
+      }
+    };
+    // The view's methods read its private fields, so each runs on the view itself.
+    return new Proxy(view, {
+      get: (target, name) => {
+        if (name === 'watch') return counted;
+        const value: unknown = Reflect.get(target, name, target);
+        return typeof value === 'function' ? value.bind(target) : value;
+      },
+    });
   }
 }
 
@@ -72,6 +97,7 @@ describe('questions a mount relays in one call', () => {
       ctx.mcpReq.signal.addEventListener('abort', () => void withdrawn.push(String(request.params.message)), { once: true });
     }));
     await connectHttp(client, server.mcpUrl);
+    store.peak = 0;
 
     const result = await client.callTool({ name: 'nosy.ask_many', arguments: { count: QUESTIONS } }, { timeout: 60_000 });
     const waitingAtEnd = store.waiting;
@@ -83,6 +109,7 @@ describe('questions a mount relays in one call', () => {
     expect(mount.asked.refused).toBeGreaterThan(0);
     expect([...mount.asked.messages]).toEqual([`MCP error -32600: ${bound}`]);
     // The call is over: none of its questions is still waited for, here (from the moment it ended) or at the client.
+    expect(store.peak).toBeGreaterThanOrEqual(MAX_QUESTIONS);
     expect(waitingAtEnd).toBe(0);
     await vi.waitFor(() => expect(withdrawn).toHaveLength(MAX_QUESTIONS), { timeout: 5_000 });
     expect(warn).toHaveBeenCalledWith("[agent-mcp] refused the questions of 1 forwarded call(s) past their mount's maxQuestions (latest: mount nosy)");
@@ -100,12 +127,14 @@ describe('questions a mount relays in one call', () => {
     }));
     await connectHttp(client, server.mcpUrl);
     const warn = vi.spyOn(console, 'warn').mockImplementation(() => undefined);
+    store.peak = 0;
     const result = await client.callTool({ name: 'hasty.ask_many', arguments: { count: QUESTIONS, hold: true } }, { timeout: 60_000 });
     // Read the moment the result is in: a question still waiting now would read the store at every watch tick.
     const waitingAtEnd = store.waiting;
     warn.mockRestore();
     expect(firstText(result)).toBe(`Mount hasty: no answer within ${HASTY_MS} ms.`);
     expect(asked).toHaveLength(MAX_QUESTIONS);
+    expect(store.peak).toBeGreaterThanOrEqual(MAX_QUESTIONS);
     expect(waitingAtEnd).toBe(0);
     await vi.waitFor(() => expect(withdrawn).toHaveLength(MAX_QUESTIONS), { timeout: 5_000 });
     await client.close();
