@@ -12,6 +12,7 @@ import { createToolbox, type ToolCallRecord, type ToolboxOptions } from './toolb
 import { InputNeeded } from './ask-client.js';
 import { AgentError, type Agent, type AgentTools, type AgentTurn, type Ask, type ChatMessage, type ToolOutcome, type UpstreamState } from './types.js';
 import { createCountedWarning } from '../warn.js';
+import type { UsageMeter } from '../usage/meter.js';
 
 export interface Tooling {
   connect: ToolboxOptions['connect'];
@@ -54,6 +55,7 @@ class AgentTurnOf implements AgentTurn {
   readonly upstreamState: UpstreamState | undefined;
   readonly traceHeaders: Record<string, string> | undefined;
   readonly modelCalls: RequestBudget;
+  readonly usage: UsageMeter;
   readonly note: (message: string) => void;
   readonly tools: AgentTools | undefined;
   readonly #session: Turn['session'];
@@ -66,6 +68,7 @@ class AgentTurnOf implements AgentTurn {
     this.traceHeaders = options.ctx.observation?.traceHeaders;
     this.#ask = options.ask;
     this.modelCalls = options.budget;
+    this.usage = options.ctx.usage;
     this.note = options.note;
     this.tools = tools;
     this.#session = turn.session;

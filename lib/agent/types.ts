@@ -3,6 +3,7 @@
  * Upstream adapters (the formats of upstream/index.ts) and in-process agents all fit this one shape.
  */
 
+import type { UsageMeter } from '../usage/meter.js';
 import type { Format } from './upstream/formats.js';
 
 export type AgentKind = Format | 'in-process';
@@ -48,6 +49,11 @@ export interface AgentTurn {
    * Absent outside a chat call.
    */
   modelCalls?: ModelCalls;
+  /**
+   * The call's token meter (lib/usage/meter.ts): an agent reports each model request's usage here, or `undefined` when
+   * its upstream said nothing. Absent outside a chat call.
+   */
+  usage?: UsageMeter;
 }
 
 /**

@@ -11,6 +11,7 @@ import type { Store } from '../store/types.js';
 import { Cancellation, type CancelView, type SignalSource } from './cancellation.js';
 import { requestClient } from './client-requests.js';
 import type { Keyring } from './keyring.js';
+import { UsageMeter } from '../usage/meter.js';
 
 /** A verified caller: from a bearer token, or from in-process props treated the same way. */
 export interface Principal {
@@ -123,9 +124,16 @@ export interface CallContext {
   concurrencyKey?: string;
   /** Set on a call that may answer before its work ends (lib/tasks/on-behalf.ts); the work reports its progress here. */
   report?: RunReport;
+  /**
+   * The tokens this call's agents spend (lib/usage/meter.ts; docs/architecture.md rule 17): one meter for the whole
+   * call, nested agents and the tool loop included. The HTTP layer makes it so the request's log line can read it.
+   */
+  usage?: UsageMeter;
 }
 
 export interface RequestContext extends CallContext {
+  /** The call's token meter: the transport's when it made one, else the call's own. */
+  readonly usage: UsageMeter;
   /** Aborts when the call is cancelled; made when first read. */
   signal: AbortSignal;
   /** The same cancellation without an AbortSignal (cancellation.ts): what the call's own work listens to. */
@@ -188,6 +196,7 @@ class Context implements RequestContext {
   readonly limitTool?: LimitTool;
   readonly concurrencyKey?: string;
   readonly report?: RunReport;
+  readonly usage: UsageMeter;
   readonly inputResponses: Record<string, unknown>;
   readonly requestState?: unknown;
   readonly meta: Record<string, unknown>;
@@ -223,6 +232,7 @@ class Context implements RequestContext {
     this.limitTool = call.limitTool;
     this.concurrencyKey = call.concurrencyKey;
     this.report = call.report;
+    this.usage = call.usage ?? new UsageMeter();
     this.inputResponses = extra.inputResponses ?? NO_ANSWERS;
     this.requestState = extra.requestState;
     this.meta = isObject(params._meta) ? params._meta : {};
