@@ -52,7 +52,11 @@ const FIRST_ROUND: AskState = Object.freeze({ answers: Object.freeze({}) });
 
 const CAPABILITY = { [ELICITATION_CREATE]: 'elicitation', [SAMPLING_CREATE_MESSAGE]: 'sampling' } as const;
 
-export function createAsk(ctx: RequestContext, state: AskState): Ask {
+/**
+ * `turn`: the signal of the turn that asks (the caller's cancellation and AGENT_TURN_TIMEOUT_MS), read only when a
+ * question waits: a 2025-wire question waits no longer than its turn, whichever way the turn ends.
+ */
+export function createAsk(ctx: RequestContext, state: AskState, turn: () => AbortSignal): Ask {
   let asked = 0;
   async function ask(method: keyof typeof CAPABILITY, params: Record<string, unknown>, key = `q${++asked}`): Promise<Record<string, unknown>> {
     if (!allowsClientRequest(askableCapabilities(ctx.clientCapabilities), method, params)) {
@@ -60,7 +64,7 @@ export function createAsk(ctx: RequestContext, state: AskState): Ask {
     }
     if (ctx.era === 'legacy') {
       try {
-        return await ctx.requestClient(method, params);
+        return await ctx.requestClient(method, params, { signal: turn() });
       } catch (error) {
         throw new AgentError(`The agent asked the client (${method}) and got no answer: ${(error as Error).message}`);
       }

@@ -177,7 +177,7 @@ async function converse(
     const asked = performance.now();
     try {
       let questions: Ask | undefined;
-      const questionsOf = () => (questions ??= createAsk(ctx, { ...answers, conversation: session.id }));
+      const questionsOf = () => (questions ??= createAsk(ctx, { ...answers, conversation: session.id }, () => budget.signal));
       const options = { agents: team.agents, tooling: team.tooling, ctx, budget, note: progress.note, calls, ask: questionsOf };
       const turn = { message, session, history, ...(upstreamState ? { upstreamState } : {}) };
       reply = await budget.within(ask(agent, turn, [agent.profile.id], options, progress.text));

@@ -15,6 +15,7 @@ import { readPayConfig } from '../../lib/pay/config.js';
 import { createPaymentEngine } from '../../lib/pay/engine.js';
 import { withPayment } from '../../lib/pay/with-payment.js';
 import type { ToolDefinition } from '../../lib/server/registry.js';
+import type { Store } from '../../lib/store/types.js';
 import { startDownstream, type Downstream } from '../support/downstream.js';
 import { startIssuer } from '../support/issuer.js';
 import { connectHttp, createV2Client, type Era } from '../support/sdk.js';
@@ -45,6 +46,8 @@ export interface ToolsHarnessOptions {
   env?: Record<string, string>;
   /** More in-process agents besides the clerk. */
   inProcess?: InProcessAgentDefinition[];
+  /** The store the app keeps its state in (a fresh memory store by default). */
+  store?: Store;
 }
 
 export async function startToolsHarness(options: ToolsHarnessOptions = {}): Promise<ToolsHarness> {
@@ -94,6 +97,7 @@ export async function startToolsHarness(options: ToolsHarnessOptions = {}): Prom
     defaultScopes: authConfig.scopes,
     stateSecret: 't'.repeat(32),
     origin: { local: true, allowedOrigins: new Set() },
+    ...(options.store ? { store: options.store } : {}),
   });
   const server = await startTestServer(createMcpHandler(app));
   const clients: Client[] = [];
