@@ -114,13 +114,17 @@ export function describeAgentFormat(format: Format, declared: StandIn): void {
       else expect(texts).toEqual([reply]);
     });
 
-    test('cancel: a call abandoned while the upstream works ends its upstream request', async () => {
+    const when = declared.progress === 'streams' ? 'at its first progress notification' : 'once the upstream has the request';
+    test(`cancel: a call abandoned ${when} ends its upstream request`, async () => {
       const client = await connect('legacy');
       const message = standIn.says.long(fresh());
       const controller = new AbortController();
-      const call = client.callTool({ name: 'chat_with_agent', arguments: { agent_id: id, message } }, { signal: controller.signal })
-        .then(() => 'answered', () => 'aborted');
-      await until(() => standIn.received(message));
+      let progressed = false;
+      const call = client.callTool({ name: 'chat_with_agent', arguments: { agent_id: id, message } }, {
+        signal: controller.signal,
+        onprogress: () => void (progressed = true),
+      }).then(() => 'answered', () => 'aborted');
+      await until(async () => (declared.progress === 'streams' ? progressed : standIn.received(message)));
       controller.abort();
       expect(await call).toBe('aborted');
       await until(() => standIn.aborted(message));
