@@ -3,6 +3,8 @@
  * the production path (createDefaultApp) with two API-key callers, serves one agent of the format on a stand-in;
  * official MCP SDK clients call chat_with_agent over HTTP on loopback, and the suite checks what docs/agents.md
  * promises of every format: two turns, progress, cancel, errors scrubbed, the reply bound, isolation, usage (a slot).
+ * Turns, isolation and errors run on both wires; progress, cancel and the bound on one, since a format is handed the
+ * same turn on either (test/agent/failures.test.ts checks cancellation on both wires).
  * A format's test file calls `describeAgentFormat(format, standIn)` with its stand-in (stand-in.ts).
  */
 
@@ -91,6 +93,39 @@ export function describeAgentFormat(format: Format, declared: StandIn): void {
         const next = `still mine ${fresh()}`;
         matches((await chat(alice, id, next, mine.sessionId)).text, standIn.says.reply(next, 2));
       });
+
+      describe("errors: the upstream's text reaches the operator's log, never the caller", () => {
+        test('an HTTP 500 whose body holds secrets is a fixed sentence naming the agent and the status', async () => {
+          const error = vi.spyOn(console, 'error').mockImplementation(() => undefined);
+          try {
+            const { result, text } = await chat(await connect(era), id, standIn.says.serverError);
+            expect(result.isError).toBe(true);
+            expect(text).toBe(`Agent ${id} failed: the upstream answered HTTP 500.`);
+            for (const secret of CONTRACT_ERROR.secrets) expect(JSON.stringify(result)).not.toContain(secret);
+            const log = logged(error);
+            expect(log).toContain(`agent ${id}: the upstream answered HTTP 500`);
+            expect(log).toContain('db.internal.corp:5432');
+            expect(log).not.toContain(CONTRACT_KEY);
+          } finally {
+            error.mockRestore();
+          }
+        });
+
+        if (declared.noErrorInReply) test.skip(`an error inside a reply: none in this format (${declared.noErrorInReply})`);
+        else test('an error inside a reply is a fixed sentence naming the agent', async () => {
+          const fault = standIn.says.errorInReply!;
+          const error = vi.spyOn(console, 'error').mockImplementation(() => undefined);
+          try {
+            const { result, text } = await chat(await connect(era), id, fault.message);
+            expect(result.isError).toBe(true);
+            expect(text).toBe(`Agent ${id} reported an error in its reply.`);
+            expect(JSON.stringify(result)).not.toContain(fault.secret);
+            expect(logged(error)).toContain(fault.secret);
+          } finally {
+            error.mockRestore();
+          }
+        });
+      });
     });
 
     const pieces = declared.progress === 'streams' ? 'in pieces while the upstream writes it' : 'whole, as the upstream answers it';
@@ -128,39 +163,6 @@ export function describeAgentFormat(format: Format, declared: StandIn): void {
       controller.abort();
       expect(await call).toBe('aborted');
       await until(() => standIn.aborted(message));
-    });
-
-    describe("errors: the upstream's text reaches the operator's log, never the caller", () => {
-      test('an HTTP 500 whose body holds secrets is a fixed sentence naming the agent and the status', async () => {
-        const error = vi.spyOn(console, 'error').mockImplementation(() => undefined);
-        try {
-          const { result, text } = await chat(await connect('legacy'), id, standIn.says.serverError);
-          expect(result.isError).toBe(true);
-          expect(text).toBe(`Agent ${id} failed: the upstream answered HTTP 500.`);
-          for (const secret of CONTRACT_ERROR.secrets) expect(JSON.stringify(result)).not.toContain(secret);
-          const log = logged(error);
-          expect(log).toContain(`agent ${id}: the upstream answered HTTP 500`);
-          expect(log).toContain('db.internal.corp:5432');
-          expect(log).not.toContain(CONTRACT_KEY);
-        } finally {
-          error.mockRestore();
-        }
-      });
-
-      if (declared.noErrorInReply) test.skip(`an error inside a reply: none in this format (${declared.noErrorInReply})`);
-      else test('an error inside a reply is a fixed sentence naming the agent', async () => {
-        const fault = standIn.says.errorInReply!;
-        const error = vi.spyOn(console, 'error').mockImplementation(() => undefined);
-        try {
-          const { result, text } = await chat(await connect('legacy'), id, fault.message);
-          expect(result.isError).toBe(true);
-          expect(text).toBe(`Agent ${id} reported an error in its reply.`);
-          expect(JSON.stringify(result)).not.toContain(fault.secret);
-          expect(logged(error)).toContain(fault.secret);
-        } finally {
-          error.mockRestore();
-        }
-      });
     });
 
     test('bounds: a reply over AGENT_MAX_REPLY_BYTES is a clear isError, and the server serves the next call', async () => {
