@@ -21,8 +21,6 @@ export interface StandIn {
   progress: ProgressKind;
   /** Why the format has no error inside a 2xx reply, when it has none (the suite then names the reason instead of checking). */
   noErrorInReply?: string;
-  /** How long starting may take (a stand-in that installs its runtime on first use needs minutes). */
-  startTimeoutMs?: number;
   start(): Promise<RunningStandIn>;
 }
 
@@ -33,7 +31,7 @@ export interface RunningStandIn {
   says: {
     /** The reply to an ordinary `message`, the `turn`th of a conversation (1 for the first): the turn shows the history reached it. */
     reply(message: string, turn: number): string | RegExp;
-    /** A message answered slowly (about a second or more), its text written in pieces, the last user text of its request. */
+    /** The message whose progress the suite watches: for a `streams` format, answered over about a second, its text in pieces. */
     streamed(marker: string): string;
     /** A message whose reply takes seconds or longer to end: the one the suite cancels. */
     long(marker: string): string;

@@ -20,7 +20,7 @@ import { chat, until } from '../upstream/setup.js';
 import { CONTRACT_ERROR, CONTRACT_KEY, type RunningStandIn, type StandIn } from './stand-in.js';
 
 /** AGENT_MAX_REPLY_BYTES of the suite's server: small, so a reply over it costs little to send. */
-export const CONTRACT_REPLY_CAP = 64 * 1024;
+const CONTRACT_REPLY_CAP = 64 * 1024;
 const ERAS = ['legacy', 'modern'] as const;
 const CALLERS = { alice: mintTestKey(), bob: mintTestKey() };
 type Caller = keyof typeof CALLERS;
@@ -50,7 +50,7 @@ export function describeAgentFormat(format: Format, declared: StandIn): void {
         AGENTS: JSON.stringify([{ id, format, apiKeyEnv: 'CONTRACT_KEY', ...standIn.settings }]),
       });
       server = await startTestServer(createMcpHandler(app));
-    }, declared.startTimeoutMs ?? 30_000);
+    }, 30_000);
     afterAll(async () => {
       await Promise.all(clients.map((client) => client.close().catch(() => undefined)));
       await server?.close();
