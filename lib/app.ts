@@ -35,6 +35,11 @@ import { describeStartup, type StartupReport } from './observe/startup.js';
 import { readAgents } from './agent/config.js';
 import { readHealthTimeout } from './observe/health-route.js';
 import { describeTaskSettings, readTaskSettings } from './tasks/settings.js';
+// The features are imported, not loaded on demand: a dynamic import splits the modules it shares into a chunk of its
+// own, and loading that extra file cost a cold start more (+1.5 ms median) than these few kilobytes do (+0.2 ms). The
+// skills methods (2 KB) likewise: on demand, they put a 7 KB shared chunk on the start path (docs/performance.md).
+import { TASK_METHODS } from './tasks/methods.js';
+import { SKILL_METHODS } from './skills/methods.js';
 
 export { INSTRUCTIONS, SERVER_INFO } from './identity.js';
 
@@ -69,7 +74,7 @@ export interface App {
   startup?: StartupReport;
 }
 
-export interface AppOptions extends Omit<ServerOptions, 'registry' | 'info'> {
+export interface AppOptions extends Omit<ServerOptions, 'registry' | 'info' | 'features'> {
   definitions: RegistryDefinition[];
   info?: ServerInfo;
   store?: Store;
@@ -93,7 +98,9 @@ export function createApp(options: AppOptions): App {
   // A name under a mount's prefix would hide (or be hidden by) the mount's own: refused now, and what the
   // mount publishes under a taken name is left out when it connects (mount://status says which).
   mounts?.reserve(registry);
-  const server = createServer({ ...options, sources, info: options.info ?? SERVER_INFO, registry });
+  // The MCP core, with the features it is served with (docs/architecture.md "The floor").
+  const features = [{ methods: TASK_METHODS }, { methods: SKILL_METHODS }];
+  const server = createServer({ ...options, sources, info: options.info ?? SERVER_INFO, registry, features });
   const dispatch = createDispatcher(server);
   const store = options.store ?? new MemoryStore();
   return {

@@ -3,6 +3,7 @@
 import { SKILLS_EXTENSION } from '../protocol/skills.js';
 import { LEGACY_TASKS_CAPABILITY, TASKS_EXTENSION } from '../protocol/tasks.js';
 import { DEFAULT_TASK_SETTINGS, type TaskSettings } from '../tasks/settings.js';
+import type { RequestContext } from './context.js';
 import { createKeyring, type Keyring } from './keyring.js';
 import type { Registry, RegistrySource } from './registry.js';
 import { createStateSigner, MIN_STATE_SECRET_LENGTH, type StateSigner } from './request-state.js';
@@ -13,6 +14,21 @@ export interface ServerInfo {
   title?: string;
   description?: string;
   websiteUrl?: string;
+}
+
+/** A method's handler: the request's params and context to its result; an McpError thrown is the JSON-RPC error. */
+export type Handler = (server: Server, params: Record<string, unknown>, ctx: RequestContext) => unknown;
+
+/** Handlers by method name. */
+export type MethodTable = Readonly<Record<string, Handler>>;
+
+/**
+ * What a feature (tasks, skills) adds to the MCP core the dispatcher serves: lib/app.ts installs the features, and
+ * lib/server/ imports none of them (docs/architecture.md "The floor").
+ */
+export interface Feature {
+  /** Its methods, beside the core's (dispatch.ts CORE_METHODS); a name answered twice stops start-up. */
+  methods?: MethodTable;
 }
 
 export interface ServerOptions {
@@ -37,6 +53,8 @@ export interface ServerOptions {
   readTtlMs?: number;
   /** How long tasks live and how their instances beat (TASK_* variables); the defaults when absent. */
   tasks?: Partial<TaskSettings>;
+  /** What the core is served with (lib/app.ts: tasks, skills). */
+  features?: readonly Feature[];
 }
 
 export interface Server {
@@ -52,6 +70,8 @@ export interface Server {
   listTtlMs: number;
   readTtlMs: number;
   tasks: TaskSettings;
+  /** The features' methods, which the dispatcher answers beside the core's. */
+  methods: MethodTable;
   capabilities: { legacy: Record<string, unknown>; modern: Record<string, unknown> };
 }
 
@@ -90,6 +110,7 @@ export function createServer(options: ServerOptions): Server {
     listTtlMs: options.listTtlMs ?? 60_000,
     readTtlMs: options.readTtlMs ?? 0,
     tasks: { ...DEFAULT_TASK_SETTINGS, ...options.tasks },
+    methods: joinMethods((options.features ?? []).map((feature) => feature.methods ?? {})),
     capabilities: {
       // No `subscribe`: a stateless server has no stream to send notifications/resources/updated on, and a
       // capability is a promise (2025-11-25 server/resources §Capabilities). resources/subscribe stays a no-op
@@ -107,4 +128,16 @@ export function createServer(options: ServerOptions): Server {
       },
     },
   };
+}
+
+/** Method tables joined into one; a method two of them answer is a TypeError, since one would silently hide the other. */
+export function joinMethods(tables: readonly MethodTable[]): MethodTable {
+  const joined: Record<string, Handler> = {};
+  for (const table of tables) {
+    for (const [method, handler] of Object.entries(table)) {
+      if (Object.hasOwn(joined, method)) throw new TypeError(`Method ${method} is answered twice: by the core or a feature, and by another feature.`);
+      joined[method] = handler;
+    }
+  }
+  return joined;
 }

@@ -6,14 +6,15 @@
  * may not use, and `skills/get` of one is 403 insufficient_scope.
  */
 
-import { INVALID_PARAMS, McpError } from '../../protocol/errors.js';
-import { entryOf } from '../../skills/entry.js';
-import type { CompiledSkill, DirectoryChild, SkillCatalog } from '../../skills/skill.js';
-import { mayUse, requireAccess } from '../access.js';
-import type { RequestContext } from '../context.js';
-import { paginate } from '../pagination.js';
-import type { Server } from '../server.js';
-import { cacheHints } from './lifecycle.js';
+import { INVALID_PARAMS, McpError } from '../protocol/errors.js';
+import { DIRECTORY_READ, SKILLS_GET, SKILLS_LIST } from '../protocol/skills.js';
+import { entryOf } from './entry.js';
+import type { CompiledSkill, DirectoryChild, SkillCatalog } from './skill.js';
+import { mayUse, requireAccess } from '../server/access.js';
+import type { RequestContext } from '../server/context.js';
+import { paginate } from '../server/pagination.js';
+import type { MethodTable, Server } from '../server/server.js';
+import { cacheHints } from '../server/methods/lifecycle.js';
 
 const NONE: SkillCatalog = { skills: [], byUri: new Map(), directories: new Map() };
 
@@ -57,3 +58,10 @@ export function readDirectory(server: Server, params: Record<string, unknown>, c
 function holds(skill: CompiledSkill, uri: string): boolean {
   return skill.root === uri || skill.root.startsWith(`${uri}/`) || uri.startsWith(`${skill.root}/`);
 }
+
+/** The skills extension's methods, by name. */
+export const SKILL_METHODS: MethodTable = {
+  [SKILLS_LIST]: listSkills,
+  [SKILLS_GET]: getSkill,
+  [DIRECTORY_READ]: readDirectory,
+};

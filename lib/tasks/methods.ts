@@ -4,20 +4,20 @@
  * before the store is read: an id of another caller, or one made up, is an unknown task (-32602) either way.
  */
 
-import { INVALID_PARAMS, McpError } from '../../protocol/errors.js';
-import { isObject, notificationMessage } from '../../protocol/jsonrpc.js';
-import { META_RELATED_TASK, TASK_STATUS_NOTIFICATION, isTerminal } from '../../protocol/tasks.js';
-import { resumeTask, taskRef, TASK_LABEL } from '../../tasks/call.js';
-import { asksForTask, missingTasksExtension } from '../../tasks/negotiate.js';
-import { endKey, endTask, fileAnswers, readTask, type ReadTask, type TaskRef } from '../../tasks/record.js';
-import { taskWindow } from '../../tasks/quota.js';
-import { awaitRemote, cancelRemote, refreshRemote, RemoteUnavailableError } from '../../tasks/remote.js';
-import { HEARTBEAT_MISSES } from '../../tasks/settings.js';
-import { legacyTask, modernTask } from '../../tasks/wire.js';
-import { storeKeys, taskOwnerOf } from '../caller.js';
-import type { RequestContext } from '../context.js';
-import { paginate } from '../pagination.js';
-import type { Server } from '../server.js';
+import { INVALID_PARAMS, McpError } from '../protocol/errors.js';
+import { isObject, notificationMessage } from '../protocol/jsonrpc.js';
+import { META_RELATED_TASK, TASK_STATUS_NOTIFICATION, isTerminal } from '../protocol/tasks.js';
+import { resumeTask, taskRef, TASK_LABEL } from './call.js';
+import { asksForTask, missingTasksExtension } from './negotiate.js';
+import { endKey, endTask, fileAnswers, readTask, type ReadTask, type TaskRef } from './record.js';
+import { taskWindow } from './quota.js';
+import { awaitRemote, cancelRemote, refreshRemote, RemoteUnavailableError } from './remote.js';
+import { HEARTBEAT_MISSES } from './settings.js';
+import { legacyTask, modernTask } from './wire.js';
+import { storeKeys, taskOwnerOf } from '../server/caller.js';
+import type { RequestContext } from '../server/context.js';
+import { paginate } from '../server/pagination.js';
+import type { MethodTable, Server } from '../server/server.js';
 
 const unknownTask = () => new McpError(INVALID_PARAMS, 'Unknown task.');
 
@@ -115,3 +115,12 @@ export async function listTasks(server: Server, params: Record<string, unknown>,
   const tasks = reads.filter(({ read }) => read).map(({ taskId, read }) => legacyTask(taskId, read!.view, server.tasks));
   return { tasks, ...(nextCursor ? { nextCursor } : {}) };
 }
+
+/** The task methods of both wires, by name (lib/protocol/methods.ts says which wire has which). */
+export const TASK_METHODS: MethodTable = {
+  'tasks/get': getTask,
+  'tasks/update': updateTask,
+  'tasks/cancel': cancelTask,
+  'tasks/result': taskResult,
+  'tasks/list': listTasks,
+};
