@@ -39,6 +39,7 @@ import { describeTaskSettings, readTaskSettings } from './tasks/settings.js';
 // own, and loading that extra file cost a cold start more (+1.5 ms median) than these few kilobytes do (+0.2 ms). The
 // skills methods (2 KB) likewise: on demand, they put a 7 KB shared chunk on the start path (docs/performance.md).
 import { TASK_METHODS } from './tasks/methods.js';
+import { asTask, onBehalf } from './tasks/strategies.js';
 import { SKILL_METHODS } from './skills/methods.js';
 
 export { INSTRUCTIONS, SERVER_INFO } from './identity.js';
@@ -99,7 +100,7 @@ export function createApp(options: AppOptions): App {
   // mount publishes under a taken name is left out when it connects (mount://status says which).
   mounts?.reserve(registry);
   // The MCP core, with the features it is served with (docs/architecture.md "The floor").
-  const features = [{ methods: TASK_METHODS }, { methods: SKILL_METHODS }];
+  const features = [{ methods: TASK_METHODS, strategies: [asTask, onBehalf] }, { methods: SKILL_METHODS }];
   const server = createServer({ ...options, sources, info: options.info ?? SERVER_INFO, registry, features });
   const dispatch = createDispatcher(server);
   const store = options.store ?? new MemoryStore();

@@ -5,7 +5,7 @@ import { LEGACY_TASKS_CAPABILITY, TASKS_EXTENSION } from '../protocol/tasks.js';
 import { DEFAULT_TASK_SETTINGS, type TaskSettings } from '../tasks/settings.js';
 import type { RequestContext } from './context.js';
 import { createKeyring, type Keyring } from './keyring.js';
-import type { Registry, RegistrySource } from './registry.js';
+import type { CompiledTool, InputRequired, Registry, RegistrySource, ToolResult } from './registry.js';
 import { createStateSigner, MIN_STATE_SECRET_LENGTH, type StateSigner } from './request-state.js';
 
 export interface ServerInfo {
@@ -22,6 +22,27 @@ export type Handler = (server: Server, params: Record<string, unknown>, ctx: Req
 /** Handlers by method name. */
 export type MethodTable = Readonly<Record<string, Handler>>;
 
+/** A tools/call the core has checked (methods/tools.ts): the tool found and allowed, its arguments valid, its limit counted. */
+export interface ToolCall {
+  server: Server;
+  tool: CompiledTool;
+  /** The arguments as the tool's schema gives them; `args` as the client sent them. */
+  parsed: unknown;
+  args: Record<string, unknown>;
+  params: Record<string, unknown>;
+}
+
+/** What tools/call answers: the tool's result, a request for input (modern wire), or a result of another type (a task). */
+export type ToolOutcome = ToolResult | InputRequired | Record<string, unknown>;
+
+export type RunTool = (call: ToolCall, ctx: RequestContext) => Promise<ToolOutcome>;
+
+/**
+ * A feature's way of running a call (as a task, past a reply deadline): it runs the calls it takes, and hands the
+ * others to `next`, in the end the tool's own `run`.
+ */
+export type CallStrategy = (call: ToolCall, ctx: RequestContext, next: RunTool) => Promise<ToolOutcome>;
+
 /**
  * What a feature (tasks, skills) adds to the MCP core the dispatcher serves: lib/app.ts installs the features, and
  * lib/server/ imports none of them (docs/architecture.md "The floor").
@@ -29,6 +50,8 @@ export type MethodTable = Readonly<Record<string, Handler>>;
 export interface Feature {
   /** Its methods, beside the core's (dispatch.ts CORE_METHODS); a name answered twice stops start-up. */
   methods?: MethodTable;
+  /** How it runs tools/call, outermost first; features' strategies apply in the order the features are given. */
+  strategies?: readonly CallStrategy[];
 }
 
 export interface ServerOptions {
@@ -72,6 +95,8 @@ export interface Server {
   tasks: TaskSettings;
   /** The features' methods, which the dispatcher answers beside the core's. */
   methods: MethodTable;
+  /** Runs a checked tools/call: the features' strategies around the tool's own `run`. */
+  runTool: RunTool;
   capabilities: { legacy: Record<string, unknown>; modern: Record<string, unknown> };
 }
 
@@ -111,6 +136,8 @@ export function createServer(options: ServerOptions): Server {
     readTtlMs: options.readTtlMs ?? 0,
     tasks: { ...DEFAULT_TASK_SETTINGS, ...options.tasks },
     methods: joinMethods((options.features ?? []).map((feature) => feature.methods ?? {})),
+    runTool: (options.features ?? []).flatMap((feature) => feature.strategies ?? [])
+      .reduceRight<RunTool>((next, strategy) => (call, ctx) => strategy(call, ctx, next), runPlain),
     capabilities: {
       // No `subscribe`: a stateless server has no stream to send notifications/resources/updated on, and a
       // capability is a promise (2025-11-25 server/resources §Capabilities). resources/subscribe stays a no-op
@@ -128,6 +155,11 @@ export function createServer(options: ServerOptions): Server {
       },
     },
   };
+}
+
+/** A call without a feature's strategy: the tool's own run, in the request's context. */
+async function runPlain(call: ToolCall, ctx: RequestContext): Promise<ToolOutcome> {
+  return call.tool.definition.run(call.parsed, ctx);
 }
 
 /** Method tables joined into one; a method two of them answer is a TypeError, since one would silently hide the other. */
