@@ -34,13 +34,12 @@ import { readLogLevel } from './observe/request-log.js';
 import { describeStartup, type StartupReport } from './observe/startup.js';
 import { readAgents } from './agent/config.js';
 import { readHealthTimeout } from './observe/health-route.js';
-import { describeTaskSettings, readTaskSettings } from './tasks/settings.js';
+import { describeTaskSettings, readTaskSettings, type TaskSettings } from './tasks/settings.js';
 // The features are imported, not loaded on demand: a dynamic import splits the modules it shares into a chunk of its
 // own, and loading that extra file cost a cold start more (+1.5 ms median) than these few kilobytes do (+0.2 ms). The
 // skills methods (2 KB) likewise: on demand, they put a 7 KB shared chunk on the start path (docs/performance.md).
-import { TASK_METHODS } from './tasks/methods.js';
-import { asTask, onBehalf } from './tasks/strategies.js';
-import { SKILL_METHODS } from './skills/methods.js';
+import { tasksFeature } from './tasks/feature.js';
+import { skillsFeature } from './skills/feature.js';
 
 export { INSTRUCTIONS, SERVER_INFO } from './identity.js';
 
@@ -89,6 +88,8 @@ export interface AppOptions extends Omit<ServerOptions, 'registry' | 'info' | 'f
   healthTimeoutMs?: number;
   calls?: CallSlots;
   startup?: StartupReport;
+  /** How long tasks live and how their instances beat (TASK_* variables); the defaults when absent. */
+  tasks?: Partial<TaskSettings>;
 }
 
 export function createApp(options: AppOptions): App {
@@ -100,7 +101,7 @@ export function createApp(options: AppOptions): App {
   // mount publishes under a taken name is left out when it connects (mount://status says which).
   mounts?.reserve(registry);
   // The MCP core, with the features it is served with (docs/architecture.md "The floor").
-  const features = [{ methods: TASK_METHODS, strategies: [asTask, onBehalf] }, { methods: SKILL_METHODS }];
+  const features = [tasksFeature(options.tasks), skillsFeature()];
   const server = createServer({ ...options, sources, info: options.info ?? SERVER_INFO, registry, features });
   const dispatch = createDispatcher(server);
   const store = options.store ?? new MemoryStore();

@@ -1,8 +1,6 @@
 /** The server's identity and settings, resolved once; handlers read it, never module state. */
 
-import { SKILLS_EXTENSION } from '../protocol/skills.js';
-import { LEGACY_TASKS_CAPABILITY, TASKS_EXTENSION } from '../protocol/tasks.js';
-import { DEFAULT_TASK_SETTINGS, type TaskSettings } from '../tasks/settings.js';
+import { isObject } from '../protocol/jsonrpc.js';
 import type { RequestContext } from './context.js';
 import { createKeyring, type Keyring } from './keyring.js';
 import type { CompiledTool, InputRequired, Registry, RegistrySource, ToolResult } from './registry.js';
@@ -52,6 +50,19 @@ export interface Feature {
   methods?: MethodTable;
   /** How it runs tools/call, outermost first; features' strategies apply in the order the features are given. */
   strategies?: readonly CallStrategy[];
+  /**
+   * What it declares to clients on each wire given what the server serves, merged into the core's capabilities (an
+   * object both name, such as `extensions`, holds the entries of both); undefined when it declares nothing.
+   */
+  declare?(served: Served): { legacy?: Capabilities; modern?: Capabilities } | undefined;
+}
+
+export type Capabilities = Record<string, unknown>;
+
+/** What a server serves, as a feature's declaration reads it: `dynamic` when sources (mounts) may add anything. */
+export interface Served {
+  registry: Registry;
+  dynamic: boolean;
 }
 
 export interface ServerOptions {
@@ -74,8 +85,6 @@ export interface ServerOptions {
   /** Caching hints on the modern wire (server/utilities/caching). */
   listTtlMs?: number;
   readTtlMs?: number;
-  /** How long tasks live and how their instances beat (TASK_* variables); the defaults when absent. */
-  tasks?: Partial<TaskSettings>;
   /** What the core is served with (lib/app.ts: tasks, skills). */
   features?: readonly Feature[];
 }
@@ -92,12 +101,11 @@ export interface Server {
   defaultScopes: string[];
   listTtlMs: number;
   readTtlMs: number;
-  tasks: TaskSettings;
   /** The features' methods, which the dispatcher answers beside the core's. */
   methods: MethodTable;
   /** Runs a checked tools/call: the features' strategies around the tool's own `run`. */
   runTool: RunTool;
-  capabilities: { legacy: Record<string, unknown>; modern: Record<string, unknown> };
+  capabilities: { legacy: Capabilities; modern: Capabilities };
 }
 
 export function createServer(options: ServerOptions): Server {
@@ -110,19 +118,14 @@ export function createServer(options: ServerOptions): Server {
   const dynamic = sources.length > 0;
   const hasResources = dynamic || registry.resources.size > 0 || registry.templates.length > 0;
   const hasPrompts = dynamic || registry.prompts.size > 0;
-  // Tasks are offered when some tool can become one; a mounted server's may (its tasks are passed through).
-  const hasTasks = dynamic || [...registry.tools.values()].some((tool) => tool.definition.task);
   const common = {
     ...(dynamic || registry.tools.size > 0 ? { tools: { listChanged: false } } : {}),
     ...(hasPrompts ? { prompts: { listChanged: false } } : {}),
     logging: {},
     completions: {},
   };
-  // SEP-2640 §Capability Declaration, settings inline per SEP-2133; declaring it commits to skills/list and
-  // skills/get, and directoryRead to resources/directory/read on every directory of the skills.
-  const skills = registry.skills ? { [SKILLS_EXTENSION]: { directoryRead: true } } : undefined;
-  // The tasks extension (SEP-2663) exists on the 2026-07-28 wire only; the legacy wire has `tasks` (SEP-1686).
-  const modernExtensions = { ...skills, ...(hasTasks ? { [TASKS_EXTENSION]: {} } : {}) };
+  const features = options.features ?? [];
+  const declared = features.map((feature) => feature.declare?.({ registry, dynamic }));
   return {
     registry,
     sources,
@@ -134,27 +137,27 @@ export function createServer(options: ServerOptions): Server {
     defaultScopes: options.defaultScopes ?? [],
     listTtlMs: options.listTtlMs ?? 60_000,
     readTtlMs: options.readTtlMs ?? 0,
-    tasks: { ...DEFAULT_TASK_SETTINGS, ...options.tasks },
-    methods: joinMethods((options.features ?? []).map((feature) => feature.methods ?? {})),
-    runTool: (options.features ?? []).flatMap((feature) => feature.strategies ?? [])
+    methods: joinMethods(features.map((feature) => feature.methods ?? {})),
+    runTool: features.flatMap((feature) => feature.strategies ?? [])
       .reduceRight<RunTool>((next, strategy) => (call, ctx) => strategy(call, ctx, next), runPlain),
     capabilities: {
       // No `subscribe`: a stateless server has no stream to send notifications/resources/updated on, and a
       // capability is a promise (2025-11-25 server/resources §Capabilities). resources/subscribe stays a no-op
       // for clients that call it anyway.
-      legacy: {
-        ...common,
-        ...(hasResources ? { resources: { listChanged: false } } : {}),
-        ...(hasTasks ? { tasks: LEGACY_TASKS_CAPABILITY } : {}),
-        ...(skills ? { extensions: skills } : {}),
-      },
-      modern: {
-        ...common,
-        ...(hasResources ? { resources: {} } : {}),
-        ...(Object.keys(modernExtensions).length > 0 ? { extensions: modernExtensions } : {}),
-      },
+      legacy: withDeclared({ ...common, ...(hasResources ? { resources: { listChanged: false } } : {}) }, declared.map((d) => d?.legacy)),
+      modern: withDeclared({ ...common, ...(hasResources ? { resources: {} } : {}) }, declared.map((d) => d?.modern)),
     },
   };
+}
+
+/** The core's capabilities with the features' declarations: an object named by more than one holds the entries of each. */
+function withDeclared(core: Capabilities, declared: ReadonlyArray<Capabilities | undefined>): Capabilities {
+  const merged: Capabilities = { ...core };
+  for (const [name, value] of declared.flatMap((d) => Object.entries(d ?? {}))) {
+    const held = merged[name];
+    merged[name] = isObject(held) && isObject(value) ? { ...held, ...value } : value;
+  }
+  return merged;
 }
 
 /** A call without a feature's strategy: the tool's own run, in the request's context. */

@@ -9,13 +9,14 @@ import type { CallStrategy } from '../server/server.js';
 import { callAsTask } from './call.js';
 import { asksForTask, missingTasksExtension } from './negotiate.js';
 import { callOnBehalf } from './on-behalf.js';
+import type { TaskSettings } from './settings.js';
 
 /** A call the caller asked to run as a task; and the refusals of a task asked of a tool without support, or not asked of one that needs it. */
-export const asTask: CallStrategy = (call, ctx, next) => {
-  const { server, tool, parsed, args, params } = call;
+export const asTask = (settings: TaskSettings): CallStrategy => (call, ctx, next) => {
+  const { tool, params } = call;
   const support = tool.definition.task?.support;
   const asksTask = asksForTask(ctx, params);
-  if (support && asksTask) return callAsTask(server, tool, parsed, args, ctx);
+  if (support && asksTask) return callAsTask(call, settings, ctx);
   if (support === 'required') {
     if (ctx.era === 'modern') throw missingTasksExtension(`Tool ${tool.definition.name}`);
     throw new McpError(METHOD_NOT_FOUND, `Tool ${tool.definition.name} must be called as a task (params.task).`);
@@ -27,7 +28,7 @@ export const asTask: CallStrategy = (call, ctx, next) => {
 };
 
 /** A caller that did not ask for a task still gets its answer before its client gives up (on-behalf.ts). */
-export const onBehalf: CallStrategy = (call, ctx, next) => {
+export const onBehalf = (settings: TaskSettings): CallStrategy => (call, ctx, next) => {
   const deadline = call.tool.definition.task?.deadline;
-  return deadline ? callOnBehalf(call.server, call.tool, deadline, call.parsed, call.args, ctx) : next(call, ctx);
+  return deadline ? callOnBehalf(call, settings, deadline, ctx) : next(call, ctx);
 };
