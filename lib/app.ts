@@ -39,7 +39,7 @@ import { describeTaskSettings, readTaskSettings, type TaskSettings } from './tas
 // own, and loading that extra file cost a cold start more (+1.5 ms median) than these few kilobytes do (+0.2 ms). The
 // skills methods (2 KB) likewise: on demand, they put a 7 KB shared chunk on the start path (docs/performance.md).
 import { tasksFeature } from './tasks/feature.js';
-import { skillsFeature } from './skills/feature.js';
+import { servedSkills } from './skills/feature.js';
 
 export { INSTRUCTIONS, SERVER_INFO } from './identity.js';
 
@@ -96,12 +96,13 @@ export function createApp(options: AppOptions): App {
   const { mounts } = options;
   const definitions = mounts ? [...options.definitions, mountStatusDefinitions(mounts)] : options.definitions;
   const sources = mounts ? [...(options.sources ?? []), mounts] : options.sources;
-  const registry = createRegistry(...definitions);
+  const skills = servedSkills(definitions);
+  const registry = createRegistry(...definitions, skills.files);
   // A name under a mount's prefix would hide (or be hidden by) the mount's own: refused now, and what the
   // mount publishes under a taken name is left out when it connects (mount://status says which).
   mounts?.reserve(registry);
   // The MCP core, with the features it is served with (docs/architecture.md "The floor").
-  const features = [tasksFeature(options.tasks), skillsFeature()];
+  const features = [tasksFeature(options.tasks), skills.feature];
   const server = createServer({ ...options, sources, info: options.info ?? SERVER_INFO, registry, features });
   const dispatch = createDispatcher(server);
   const store = options.store ?? new MemoryStore();

@@ -5,12 +5,10 @@
  */
 
 import type * as z from 'zod';
-import type { TaskStatus, TaskSupport } from '../protocol/tasks.js';
-import type { Slots } from '../limits/slots.js';
+import type { TaskSupport } from '../protocol/tasks.js';
 import type { RequestContext } from './context.js';
 import type { QuickCheck } from './quick-args.js';
 import { charClass } from '../chars.js';
-import { compileSkills, fileChild, type SkillCatalog, type SkillDefinition } from '../skills/skill.js';
 
 export interface Icon {
   src: string;
@@ -63,70 +61,15 @@ export interface LazySchema<T extends z.ZodType = z.ZodType> {
   quick?: QuickCheck;
 }
 
-/** The task of a call as the server that runs it reports it. */
-export interface RemoteTask {
-  status: TaskStatus;
-  statusMessage?: string;
-}
-
-/** A tool whose own server keeps its tasks (a mounted server's): start one there, follow it by its id (lib/tasks/remote.ts). */
-export interface RemoteTasks {
-  /** Starts the call as a task there, asking it to keep the task `ttlMs`; its task id there. */
-  start(args: Record<string, unknown>, ttlMs: number, ctx: RequestContext): Promise<string>;
-  get(taskId: string, ctx: RequestContext): Promise<RemoteTask>;
-  /** Waits for the end there and answers what the call answered; a JSON-RPC error is thrown as an McpError. */
-  result(taskId: string, ctx: RequestContext): Promise<Record<string, unknown>>;
-  cancel(taskId: string, ctx: RequestContext): Promise<void>;
-}
-
-/** A run that outlived its call, as the calls that answer about it see it (lib/tasks/on-behalf.ts). */
-export interface RunView {
-  /** What a later call names it by: the id of the task it runs as, bound to its caller. */
-  handle: string;
-  status: TaskStatus;
-  /** What the run reported (context.ts RunReport): its facts, the reply's text so far (the last part of a long one), its latest status line. */
-  facts: Record<string, string>;
-  text: string;
-  note?: string;
-  /** Its reply is held until the run ends (a paid call, context.ts withReplyHeld): no text or status line is kept. */
-  withheld?: true;
-  /** How long it has run, or ran. */
-  elapsedMs: number;
-  /** What the call answers, once completed; the JSON-RPC error, once failed. */
-  result?: Record<string, unknown>;
-  error?: { code: number; message: string };
-}
-
-/** The run a call collects (or stops) instead of starting one; or, when it names none its caller may collect, the answer. */
-export type Collection = { handle: string; owner?: string; cancel?: boolean } | { refused: ToolResult };
-
 /**
- * A reply deadline for callers that did not ask for a task (lib/tasks/on-behalf.ts, docs/agents.md): a call still
- * running after `ms` answers with what its work has so far, and the work goes on as a task the server started on the
- * caller's behalf, which later calls of the same tool collect.
+ * Whether a call may become a task (docs/tasks.md): `optional` or `required`. On the modern wire a call that has not
+ * answered after `afterMs` (default 0: at once) becomes one; on the legacy wire the client asks. The tasks feature
+ * adds how its tasks run to this interface by declaration merging (lib/tasks/tool-task.ts: `remote`, `deadline`), so
+ * the core names no type of it.
  */
-export interface ReplyDeadline<Args = unknown> {
-  /** How long a call may run before it answers (AGENT_REPLY_DEADLINE_MS); a collecting call waits as long. */
-  ms: number;
-  /** How long such a run, its reply included, is kept after its last change (AGENT_BACKGROUND_TTL_MS). */
-  ttlMs: number;
-  /** Runs that outlived their call, per caller on this instance (AGENT_MAX_BACKGROUND_RUNS). */
-  runs: Slots;
-  /**
-   * The run this call collects or stops, when it starts none; undefined, without a promise, when it starts one (the
-   * usual call, which should not wait a turn of the event loop to learn it).
-   */
-  collects(args: Args, ctx: RequestContext): Promise<Collection | undefined> | undefined;
-  /**
-   * Files a run that has just outlived its call where a collecting call will look, before the call answers, and takes
-   * what the run must hold until it ends; what it returns is called once the run's work is over.
-   */
-  started(run: { handle: string; owner: string; facts: Record<string, string> }, ctx: RequestContext): Promise<(() => Promise<void>) | undefined>;
-  /**
-   * The answer about a run as it stands; undefined: the caller has no such run (never made, or expired). `stopped`:
-   * this call's `cancel` ended it, a success (a run found already ended is not).
-   */
-  answer(run: RunView | undefined, ctx: RequestContext, stopped?: boolean): ToolResult;
+export interface ToolTask<Args = unknown> {
+  support: TaskSupport;
+  afterMs?: number;
 }
 
 export interface ToolDefinition<Input extends z.ZodType = z.ZodType> {
@@ -142,13 +85,8 @@ export interface ToolDefinition<Input extends z.ZodType = z.ZodType> {
   scopes?: string[];
   /** Client capabilities the tool cannot run without (modern wire: -32021 when undeclared). */
   requiredClientCapabilities?: Record<string, Record<string, unknown>>;
-  /**
-   * Whether a call may become a task (docs/tasks.md): `optional` or `required` (absent: never). On the modern wire
-   * a call that has not answered after `afterMs` (default 0: at once) becomes one; on the legacy wire the client asks.
-   * `remote`: the tool's own server keeps the task (a mounted server's); ours wraps it. `deadline`: for a caller that
-   * did not ask for a task, the server starts one on its behalf when the call outlives the deadline.
-   */
-  task?: { support: TaskSupport; afterMs?: number; remote?: RemoteTasks; deadline?: ReplyDeadline<z.output<Input>> };
+  /** Whether a call may become a task, and how (ToolTask); absent: never. */
+  task?: ToolTask<z.output<Input>>;
   run(args: z.output<Input>, ctx: RequestContext): ToolResult | InputRequired | Promise<ToolResult | InputRequired>;
 }
 
@@ -218,8 +156,7 @@ export interface RegistryDefinition {
   resources?: ResourceDefinition[];
   resourceTemplates?: ResourceTemplateDefinition[];
   prompts?: PromptDefinition[];
-  /** Skills (SEP-2640); their files are served as resources too. */
-  skills?: SkillDefinition[];
+  // Features add the kinds of entry they serve by declaration merging: lib/skills/feature.ts adds `skills`.
 }
 
 /** A tool as compiled for serving: its listing is computed once. */
@@ -243,8 +180,6 @@ export interface Registry {
   resources: Map<string, ResourceDefinition>;
   templates: CompiledTemplate[];
   prompts: Map<string, PromptDefinition>;
-  /** The skills it serves; absent for registries of mounted servers, whose skill files are plain resources. */
-  skills?: SkillCatalog;
   /** Set by a source while some of its definitions are loading or unavailable: lists from it are not cached. */
   incomplete?: boolean;
 }
@@ -369,41 +304,33 @@ function uniqueMap<D extends { origin?: string }, T>(definitions: D[], items: (d
 export function createRegistry(...definitions: RegistryDefinition[]): Registry {
   definitions.forEach(checkScopes);
   const compiled = definitions.map((d) => ({ origin: d.origin, tools: d.tools?.map(compileTool) }));
-  const skills = compileSkills(definitions.flatMap((d) => d.skills ?? []));
   const uriTemplate = (t: ResourceTemplateDefinition) => t.uriTemplate;
   uniqueMap(definitions, (d) => d.resourceTemplates, uriTemplate, 'resource template');
-  // A skill's files are resources too: their skill:// URIs must not collide with anything else served.
-  const withSkillFiles = [...definitions, { origin: 'the skills', resources: skillResources(skills) }];
   return {
     tools: uniqueMap(compiled, (d) => d.tools, (t) => t.definition.name, 'tool'),
-    resources: uniqueMap(withSkillFiles, (d) => d.resources, (r) => r.uri, 'resource'),
+    resources: uniqueMap(definitions, (d) => d.resources, (r) => r.uri, 'resource'),
     templates: definitions.flatMap((d) => d.resourceTemplates ?? []).map(compileTemplate),
     prompts: uniqueMap(definitions, (d) => d.prompts, (p) => p.name, 'prompt'),
-    ...(skills.skills.length > 0 ? { skills } : {}),
   };
 }
 
-/** A token's scopes are space-free names (RFC 6749 §3.3): `scopes` in any other shape would never match one. */
 function checkScopes(definition: RegistryDefinition): void {
-  const entries: Array<[string, unknown]> = [
+  checkScopeLists([
     ...(definition.tools ?? []).map((t): [string, unknown] => [`Tool "${t.name}"`, t.scopes]),
     ...(definition.resources ?? []).map((r): [string, unknown] => [`Resource "${r.uri}"`, r.scopes]),
     ...(definition.resourceTemplates ?? []).map((t): [string, unknown] => [`Resource template "${t.uriTemplate}"`, t.scopes]),
     ...(definition.prompts ?? []).map((p): [string, unknown] => [`Prompt "${p.name}"`, p.scopes]),
-    ...(definition.skills ?? []).map((k): [string, unknown] => [`Skill "${k.path}"`, k.scopes]),
-  ];
+  ]);
+}
+
+/**
+ * Entries' `scopes` by the entry's name: a token's scopes are space-free names (RFC 6749 §3.3), so `scopes` in any
+ * other shape would never match one; the first such is a TypeError naming its entry.
+ */
+export function checkScopeLists(entries: ReadonlyArray<[what: string, scopes: unknown]>): void {
   const isScopeList = (scopes: unknown) => Array.isArray(scopes) && scopes.every((s) => typeof s === 'string' && /^\S+$/.test(s));
   const bad = entries.find(([, scopes]) => scopes !== undefined && !isScopeList(scopes));
   if (bad) throw new TypeError(`${bad[0]}: scopes must be an array of scope names (no spaces), or absent for the server's default.`);
-}
-
-/** Every skill file as a resource, readable by `resources/read` whatever the client knows of skills. */
-function skillResources(catalog: SkillCatalog): ResourceDefinition[] {
-  return catalog.skills.flatMap((skill) => skill.files.map((file) => {
-    const { uri, mimeType, text } = file;
-    const listed = fileChild(skill, file, uri.slice(skill.root.length + 1));
-    return { ...listed, scopes: skill.scopes, read: () => [{ uri, mimeType, text }] };
-  }));
 }
 
 /**

@@ -12,12 +12,13 @@ import { storeKeys, taskOwnerOf, taskQuotaOf } from '../server/caller.js';
 import { Cancellation } from '../server/cancellation.js';
 import { isRequest, type JsonRpcMessage } from '../protocol/jsonrpc.js';
 import { createRequestContext, type CallContext, type CallObservation, type Outbound, type RequestContext, type RunReport, type ToolFailure } from '../server/context.js';
-import { findInSources, type CompiledTool, type RemoteTasks } from '../server/registry.js';
+import { findInSources, type CompiledTool } from '../server/registry.js';
 import type { Server, ToolCall } from '../server/server.js';
 import { claimRound, endTask, writeRecord, type RunSoFar, type TaskRecord, type TaskRef } from './record.js';
 import { takeTaskSlot, type TaskSlot } from './quota.js';
 import { answerInline, answersOfRound, driveTask, settle, type Outcome, type Settled } from './run.js';
 import type { TaskSettings } from './settings.js';
+import type { RemoteTasks } from './tool-task.js';
 import { createTaskResult } from './wire.js';
 
 /** Keyring label of task ids: a MAC binds each to its owner, so another caller's id is simply unknown. */

@@ -12,11 +12,12 @@
 import { isTerminal } from '../protocol/tasks.js';
 import { taskOwnerOf } from '../server/caller.js';
 import type { RequestContext } from '../server/context.js';
-import type { ReplyDeadline, RunView, ToolResult } from '../server/registry.js';
+import type { ToolResult } from '../server/registry.js';
 import type { Server } from '../server/server.js';
 import { TASK_LABEL } from './call.js';
 import { endKey, endTask, readTask, type ReadTask, type TaskRef } from './record.js';
 import { HEARTBEAT_MISSES, type TaskSettings } from './settings.js';
+import type { ReplyDeadline, RunView } from './tool-task.js';
 
 export async function collectRun(
   server: Server, settings: TaskSettings, deadline: ReplyDeadline, collection: { handle: string; owner?: string; cancel?: boolean }, ctx: RequestContext,

@@ -1,7 +1,7 @@
 /**
  * A reply deadline for callers that did not ask for a task (docs/agents.md "Slow agents"). Their clients give up on a
  * call after a minute or so, progress or not, and cannot follow a task. So a tool with a deadline
- * (registry.ts ReplyDeadline) runs such a call the way the 2026-07-28 wire runs a call that may become a task
+ * (tool-task.ts ReplyDeadline) runs such a call the way the 2026-07-28 wire runs a call that may become a task
  * (call.ts): answered in the response when it settles in time; else the server opens a task on the caller's behalf,
  * the work goes on under it exactly as a task's does (heartbeat, cancellation, its end in the store), and the call
  * answers a normal tool result that the tool writes: what the work has so far and how to come back for the rest. A
@@ -18,7 +18,7 @@
 import { keepAlive } from '../http/keep-alive.js';
 import { backgroundKeyOf, taskQuotaOf } from '../server/caller.js';
 import type { RequestContext } from '../server/context.js';
-import type { ReplyDeadline, ToolResult } from '../server/registry.js';
+import type { ToolResult } from '../server/registry.js';
 import type { ToolCall } from '../server/server.js';
 import { storeFailureSentence, StoreUnavailableError } from '../store/types.js';
 import { createCountedWarning } from '../warn.js';
@@ -29,6 +29,7 @@ import { createRunReport } from './report.js';
 import { takeTaskSlot, type TaskSlot } from './quota.js';
 import { answerInline, driveTask, settle, type Outcome } from './run.js';
 import type { TaskSettings } from './settings.js';
+import type { ReplyDeadline } from './tool-task.js';
 
 /** The bound on runs that outlived their call, named to the caller and the operator when it is hit. */
 const RUN_SLOTS_VARIABLE = 'AGENT_MAX_BACKGROUND_RUNS';
