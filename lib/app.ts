@@ -16,7 +16,8 @@ import { createDispatcher, createKeptReplies, type Dispatch, type KeptReply } fr
 import { InProcessTransport, type InProcessLimits } from './server/in-process.js';
 import { listToolsInProcess, mountStatusDefinitions, mountsFromEnv, type Mounts } from './mounts/index.js';
 import type { Principal } from './server/context.js';
-import { createRegistry, type RegistryDefinition } from './server/registry.js';
+import { createRegistry } from './server/create-registry.js';
+import type { RegistryDefinition } from './server/registry.js';
 import { createServer, type ServerInfo, type ServerOptions } from './server/server.js';
 import { MemoryStore } from './store/memory.js';
 import type { Store } from './store/types.js';

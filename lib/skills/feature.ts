@@ -5,7 +5,8 @@
  */
 
 import { SKILLS_EXTENSION } from '../protocol/skills.js';
-import { checkScopeLists, type RegistryDefinition, type ResourceDefinition } from '../server/registry.js';
+import { checkScopeLists } from '../server/create-registry.js';
+import type { RegistryDefinition, ResourceDefinition } from '../server/registry.js';
 import type { Feature } from '../server/server.js';
 import { skillMethods } from './methods.js';
 import { compileSkills, fileChild, type SkillCatalog, type SkillDefinition } from './skill.js';
