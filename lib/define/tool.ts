@@ -1,7 +1,7 @@
 /**
  * `defineTool`: a deployment's own tool from a zod input (and optional output) schema, with the arguments and
  * the structured result typed from them. The schemas are the validator and the published JSON Schema
- * (lib/server/registry.ts); what `run` returns is checked against the output schema before the client sees
+ * (lib/server/create-registry.ts); what `run` returns is checked against the output schema before the client sees
  * it (2025-11-25 server/tools §Output Schema: a server MUST return conforming structured results).
  * Failures are isError results (SEP-1303): a thrown ToolError says its message; anything else is logged for
  * the operator and the caller gets a generic line, never the detail.

@@ -39,11 +39,11 @@ export interface RunView {
   /** What a later call names it by: the id of the task it runs as, bound to its caller. */
   handle: string;
   status: TaskStatus;
-  /** What the run reported (context.ts RunReport): its facts, the reply's text so far (the last part of a long one), its latest status line. */
+  /** What the run reported (lib/server/context.ts RunReport): its facts, the reply's text so far (the last part of a long one), its latest status line. */
   facts: Record<string, string>;
   text: string;
   note?: string;
-  /** Its reply is held until the run ends (a paid call, context.ts withReplyHeld): no text or status line is kept. */
+  /** Its reply is held until the run ends (a paid call, lib/server/context.ts withReplyHeld): no text or status line is kept. */
   withheld?: true;
   /** How long it has run, or ran. */
   elapsedMs: number;
