@@ -61,12 +61,14 @@ export function backgroundKeyOf(concurrencyKey: string | undefined, principal: S
 /**
  * Whose share of the store a request's writes are charged to (docs/architecture.md rule 12): the owner of its per-caller
  * state (stateOwnerOf: the principal, which a caller cannot shed by opening sessions; else the session the server
- * issued), or the pool of callers without an identity. Every write of the request counts there, whatever key it
- * names: a conversation an anonymous session continues is that session's to keep.
+ * issued), else the address it calls from (`address`: its share of concurrent calls, concurrencyKeyOf), each in its
+ * class of callers; with none of these, the caller without an identity. Every write of the request counts there,
+ * whatever key it names: a conversation an anonymous session continues is that session's to keep.
  */
-export function budgetOf(principal: Subject, caller: string | undefined): StoreBudget {
-  const owner = stateOwnerOf(principal, caller);
-  return owner === undefined ? 'anonymous' : { owner };
+export function budgetOf(principal: Subject, caller: string | undefined, address?: string): StoreBudget {
+  if (principal !== undefined) return { owner: stateOwnerOf(principal, caller)!, class: 'principal' };
+  if (caller !== undefined) return { owner: caller, class: 'session' };
+  return address === undefined ? 'anonymous' : { owner: address, class: 'anonymous' };
 }
 
 /** The owner of long-lived state (conversations): the principal's subject, '' when anonymous. */
@@ -101,6 +103,8 @@ export const storeKeys = {
   cancel: (caller: string, id: RequestId) => keyOf('cancel', caller, idText(id)),
   /** The client's answer to our server-to-client request `id` (an id we minted for this caller). */
   clientAnswer: (caller: string, id: string) => keyOf('reply', caller, id),
+  /** Room a call holds for its closing writes until it leaves (store/types.ts Reservation): its own, by a fresh id. */
+  room: (id: string) => keyOf('room', id),
   /** A call's retry coordination: the same caller sending the same request again. */
   retry: (caller: string, id: RequestId, requestDigest: string) => keyOf('chat', caller, idText(id), requestDigest),
   /** A conversation's history and its turn queue. */

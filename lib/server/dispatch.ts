@@ -14,7 +14,7 @@ import {
 import { META_SERVER_INFO } from '../protocol/meta.js';
 import { isSharedResult, shareResult } from '../protocol/shared-result.js';
 import { MRTR_METHODS, isLogLevel, servesMethod } from '../protocol/methods.js';
-import { storeFailureSentence, StoreUnavailableError } from '../store/types.js';
+import { logStoreFailure, storeFailureSentence, StoreUnavailableError } from '../store/types.js';
 import { sha256Hex } from '../digest.js';
 import { storeKeys } from './caller.js';
 import { Cancellation } from './cancellation.js';
@@ -227,7 +227,7 @@ const CALL_DONE = new Error('The call finished.');
 function toRpcError(error: unknown, method: string): RpcError {
   if (error instanceof McpError) return error.toJSON();
   if (error instanceof StoreUnavailableError) {
-    console.error(`[agent-mcp] ${method}: ${error.message}`, error.cause);
+    logStoreFailure(method, error);
     return rpcError(INTERNAL_ERROR, storeFailureSentence(error));
   }
   console.error(`[agent-mcp] ${method} failed:`, error);
