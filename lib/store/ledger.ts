@@ -156,10 +156,13 @@ export class Ledger {
     if (bytes > maxBytes) this.#refuse(`a value of ${bytes} bytes is more than the store holds (MEMORY_STORE_MAX_BYTES=${maxBytes})`, true);
   }
 
-  /** Keeps `value` under `key`, charged to `budget`, making room as the rules above say; StoreFullError when it may not. */
-  put(key: string, value: string | string[], bytes: number, expires: number, budget: StoreBudget): void {
+  /**
+   * Keeps `value` under `key`, charged to `budget`, making room as the rules above say; StoreFullError when it may not.
+   * `keep`: another entry that must not be evicted to make this room (the history a reservation is for).
+   */
+  put(key: string, value: string | string[], bytes: number, expires: number, budget: StoreBudget, keep?: string): void {
     const old = this.#entries.get(key);
-    this.#refuseUnlessRoom(bytes, budget, old);
+    this.#refuseUnlessRoom(bytes, budget, old, keep === undefined ? undefined : this.#entries.get(keep));
     if (old) this.#drop(key, old);
     const share = this.#shareFor(budget);
     const entry: Entry = { value, bytes, expires, share };
@@ -173,10 +176,10 @@ export class Ledger {
     }
     this.#weigh(share);
     this.#sweep();
-    this.#makeRoom(key, share);
+    this.#makeRoom(keep === undefined ? [key] : [key, keep], share);
   }
 
-  #refuseUnlessRoom(bytes: number, budget: StoreBudget, old: Entry | undefined): void {
+  #refuseUnlessRoom(bytes: number, budget: StoreBudget, old: Entry | undefined, kept: Entry | undefined): void {
     const { maxBytes, maxEntries, maxBytesSecurity } = this.limits;
     const security = budget === 'security';
     if (security) {
@@ -191,16 +194,17 @@ export class Ledger {
     const overEntries = this.#entries.size - (old ? 1 : 0) + 1 - maxEntries;
     if (overBytes <= 0 && overEntries <= 0) return;
     // What may give way: for a security record, any class; for a caller, its own class and what other classes hold
-    // over their shares. The entry this write replaces goes anyway, so it is not counted twice.
+    // over their shares. The entry this write replaces goes anyway, so it is not counted twice; the one it keeps stays.
     const writer = security ? undefined : this.#classes.get(classOf(budget));
     let freeBytes = 0;
     let freeEntries = 0;
     for (const c of this.#classes.values()) {
-      const replacedBytes = old?.share.of === c ? old.bytes : 0;
-      const replacedEntries = old?.share.of === c ? 1 : 0;
+      const bytesOf = c.bytes - (old?.share.of === c ? old.bytes : 0);
+      const entriesOf = c.entries - (old?.share.of === c ? 1 : 0);
+      const [keptBytes, keptEntries] = kept?.share.of === c ? [kept.bytes, 1] : [0, 0];
       const mine = security || c === writer;
-      freeBytes += mine ? c.bytes - replacedBytes : Math.max(0, c.bytes - replacedBytes - this.share.bytes);
-      freeEntries += mine ? c.entries - replacedEntries : Math.max(0, c.entries - replacedEntries - this.share.entries);
+      freeBytes += mine ? bytesOf - keptBytes : Math.max(0, Math.min(bytesOf - this.share.bytes, bytesOf - keptBytes));
+      freeEntries += mine ? entriesOf - keptEntries : Math.max(0, Math.min(entriesOf - this.share.entries, entriesOf - keptEntries));
     }
     if (overBytes > freeBytes || overEntries > freeEntries) {
       this.#refuse(security
@@ -215,28 +219,28 @@ export class Ledger {
     throw new StoreFullError(reason, tooLarge);
   }
 
-  /** Room for the entry just written under `key`: never by evicting it, nor a security record. */
-  #makeRoom(key: string, share: Share): void {
+  /** Room for the entry just written (the first of `kept`): never by evicting what `kept` names, nor a security record. */
+  #makeRoom(kept: string[], share: Share): void {
     const { maxBytes, maxEntries, maxBytesPerCaller } = this.limits;
-    while (share.capped && share.bytes > maxBytesPerCaller && this.#evictOldest(share, key, this.#evictedOwn));
+    while (share.capped && share.bytes > maxBytesPerCaller && this.#evictOldest(share, kept, this.#evictedOwn));
     while (this.#bytes > maxBytes || this.#entries.size > maxEntries) {
-      const giver = this.#giver(share, key);
-      if (!giver || !this.#evictOldest(giver, key, this.#evictedForRoom)) return;
+      const giver = this.#giver(share, kept);
+      if (!giver || !this.#evictOldest(giver, kept, this.#evictedForRoom)) return;
     }
   }
 
   /**
    * Who gives room for the entry just written under `key` by `writer`: the class furthest over its share among those
    * that may give (for a caller: its own class and the classes over their shares; for a security record: any), and
-   * within it the caller holding the most (the next one, when that is the writer holding only `key`).
+   * within it the caller holding the most (the next one, when that one holds nothing but what `kept` names).
    */
-  #giver(writer: Share, key: string): Share | undefined {
+  #giver(writer: Share, kept: string[]): Share | undefined {
     let chosen: Class | undefined;
     let furthest = -1;
     for (const c of this.#classes.values()) {
       const usage = Math.max(c.bytes / this.share.bytes, c.entries / this.share.entries);
       const mayGive = writer.of === undefined || c === writer.of || usage > 1;
-      const gives = c.entries - (c === writer.of && writer.entries.has(key) ? 1 : 0);
+      const gives = c.entries - kept.filter((key) => this.#entries.get(key)?.share.of === c).length;
       if (mayGive && gives > 0 && usage > furthest) {
         chosen = c;
         furthest = usage;
@@ -244,13 +248,13 @@ export class Ledger {
     }
     if (!chosen) return undefined;
     const top = chosen.heaviest.top();
-    return top === writer && writer.entries.size === 1 && writer.entries.has(key) ? chosen.heaviest.top(writer) : top;
+    return top && evictable(top, kept) ? top : chosen.heaviest.top(top);
   }
 
-  /** Drops the share's least recently used entry other than `key`; false when it has none. */
-  #evictOldest(share: Share, key: string, warning: { note(): void }): boolean {
+  /** Drops the share's least recently used entry other than those `kept` names; false when it has none. */
+  #evictOldest(share: Share, kept: string[], warning: { note(): void }): boolean {
     for (const [oldest, entry] of share.entries) {
-      if (oldest === key) continue;
+      if (kept.includes(oldest)) continue;
       const expired = entry.expires <= Date.now();
       this.#drop(oldest, entry);
       if (!expired) warning.note();
@@ -328,6 +332,11 @@ function classOf(budget: Exclude<StoreBudget, 'security'>): CallerClass {
 
 function ownerOf(budget: Exclude<StoreBudget, 'security'>): string {
   return budget === 'anonymous' ? '' : budget.owner;
+}
+
+/** Whether a share holds anything but what `kept` names. */
+function evictable(share: Share, kept: string[]): boolean {
+  return share.entries.size > kept.filter((key) => share.entries.has(key)).length;
 }
 
 /** Whether a budget is a caller's, held to MEMORY_STORE_MAX_BYTES_PER_CALLER (Share.capped). */

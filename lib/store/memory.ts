@@ -169,7 +169,7 @@ class MemoryView implements Store {
     const { ledger } = this.#data;
     if (grows) ledger.checkSize((ledger.read(grows.key)?.bytes ?? ENTRY_OVERHEAD_BYTES + costOf(grows.key)) + grows.bytes, this.#budget);
     const held = Math.min(ENTRY_OVERHEAD_BYTES + costOf(key) + bytes, ledger.roomOf(this.#budget));
-    if (held > ENTRY_OVERHEAD_BYTES + costOf(key)) ledger.put(key, 'null', held, Date.now() + ttlMs, this.#budget);
+    if (held > ENTRY_OVERHEAD_BYTES + costOf(key)) ledger.put(key, 'null', held, Date.now() + ttlMs, this.#budget, grows?.key);
   }
 
   /** What the Upstash `leave` script does, in one synchronous step. */

@@ -274,6 +274,26 @@ describe('the memory store is shared fairly (docs/architecture.md rule 12)', () 
     expect(store.bytesOf({ owner: 'caller', class: 'session' })).toBeLessThanOrEqual(50_000);
   });
 
+  test('a hold in a full store never evicts the history it is for: with nothing else of its class to give, the call is refused', async () => {
+    vi.spyOn(console, 'warn').mockImplementation(() => undefined);
+    // Each class's share: (100,000 - 10,000) / 3 = 30,000 bytes.
+    const store = new MemoryStore({ maxBytes: 100_000, maxBytesSecurity: 10_000, maxBytesPerCaller: 60_000 });
+    const session = store.withBudget({ owner: 's', class: 'session' });
+    await session.set('conv:s', chunk(40_000), 60_000);
+    await store.withBudget({ owner: 'a', class: 'anonymous' }).set('a', chunk(25_000), 60_000);
+    await store.withBudget({ owner: 'p', class: 'principal' }).set('p', chunk(25_000), 60_000);
+    const reserve = { key: 'room:s', bytes: 15_000, ttlMs: 60_000, grows: { key: 'conv:s', bytes: 1_000 } };
+    await expect(session.enter({ read: ['conv:s'], reserve })).rejects.toThrow(StoreFullError);
+    expect(await store.getMany(['conv:s', 'a', 'p', 'room:s'])).toEqual([chunk(40_000), chunk(25_000), chunk(25_000), undefined]);
+    // With something else of its own to give, the session's oldest other state gives the room, not the history.
+    await session.set('old:s', chunk(2_000), 60_000);
+    await store.get('conv:s');
+    const entered = await session.enter({ read: ['conv:s'], reserve: { ...reserve, bytes: 7_500 } });
+    expect(entered.values).toEqual([chunk(40_000)]);
+    expect(await store.get('old:s')).toBeUndefined();
+    expect(store.bytes).toBeLessThanOrEqual(100_000);
+  });
+
   test('an entry rewritten through another budget is charged to that budget', async () => {
     const store = new MemoryStore();
     await store.withBudget({ owner: 'a' }).set('k', chunk(1_000), 60_000);
