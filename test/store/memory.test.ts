@@ -93,7 +93,8 @@ describe('the memory store budget (MEMORY_STORE_MAX_BYTES, MEMORY_STORE_MAX_ENTR
   test('start-up prints the budget with the store summary', () => {
     const { summary } = selectStore(undefined, { MEMORY_STORE_MAX_BYTES: '1000000' });
     expect(summary).toContain('store: memory, at most 1000000 bytes and 100000 entries (MEMORY_STORE_MAX_BYTES, MEMORY_STORE_MAX_ENTRIES), '
-      + 'at most 250000 per caller (MEMORY_STORE_MAX_BYTES_PER_CALLER) and 500000 for security records (MEMORY_STORE_MAX_BYTES_SECURITY)');
+      + 'at most 250000 per caller (MEMORY_STORE_MAX_BYTES_PER_CALLER) and 500000 for security records (MEMORY_STORE_MAX_BYTES_SECURITY), '
+      + 'shared fairly (docs/security.md): principals, sessions and callers without an identity each sure of 166666 bytes');
   });
 });
 
