@@ -23,8 +23,8 @@ export class StoreUnavailableError extends Error {
 
 /**
  * The memory store refused a write rather than evict state it promised to keep: a security record over its own
- * budget, a value larger than its caller's budget, or a write of a caller without an identity when the only room
- * left belongs to callers with one (docs/security.md "The store is shared fairly"). It is a StoreUnavailableError,
+ * budget, a value larger than its caller's budget, or a write when the only room left is security records and other
+ * classes of callers within their shares (docs/security.md "The store is shared fairly"). It is a StoreUnavailableError,
  * so every place that answers an unavailable store answers this too; the message says which it was, for the log.
  */
 export class StoreFullError extends StoreUnavailableError {
