@@ -4,7 +4,7 @@
  */
 
 import { limitHeapGrowth, readHeapGrowth } from './heap.js';
-import { classShareOf } from './ledger.js';
+import { classShareOf } from './shares.js';
 import { MemoryStore, readMemoryBudget } from './memory.js';
 import type { Store } from './types.js';
 import { readStoreTimeout, UpstashStore } from './upstash.js';
