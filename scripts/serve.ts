@@ -10,7 +10,7 @@ import { createDefaultApp } from '../lib/app.js';
 import { readAuthConfig } from '../lib/auth/config.js';
 import { discoverJwksUri } from '../lib/auth/keys.js';
 import { createProtectedResourceHandler } from '../lib/auth/metadata.js';
-import { createAuthorizationServerHandler } from '../lib/auth/server/handler.js';
+import { createAuthorizationServerHandler } from '../lib/auth/authorization-server/handler.js';
 import { createDiscoveryHandler } from '../lib/discovery/documents.js';
 import { describeStartupError, type FetchHandler } from '../lib/http/configured.js';
 import { readLogLevel } from '../lib/observe/request-log.js';

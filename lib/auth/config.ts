@@ -1,6 +1,6 @@
 /**
  * Bearer auth settings, read once (docs/oauth.md). OAuth is on when AUTH_ISSUER is set (an external authorization
- * server), or when AUTH_SERVER_KEY is (the built-in one, lib/auth/server/, whose issuer is the deployment's own public
+ * server), or when AUTH_SERVER_KEY is (the built-in one, lib/auth/authorization-server/, whose issuer is the deployment's own public
  * origin); API keys (MCP_API_KEYS) are read in lib/auth/api-keys.ts. Misconfiguration throws at start-up naming the
  * variable.
  */

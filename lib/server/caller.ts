@@ -129,7 +129,7 @@ export const storeKeys = {
 };
 
 /**
- * The built-in authorization server's records (lib/auth/server), apart from storeKeys so the MCP function's bundle
+ * The built-in authorization server's records (lib/auth/authorization-server), apart from storeKeys so the MCP function's bundle
  * leaves them out. Written through the 'security' budget: an authorization code (by its SHA-256: the store never
  * holds a code), its single use, a refresh-token family (its current token's SHA-256 and the last ones'), the
  * family's revocation, a refresh token's single use. Not per caller: each is named by an unguessable digest or id.
