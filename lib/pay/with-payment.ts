@@ -14,6 +14,7 @@
 
 import type * as z from 'zod';
 import { withReplyHeld, type RequestContext } from '../server/context.js';
+import { principalKey } from '../server/principal-key.js';
 import {
   isInputRequired, type InputRequired, type RegistryDefinition, type ToolDefinition, type ToolResult,
 } from '../server/registry.js';
@@ -36,7 +37,7 @@ export function withPayment<Input extends z.ZodType>(tool: ToolDefinition<Input>
     const { payload } = input;
     const id = await paymentIdOf(payload);
     // The payment pays for this call only: same tool, arguments and caller.
-    const fingerprint = await fingerprintOf([tool.name, args, ctx.principal?.subject ?? '', payload.payload]);
+    const fingerprint = await fingerprintOf([tool.name, args, ctx.principal ? principalKey(ctx.principal) : '', payload.payload]);
     const claim = await claimPayment(ctx.store, id, ctx.signal);
     if (claim.kind === 'recorded') {
       return claim.record.fingerprint === fingerprint

@@ -13,14 +13,15 @@
 import { sha256HexSync } from '../digest.js';
 import type { RequestId } from '../protocol/jsonrpc.js';
 import type { StoreBudget } from '../store/types.js';
+import { principalKey, type PrincipalKind } from './principal-key.js';
 
-/** The part of a verified principal that identifies it (server/context.ts Principal). */
-type Subject = { subject: string } | undefined;
+/** The part of a verified principal that identifies it (server/context.ts Principal), keyed by principalKey. */
+type Subject = { kind?: PrincipalKind; subject: string } | undefined;
 
 /** The caller's identity for cross-request state, or undefined when it has none. */
 export function callerKey(principal: Subject, session: string | undefined): string | undefined {
   if (principal === undefined && session === undefined) return undefined;
-  return JSON.stringify([principal?.subject ?? null, session ?? null]);
+  return JSON.stringify([principal ? principalKey(principal) : null, session ?? null]);
 }
 
 /**
@@ -28,7 +29,7 @@ export function callerKey(principal: Subject, session: string | undefined): stri
  * outlives a session; else the session the server issued (2025 wire); else nobody, and there is no such state.
  */
 export function stateOwnerOf(principal: Subject, caller: string | undefined): string | undefined {
-  return principal === undefined ? caller : JSON.stringify([principal.subject]);
+  return principal === undefined ? caller : JSON.stringify([principalKey(principal)]);
 }
 
 /**
@@ -37,7 +38,7 @@ export function stateOwnerOf(principal: Subject, caller: string | undefined): st
  * a share per session would cap nothing; callers behind one address without a token share theirs.
  */
 export function concurrencyKeyOf(principal: Subject, ip: string): string {
-  return principal === undefined ? JSON.stringify(['ip', ip]) : JSON.stringify(['principal', principal.subject]);
+  return principal === undefined ? JSON.stringify(['ip', ip]) : JSON.stringify(['principal', principalKey(principal)]);
 }
 
 /**
@@ -46,7 +47,7 @@ export function concurrencyKeyOf(principal: Subject, ip: string): string {
  * budget per limit pattern. Long parts are keyed by their digest (keyOf), so a subject never makes a key large.
  */
 export function toolLimitKeyOf(pattern: string, principal: Subject, ip: string): string {
-  return principal === undefined ? keyOf('tool', pattern, 'ip', ip) : keyOf('tool', pattern, 'principal', principal.subject);
+  return principal === undefined ? keyOf('tool', pattern, 'ip', ip) : keyOf('tool', pattern, 'principal', principalKey(principal));
 }
 
 /**
@@ -71,8 +72,8 @@ export function budgetOf(principal: Subject, caller: string | undefined, address
   return address === undefined ? 'anonymous' : { owner: address, class: 'anonymous' };
 }
 
-/** The owner of long-lived state (conversations): the principal's subject, '' when anonymous. */
-export const ownerOf = (principal: Subject): string => principal?.subject ?? '';
+/** The owner of long-lived state (conversations): the principal's key, '' when anonymous. */
+export const ownerOf = (principal: Subject): string => (principal ? principalKey(principal) : '');
 
 /**
  * The longest part a key holds as it is (docs/architecture.md rule 8: ids that reach store keys). A longer part (a client's

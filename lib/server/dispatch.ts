@@ -21,6 +21,7 @@ import { Cancellation } from './cancellation.js';
 import { deliverClientResponse } from './client-requests.js';
 import { createRequestContext, type CallContext, type RequestContext } from './context.js';
 import { keptListPage } from './list-cache.js';
+import { principalKey } from './principal-key.js';
 import { isInputRequired } from './registry.js';
 import { joinMethods, type Handler, type MethodTable, type Server } from './server.js';
 import { discover, initialize, ping, setLogLevel } from './methods/lifecycle.js';
@@ -112,7 +113,7 @@ async function runRequest(
   if (call.era === 'modern' && call.logLevel !== undefined && !isLogLevel(call.logLevel)) {
     throw new McpError(INVALID_PARAMS, `Invalid log level: ${call.logLevel}.`);
   }
-  const binding = () => ({ principal: call.principal?.subject ?? '', method: message.method, params });
+  const binding = () => ({ principal: call.principal ? principalKey(call.principal) : '', method: message.method, params });
   let round: { inputResponses?: Record<string, unknown>; requestState?: unknown } | undefined;
   if (call.era === 'modern' && MRTR_METHODS.has(message.method)) {
     round = await readRound(server, binding(), params, call);
