@@ -23,7 +23,7 @@ import { MemoryStore } from './store/memory.js';
 import type { Store } from './store/types.js';
 import { createLimitsFromEnv, type RequestLimits } from './limits/index.js';
 import { createCallSlots, readMaxConcurrentCalls, type CallSlots } from './limits/concurrency.js';
-import { createBearerAuth, describeAuth, readApiKeys, readAuthConfig, readAuthScopes, requireAudienceSource, type BearerAuth } from './auth/index.js';
+import { createBearerAuth, describeAuth, readAuthScopes, readSignIn, type BearerAuth } from './auth/index.js';
 import { readPayConfig } from './pay/config.js';
 import { createPaymentEngine } from './pay/engine.js';
 import { withPaidTool } from './pay/with-payment.js';
@@ -154,13 +154,13 @@ export function createDefaultApp(env: Record<string, string | undefined> = proce
   const requestLog = readLogLevel(env) !== 'off';
   const healthTimeoutMs = readHealthTimeout(env);
   const tasks = readTaskSettings(env);
-  const apiKeys = readApiKeys(env);
-  const limits = createLimitsFromEnv(env, upstash, { ownRates: apiKeys?.rates });
+  const signIn = readSignIn(env);
+  const ownRates = new Map(signIn.flatMap((mode) => [...(mode.rates ?? [])]));
+  const limits = createLimitsFromEnv(env, upstash, { ownRates });
   // On Vercel the edge sets the client's address in headers; elsewhere only the socket's can be trusted.
   const calls = createCallSlots(readMaxConcurrentCalls(env), { trustForwarded: Boolean(env.VERCEL) });
-  const authConfig = readAuthConfig(env);
-  if (authConfig) requireAudienceSource(authConfig, config, env);
-  const auth = authConfig || apiKeys ? createBearerAuth(authConfig, env, apiKeys) : undefined;
+  for (const mode of signIn) mode.checkServed?.(config, env);
+  const auth = signIn.length ? createBearerAuth(signIn, env) : undefined;
   const defaultScopes = auth ? readAuthScopes(env) : undefined;
   const pay = readPayConfig(env);
   // The demo agent reaches the app it belongs to, which exists once createApp returns. It lists as a caller

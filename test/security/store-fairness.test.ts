@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, test, vi } from 'vitest';
 import { createMcpHandler } from '../../api/mcp.js';
 import { agentDefinitions } from '../../lib/agent/index.js';
 import { createApp } from '../../lib/app.js';
-import { createBearerAuth, readAuthConfig } from '../../lib/auth/index.js';
+import { createBearerAuth, readSignIn } from '../../lib/auth/index.js';
 import { MemoryStore } from '../../lib/store/memory.js';
 import { startIssuer, type TestIssuer } from '../support/issuer.js';
 import { openSession, post, postModern } from '../support/rpc.js';
@@ -42,7 +42,7 @@ beforeAll(async () => {
       stateSecret: 'the deployment secret, 32 characters or more',
       origin: { local: true, allowedOrigins: new Set() },
       store,
-      auth: auth ? createBearerAuth(readAuthConfig(authEnv)!, authEnv) : undefined,
+      auth: auth ? createBearerAuth(readSignIn(authEnv), authEnv) : undefined,
     });
   };
   [openStore, guardedStore] = [new MemoryStore({ maxBytes: 2_000_000 }), new MemoryStore({ maxBytes: 2_000_000 })];
