@@ -108,7 +108,7 @@ describe('a flood of large chat calls costs the flooder its own state, never a v
         stateSecret: 'the deployment secret, 32 characters or more',
         origin: { local: true, allowedOrigins: new Set() },
         store,
-        auth: auth ? createBearerAuth(readAuthConfig(authEnv)!, authEnv) : undefined,
+        auth: auth ? createBearerAuth(readSignIn(authEnv), authEnv) : undefined,
       });
     };
     const [plain, signedIn] = await Promise.all([startTestServer(createMcpHandler(appOf(false))), startTestServer(createMcpHandler(appOf(true)))]);
