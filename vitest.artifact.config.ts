@@ -7,5 +7,8 @@ export default defineConfig({
     testTimeout: 20_000,
     // The request log (one line per MCP request) is tested in test/observe; elsewhere it is only noise.
     env: { MCP_LOG: 'off' },
+    // As in vitest.config.ts: a test's console output is shown when it fails, and all of it is kept in the log.
+    silent: 'passed-only',
+    reporters: ['default', ['./test/support/output-log.ts', { file: '.cache/test-output.artifact.log' }]],
   },
 });

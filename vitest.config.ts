@@ -9,5 +9,9 @@ export default defineConfig({
     env: { MCP_LOG: 'off' },
     hookTimeout: 20_000,
     pool: 'forks',
+    // What tests print on purpose (refused sign-ins, unreachable stand-ins) is shown only for a failing test;
+    // all of it, with each file's time, goes to .cache/test-output.log.
+    silent: 'passed-only',
+    reporters: ['default', './test/support/output-log.ts'],
   },
 });

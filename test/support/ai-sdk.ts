@@ -8,6 +8,7 @@ import { spawn } from 'node:child_process';
 import { dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { ensureCached, ensureNode22 } from '../../scripts/npm-cache.mjs';
+import { stderrToConsole } from './child-stderr.js';
 
 const SCRIPT = fileURLToPath(new URL('./ai-sdk-route.mjs', import.meta.url));
 /** The `ai` release the route runs (pinned, like the suite's other cached tools). */
@@ -34,9 +35,10 @@ export interface AiSdkRoute {
 export async function startAiSdkRoute(options: { errorBody?: string } = {}): Promise<AiSdkRoute> {
   const node = ensureNode22();
   const ai = ensureCached('ai-sdk', `ai@${AI_SDK_VERSION}`, 'node_modules/ai/package.json');
-  const child = spawn(node, [SCRIPT], { stdio: ['ignore', 'pipe', 'inherit'], env: {
+  const child = spawn(node, [SCRIPT], { stdio: ['ignore', 'pipe', 'pipe'], env: {
     PATH: process.env.PATH, AI_SDK_DIR: dirname(dirname(ai)), ROUTE_SECRET, ROUTE_ERROR_BODY: options.errorBody ?? 'the route failed',
   } });
+  stderrToConsole(child);
   const base = await new Promise<string>((resolve, reject) => {
     child.stdout!.on('data', (chunk) => {
       const match = /listening on (http:\/\/\S+)/.exec(String(chunk));

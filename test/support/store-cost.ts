@@ -63,6 +63,7 @@ export interface CostServer {
 export async function startCostServer(redis: SharedRedis, upstreamUrl: string, env: Record<string, string> = {}): Promise<CostServer> {
   const app = createDefaultApp({
     ...redis.bridge.env,
+    MCP_LOG: 'off',
     AGENTS: JSON.stringify([{ id: 'echo', format: 'openai', url: `${upstreamUrl}/v1`, model: 'test-model' }]),
     ...env,
   });

@@ -2,6 +2,7 @@
 
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
+import { stderrToConsole } from './child-stderr.js';
 
 const SCRIPT = fileURLToPath(new URL('./upstream-server.ts', import.meta.url));
 
@@ -41,7 +42,8 @@ export interface Upstream {
 }
 
 export async function startUpstream(): Promise<Upstream> {
-  const child = spawn(process.execPath, ['--import', 'tsx', SCRIPT], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const child = spawn(process.execPath, ['--import', 'tsx', SCRIPT], { stdio: ['ignore', 'pipe', 'pipe'] });
+  stderrToConsole(child);
   const url = await new Promise<string>((resolve, reject) => {
     child.stdout!.on('data', (chunk) => {
       const match = /listening on (http:\/\/\S+)/.exec(String(chunk));
