@@ -139,7 +139,8 @@ export function defaultDefinitions(
   // docs/payments.md "Paid calls (x402)": with X402_PAY_TO set, the agent tool is behind x402.
   // A deployment's own skills list before the agents' (docs/skills.md).
   const ownSkills = options.skills?.length ? [{ origin: ADDITIONS_ORIGIN, skills: options.skills }] : [];
-  return [...ownSkills, engine ? withPaidTool(agents, 'chat_with_agent', engine) : agents, additionDefinitions(options, engine)];
+  const chatOffer = pay && { price: pay.price, tokens: pay.tokens };
+  return [...ownSkills, engine ? withPaidTool(agents, 'chat_with_agent', engine, chatOffer) : agents, additionDefinitions(options, engine)];
 }
 
 /**
@@ -193,7 +194,7 @@ export function createDefaultApp(env: Record<string, string | undefined> = proce
       describeRequestBounds(bounds),
       describeTaskSettings(tasks),
       `concurrent calls: at most ${calls.max} per caller on each instance (MCP_MAX_CONCURRENT_CALLS)`,
-      ...(pay ? [`paid calls: chat_with_agent costs ${pay.price} on ${pay.network}, paid to ${pay.payTo} (facilitator ${pay.facilitatorUrl})`] : []),
+      ...(pay ? [`paid calls: chat_with_agent costs ${pay.price} on ${pay.network}${pay.tokens ? `, or by use at ${pay.tokens.input}/${pay.tokens.output} per million input/output tokens up to ${pay.tokens.max}` : ''}, paid to ${pay.payTo} (facilitator ${pay.facilitatorUrl})`] : []),
     ],
   });
   return app = createApp({

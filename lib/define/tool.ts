@@ -50,20 +50,25 @@ export interface ToolSpec<I extends z.ZodObject, O extends z.ZodType | undefined
   scopes?: string[];
   /** Behind x402 at X402_PRICE (docs/payments.md "Paid calls (x402)"); start-up fails without X402_PAY_TO. */
   paid?: boolean;
+  /** Behind x402 at this price per call (e.g. `'$0.05'`) instead of X402_PRICE; implies `paid`. */
+  price?: `$${string}`;
   run(args: z.output<I>, ctx: ToolContext): ToolReturn<O extends z.ZodType ? z.input<O> : undefined> | Promise<ToolReturn<O extends z.ZodType ? z.input<O> : undefined>>;
 }
 
 /** A tool as the app serves it, with its payment setting for the app to apply. */
 export interface UserTool extends ToolDefinition<any> {
   paid?: boolean;
+  /** Its own price per call; lib/define/additions.ts checks it at start-up. */
+  price?: `$${string}`;
 }
 
 export function defineTool<I extends z.ZodObject, O extends z.ZodType | undefined = undefined>(spec: ToolSpec<I, O>): UserTool {
-  const { run, output, paid, ...listed } = spec;
+  const { run, output, paid, price, ...listed } = spec;
   return {
     ...listed,
     ...(output ? { output } : {}),
     ...(paid ? { paid } : {}),
+    ...(price !== undefined ? { price } : {}),
     run: (args, ctx) => runTool(spec, args, ctx),
   };
 }
