@@ -51,7 +51,7 @@ function readUsd(name: string, value: string, example: string, positive: boolean
 
 const TOKEN_PRICE_VARIABLES = ['X402_PRICE_INPUT', 'X402_PRICE_OUTPUT', 'X402_MAX_PRICE'] as const;
 
-/** Token prices come as a set of three (docs/payments.md "Charging by use"); some without the others is refused. */
+/** Token prices come as a set of three (docs/payments.md "Charging by use (upto)"); some without the others is refused. */
 function readTokenPrices(env: Env): TokenPrices | undefined {
   const given = TOKEN_PRICE_VARIABLES.filter((name) => env[name]?.trim());
   if (given.length === 0) return undefined;

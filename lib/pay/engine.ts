@@ -1,6 +1,6 @@
 /**
  * The x402 side of a paid call, on `@x402/core` + `@x402/evm` (`exact`, EIP-3009; and `upto`, Permit2, for a call
- * charged by use: docs/payments.md "Charging by use"), loaded on the first paid call only. What a call costs is
+ * charged by use: docs/payments.md "Charging by use (upto)"), loaded on the first paid call only. What a call costs is
  * the paid thing's own (an Offer: the tool's price, chat_with_agent's token prices), not the engine's. Answers are values: verified or refused with the facilitator's reason, settled or not, or
  * `unavailable` when the facilitator cannot be reached (then nothing was charged).
  *

@@ -1,5 +1,5 @@
 /**
- * What a paid call costs (docs/payments.md "Charging by use"): a fixed price per call (x402 `exact`), and, where token
+ * What a paid call costs (docs/payments.md "Charging by use (upto)"): a fixed price per call (x402 `exact`), and, where token
  * prices are set, a price per million input and output tokens up to a ceiling per call (x402 `upto`). The price of a
  * call's tokens is read from its one meter (lib/usage/meter.ts; docs/architecture.md rule 17), never from a format.
  *

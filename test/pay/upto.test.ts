@@ -1,5 +1,5 @@
 /**
- * Charging by use (docs/payments.md "Charging by use"; issue 45 item 4): x402 `upto` beside `exact`. The payer signs a
+ * Charging by use (docs/payments.md "Charging by use (upto)"; issue 45 item 4): x402 `upto` beside `exact`. The payer signs a
  * ceiling (a real Permit2 signature by @x402/evm's upto client), the call runs, and the settlement is the price of the
  * tokens the call's meter counted, never above the ceiling. The real @x402/evm facilitator logic verifies and settles
  * behind a fake chain that checks every upto settlement against the signed ceiling (test/support/x402-chain.ts),
