@@ -7,7 +7,7 @@
  */
 
 import type { PaymentPayload, PaymentRequired, PaymentRequirements } from '@x402/core/types';
-import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { afterAll, beforeAll, describe, expect, test, vi } from 'vitest';
 import * as z from 'zod';
 import { createMcpHandler } from '../../api/mcp.js';
 import type { AgentTurn } from '../../lib/agent/types.js';
@@ -19,6 +19,7 @@ import { createPaymentEngine } from '../../lib/pay/engine.js';
 import { PAYMENT_RESPONSE_META_KEY } from '../../lib/pay/payload.js';
 import { CHARGED_META_KEY, PRICE_META_KEY, withPayment } from '../../lib/pay/with-payment.js';
 import type { ToolDefinition } from '../../lib/server/registry.js';
+import { MemoryStore } from '../../lib/store/memory.js';
 import { post } from '../support/rpc.js';
 import { startTestServer, type TestServer } from '../support/server.js';
 import { createFakeChain, serveFacilitator, TEST_NETWORK, type FakeChain } from '../support/x402-chain.js';
@@ -33,6 +34,8 @@ const CEILING = 500_000n;
 let chain: FakeChain;
 let facilitator: Awaited<ReturnType<typeof serveFacilitator>>;
 let server: TestServer;
+let engine: ReturnType<typeof createPaymentEngine>;
+const BY_USE = { price: '$0.01', tokens: { input: '$3', output: '$15', max: '$0.50' } } as const;
 
 /** An in-process agent that reports one model request's usage into the call's meter, as its upstream said it. */
 async function* meteredAgent(turn: AgentTurn): AsyncIterable<string> {
@@ -63,12 +66,12 @@ beforeAll(async () => {
   chain = createFakeChain();
   facilitator = await serveFacilitator(chain.facilitator);
   const env = { X402_PAY_TO: PAY_TO, X402_FACILITATOR_URL: facilitator.url, ...TOKEN_PRICES };
-  const engine = createPaymentEngine(readPayConfig(env)!);
+  engine = createPaymentEngine(readPayConfig(env)!);
   const agents = [{ id: 'metered', name: 'Metered', description: 'Reports its usage.', reply: meteredAgent }];
   server = await startTestServer(createMcpHandler(createApp({
     definitions: [
       ...defaultDefinitions(env, { agents }),
-      { tools: [withPayment(metered, engine, { price: '$0.01', tokens: { input: '$3', output: '$15', max: '$0.50' } })] },
+      { tools: [withPayment(metered, engine, BY_USE)] },
       additionDefinitions({ tools: [priced] }, engine),
     ],
     origin: { local: true, allowedOrigins: new Set() },
@@ -81,8 +84,8 @@ afterAll(async () => {
   await facilitator?.close();
 });
 
-async function callTool(name: string, args: Record<string, unknown>, payment?: PaymentPayload) {
-  const response = await post(server.mcpUrl, {
+async function callTool(name: string, args: Record<string, unknown>, payment?: PaymentPayload, url = server.mcpUrl) {
+  const response = await post(url, {
     jsonrpc: '2.0', id: crypto.randomUUID(), method: 'tools/call',
     params: { name, arguments: args, ...(payment ? { _meta: { 'x402/payment': payment } } : {}) },
   }, LEGACY);
@@ -171,6 +174,33 @@ describe('x402 upto: a call charged by the tokens it used', () => {
     const result = await callTool('metered', args, payment);
     expect(result._meta[CHARGED_META_KEY]).toEqual({ scheme: 'exact', amount: '10000', price: '$0.01' });
     expect(transfersTo(result._meta[PAYMENT_RESPONSE_META_KEY].transaction)).toEqual([expect.objectContaining({ value: 10000n })]);
+  });
+
+  test('a store fault while charging fails closed: nothing is settled and the caller is told nothing was charged', async () => {
+    const error = vi.spyOn(console, 'error').mockImplementation(() => undefined);
+    vi.spyOn(console, 'warn').mockImplementation(() => undefined);
+    // Room for the payment's claim, not for its record beside it.
+    const small = await startTestServer(createMcpHandler(createApp({
+      definitions: [{ tools: [withPayment(metered, engine, BY_USE)] }],
+      origin: { local: true, allowedOrigins: new Set() },
+      stateSecret: 'x'.repeat(32),
+      store: new MemoryStore({ maxBytesSecurity: 800 }),
+    })));
+    try {
+      const args = { reports: [{ input: 1000, output: 1000 }] };
+      const payment = await createPayer().payUpto(await requiredFor('metered', args));
+      const transfers = chain.transfers.length;
+      const result = await callTool('metered', args, payment, small.mcpUrl);
+      expect(result).toEqual({
+        content: [{ type: 'text', text: 'Payment could not be processed: the server could not record it, so it was not settled. Nothing was charged; try again later.' }],
+        isError: true,
+      });
+      expect(chain.transfers.length).toBe(transfers);
+      expect(String(error.mock.calls.at(-1)?.[0])).toContain('a verified payment was not settled: its record could not be kept');
+    } finally {
+      vi.restoreAllMocks();
+      await small.close();
+    }
   });
 
   test('the stand-in chain refuses a settlement above the signed ceiling', async () => {
