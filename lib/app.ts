@@ -33,7 +33,7 @@ import { describeRequestBounds, readRequestBounds, type RequestBounds } from './
 import { readUpstashConfig } from './store/upstash-config.js';
 import { readLogLevel } from './observe/request-log.js';
 import { describeStartup, type StartupReport } from './observe/startup.js';
-import { readAgents } from './agent/config.js';
+import { agentTokenBudgets, readAgents } from './agent/config.js';
 import { readHealthTimeout } from './observe/health-route.js';
 import { describeTaskSettings, readTaskSettings, type TaskSettings } from './tasks/settings.js';
 // The features are imported, not loaded on demand: a dynamic import splits the modules it shares into a chunk of its
@@ -157,7 +157,9 @@ export function createDefaultApp(env: Record<string, string | undefined> = proce
   const tasks = readTaskSettings(env);
   const signIn = readSignIn(env);
   const ownRates = new Map(signIn.flatMap((mode) => [...(mode.rates ?? [])]));
-  const limits = createLimitsFromEnv(env, upstash, { ownRates });
+  const ownTokens = new Map(signIn.flatMap((mode) => [...(mode.tokens ?? [])]));
+  const agentList = readAgents(env, options.agents ?? []);
+  const limits = createLimitsFromEnv(env, upstash, { ownRates, ownTokens, agentTokens: agentTokenBudgets(agentList) });
   // On Vercel the edge sets the client's address in headers; elsewhere only the socket's can be trusted.
   const calls = createCallSlots(readMaxConcurrentCalls(env), { trustForwarded: Boolean(env.VERCEL) });
   for (const mode of signIn) mode.checkServed?.(config, env);
@@ -180,7 +182,7 @@ export function createDefaultApp(env: Record<string, string | undefined> = proce
   const startup = describeStartup({
     env,
     config,
-    agents: readAgents(env, options.agents ?? []),
+    agents: agentList,
     sharedStoreHost: upstash && new URL(upstash.url).host,
     auth: auth && describeAuth(auth),
     rateLimits: limits?.rates,

@@ -11,10 +11,14 @@
  *   agent holding one while it waits for its own leaves could leave none for them.
  * - Time (AGENT_TURN_TIMEOUT_MS): the whole turn, tool loop and nested agents included. `signal` aborts when the
  *   time is up or the caller cancels, and everything of the turn runs on it.
+ * - Tokens (the caller's token budgets, lib/limits/tokens.ts): once a charge of the call's usage crosses one, the next
+ *   model request is refused like a spent AGENT_MAX_UPSTREAM_CALLS (after the charges already sent are counted), and
+ *   a tool call is answered "not run".
  */
 
 import { setMaxListeners } from 'node:events';
 import { Cancellation, type CancelView, type SignalSource } from '../server/cancellation.js';
+import type { TokenSpend } from '../server/context.js';
 import { createCountedWarning } from '../warn.js';
 import { AgentError, callCancelled, type ModelCalls, type ToolOutcome } from './types.js';
 
@@ -55,10 +59,12 @@ export class RequestBudget implements ModelCalls {
   readonly #waiting: Array<{ go(): void; stop(reason: unknown): void }> = [];
   #stopsWaiters = false;
   #timedOut = false;
+  readonly #tokens: TokenSpend | undefined;
 
-  /** `agentId` is the outermost agent; `outer` the caller's cancellation. */
-  constructor(limits: BudgetLimits, agentId: string, outer: SignalSource) {
+  /** `agentId` is the outermost agent; `outer` the caller's cancellation; `tokens` what the call spends of the caller's token budgets. */
+  constructor(limits: BudgetLimits, agentId: string, outer: SignalSource, tokens?: TokenSpend) {
     this.#limits = limits;
+    this.#tokens = tokens;
     this.#agentId = agentId;
     this.#cancellation = new Cancellation(outer);
     this.#timer = setTimeout(() => {
@@ -106,12 +112,19 @@ export class RequestBudget implements ModelCalls {
       modelsSpent.note(agentId);
       throw new BudgetSpent(`Agent ${agentId}: this request spent its budget of ${max} model calls (AGENT_MAX_UPSTREAM_CALLS); the turn was stopped.`, 'AGENT_MAX_UPSTREAM_CALLS');
     }
+    if (this.#tokens) {
+      await this.#tokens.settled();
+      const over = this.#tokens.stopped;
+      if (over) throw new BudgetSpent(`Agent ${agentId}: ${over.reason}`, over.variable);
+    }
     this.#models += 1;
     return this.place();
   }
 
   /** Counts one tool call; a refusal for the model to read once the request's are spent. */
   spendToolCall(name: string): ToolOutcome | undefined {
+    const over = this.#tokens?.stopped;
+    if (over) return { ok: false, text: `Tool ${name} was not run: ${over.reason}`, limit: over.variable };
     const max = this.#limits.maxToolCalls;
     if (this.#tools < max) {
       this.#tools += 1;

@@ -5,7 +5,8 @@
  * Per-caller state is keyed as lib/server/caller.ts says: conversations by owner, retries by caller.
  */
 
-import type { RequestContext } from '../server/context.js';
+import type { RequestContext, TokenSpend, ToolLimitRefusal } from '../server/context.js';
+import { RETRY_AFTER_META } from '../protocol/errors.js';
 import { inputRequired, type InputRequired, type ToolDefinition, type ToolResult } from '../server/registry.js';
 import { sha256Hex } from '../digest.js';
 import { canonicalJson } from '../server/request-state.js';
@@ -38,6 +39,12 @@ const UPSTREAM_FAILED = { outcome: 'api_error', errorType: 'api_error' } as cons
 
 function toolError(text: string): ToolResult {
   return { content: [{ type: 'text', text }], isError: true };
+}
+
+/** A call refused by a spent token budget: like a per-tool limit's refusal, a tool result saying when to try again. */
+function overTokenBudget(refusal: ToolLimitRefusal, ctx: RequestContext): ToolResult {
+  ctx.observation?.noteToolFailure?.({ outcome: 'request_error', errorType: 'rate_limited' });
+  return { ...toolError(refusal.message), _meta: { [RETRY_AFTER_META]: refusal.retryAfterSeconds } };
 }
 
 export interface ChatToolOptions {
@@ -90,6 +97,10 @@ export function chatWithAgentTool(options: ChatToolOptions): ToolDefinition<type
       // Only a call that may answer before its run ends collects one (reply-deadline.ts); here there is nothing to collect.
       const { message } = args;
       if (message === undefined) return toolError('Invalid arguments: message is required.');
+      // The caller's token budgets are checked before anything runs; the call's usage is charged to them as it arrives.
+      const tokens = await ctx.tokenBudget?.(agent.profile.id, ctx.usage);
+      if (tokens && 'refused' in tokens) return overTokenBudget(tokens.refused, ctx);
+      const spend = tokens?.spend;
       const progress = progressOf(ctx);
       const asked = readAskState(ctx);
       // Whether the agent was asked: a store that refuses the turn's room refuses it before (turn.ts).
@@ -136,7 +147,7 @@ export function chatWithAgentTool(options: ChatToolOptions): ToolDefinition<type
           return converse(teams.get(agent)!, session, {
             history: historyOf(readsHistory ? values[0] : undefined),
             state: readsState ? values.at(-1) : undefined,
-          }, message, ctx, progress, asked);
+          }, message, ctx, progress, asked, spend);
         });
       } catch (error) {
         if (error instanceof StoreUnavailableError) {
@@ -146,6 +157,7 @@ export function chatWithAgentTool(options: ChatToolOptions): ToolDefinition<type
         throw error;
       } finally {
         progress.stop();
+        await spend?.end();
       }
     },
   };
@@ -164,6 +176,7 @@ async function converse(
   ctx: RequestContext,
   progress: ProgressReporter,
   answers: AskState,
+  tokens: TokenSpend | undefined,
 ): Promise<Ran<ToolResult | InputRequired>> {
   const { agent } = team;
   const { history } = kept;
@@ -173,7 +186,7 @@ async function converse(
   const upstreamState = agent.keepsUpstreamState ? { value: kept.state, save: (value: unknown) => void (saved = { value }) } : undefined;
   const stateWrites = () => (saved ? [upstreamStateWrite(session, saved.value)] : []);
   // One budget for everything this call sets off, nested agents included; its signal is the caller's and the clock's.
-  const budget = new RequestBudget(team.budget, agent.profile.id, ctx.cancellation);
+  const budget = new RequestBudget(team.budget, agent.profile.id, ctx.cancellation, tokens);
   const failed = (text: string) => ({ value: toolError(calls.length ? `${text} ${describeCalls(calls)}` : text) });
   const stopped = () => failed(budget.timedOut ? budget.timeoutMessage : callCancelled(agent.profile.id).message);
   try {

@@ -18,6 +18,7 @@ import { ERROR_DETAILS, type ErrorDetail } from './upstream/error-text.js';
 import { DEFAULT_MAX_TOOL_CALLS_PER_REPLY } from './upstream/openai.js';
 import { DEFAULT_MAX_TOKENS, FORMAT_FIELD_CHECKS, FORMAT_TABLE, FORMATS, type Format } from './upstream/index.js';
 import { DEFAULT_MAX_REPLY_BYTES } from './upstream/request.js';
+import { parseRate, type Rate } from '../limits/rate.js';
 
 type Env = Record<string, string | undefined>;
 
@@ -41,10 +42,12 @@ interface UpstreamAgentConfig {
   body?: Record<string, unknown>;
   /** Header name → the variable holding its value, added to each request. */
   headersEnv?: Record<string, string>;
+  /** Tokens each caller may spend with this agent per window (lib/limits/tokens.ts), e.g. `20000/1d`. */
+  tokenBudget?: string;
 }
 
 const KEYS = new Set(['id', 'name', 'description', 'format', 'url', 'model', 'apiKeyEnv', 'timeoutMs', 'systemPrompt', 'upstreamAgent', 'tools',
-  'maxToolSteps', ...Object.keys(FORMAT_FIELD_CHECKS)]);
+  'maxToolSteps', 'tokenBudget', ...Object.keys(FORMAT_FIELD_CHECKS)]);
 const NON_EMPTY = 'must be a non-empty string';
 
 const CHECKS: Check[] = [
@@ -60,8 +63,24 @@ const CHECKS: Check[] = [
   optional('upstreamAgent', isNonEmptyString, NON_EMPTY),
   toolsCheck,
   optional('maxToolSteps', isPositiveInteger, 'must be a positive integer'),
+  optional('tokenBudget', isTokenBudget, 'must be a token budget such as 100000/1d (tokens per window; s, m, h or d)'),
   formatCheck,
 ];
+
+function isTokenBudget(value: unknown): boolean {
+  try {
+    return typeof value === 'string' && parseRate('tokenBudget', value, 'tokens') !== undefined;
+  } catch {
+    return false;
+  }
+}
+
+/** An agent's `tokenBudget`, parsed; `where` names it in the error. */
+function tokenBudgetOf(where: string, value: string | undefined): Rate | undefined {
+  const rate = value === undefined ? undefined : parseRate(where, value, 'tokens');
+  if (value !== undefined && !rate) throw new TypeError(`${where} must be a token budget such as 100000/1d; leave it out for none.`);
+  return rate;
+}
 
 /** What the entry's format (upstream/index.ts) asks of it: its own checks, its own fields only, `tools` only where it calls ours. */
 function formatCheck(entry: Record<string, unknown>): string | undefined {
@@ -115,6 +134,8 @@ export interface InProcessAgentDefinition {
   reply: InProcessAgent;
   /** Tool patterns the agent may use through `turn.tools` (tool-patterns.ts); none by default. */
   tools?: string[];
+  /** Tokens each caller may spend with this agent per window (lib/limits/tokens.ts), e.g. `20000/1d`; none by default. */
+  tokenBudget?: string;
 }
 
 /** Bounds on agents that use tools (docs/agents.md "Give your agent tools"). */
@@ -302,7 +323,8 @@ function toAgent(config: UpstreamAgentConfig, env: Env, { timeoutMs, maxReplyByt
     maxToolCalls: limits.maxCallsPerStep,
     maxToolCallsPerReply: limits.maxCallsPerReply,
   });
-  return config.tools ? { ...agent, tools: config.tools } : agent;
+  const tokenBudget = tokenBudgetOf(`AGENTS: agent ${config.id} tokenBudget`, config.tokenBudget);
+  return { ...agent, ...(config.tools ? { tools: config.tools } : {}), ...(tokenBudget ? { tokenBudget } : {}) };
 }
 
 function inProcess(definition: InProcessAgentDefinition, paid: boolean): Agent {
@@ -311,7 +333,13 @@ function inProcess(definition: InProcessAgentDefinition, paid: boolean): Agent {
     keepsHistory: true,
     reply: definition.reply,
     ...(definition.tools ? { tools: definition.tools } : {}),
+    ...(definition.tokenBudget !== undefined ? { tokenBudget: tokenBudgetOf(`in-process agent ${definition.id} tokenBudget`, definition.tokenBudget) } : {}),
   };
+}
+
+/** Each agent's own token budget per caller (`tokenBudget`), by id: what lib/limits/tokens.ts charges. */
+export function agentTokenBudgets(agents: readonly Agent[]): ReadonlyMap<string, Rate> {
+  return new Map(agents.flatMap((a) => (a.tokenBudget ? [[a.profile.id, a.tokenBudget] as const] : [])));
 }
 
 /** The agents of a deployment, in a stable order; throws a TypeError naming the variable on bad config. */

@@ -4,6 +4,7 @@
  */
 
 import type { UsageMeter } from '../usage/meter.js';
+import type { Rate } from '../limits/rate.js';
 import type { Format } from './upstream/formats.js';
 
 export type AgentKind = Format | 'in-process';
@@ -111,6 +112,8 @@ export interface Agent {
   keepsUpstreamState?: boolean;
   /** Tool patterns from the configuration (`github.*`, `notes.add`, `agent:research`); absent: no tools. */
   tools?: string[];
+  /** Tokens each caller may spend with this agent per window (`tokenBudget`, lib/limits/tokens.ts); absent: none of its own. */
+  tokenBudget?: Rate;
   /** Streams the reply's text. Throws an AgentError for failures a caller should see. */
   reply(turn: AgentTurn): AsyncIterable<string>;
 }

@@ -1,10 +1,10 @@
 /**
  * The API keys a deployment accepts (MCP_API_KEYS, docs/api-keys.md): one key a line, by its hash, never in clear.
  *
- *     ci sha256=<64 hex> scopes=agents:chat,docs:read rate=60/1m
+ *     ci sha256=<64 hex> scopes=agents:chat,docs:read rate=60/1m tokens=100000/1d
  *
- * A line is the key's name, then `sha256=` (required), `scopes=` (comma-separated) and `rate=` (its own rate limit,
- * instead of RATE_LIMIT_PRINCIPAL) in any order. Lines may also be separated by `;`; blank lines and lines starting
+ * A line is the key's name, then `sha256=` (required), `scopes=` (comma-separated), `rate=` (its own rate limit,
+ * instead of RATE_LIMIT_PRINCIPAL) and `tokens=` (its own token budget, instead of TOKEN_BUDGET_CALLER) in any order. Lines may also be separated by `;`; blank lines and lines starting
  * with `#` are skipped. Removing a line revokes its key. Two lines may share a name (a key being rotated): they are
  * one principal, so they must agree on scopes and rate. A malformed line stops the start-up, naming it.
  *
@@ -28,8 +28,8 @@ export const KEY_NAME_RULE = '1-64 letters, digits, ".", "_", "@" or "-", starti
 /** RFC 6749 §3.3 scope-token characters, less the `,` and `;` that separate them here. */
 export const KEY_SCOPE = /^[\x21\x23-\x2b\x2d-\x3a\x3c-\x5b\x5d-\x7e]+$/;
 const SHA256_HEX = /^[0-9a-f]{64}$/;
-const FIELDS = new Set(['sha256', 'scopes', 'rate']);
-const SHAPE = '"<name> sha256=<64 hex digits> [scopes=a,b] [rate=60/1m]" (npm run key -- create prints one)';
+const FIELDS = new Set(['sha256', 'scopes', 'rate', 'tokens']);
+const SHAPE = '"<name> sha256=<64 hex digits> [scopes=a,b] [rate=60/1m] [tokens=100000/1d]" (npm run key -- create prints one)';
 
 /** One configured key. */
 export interface ApiKey {
@@ -37,12 +37,16 @@ export interface ApiKey {
   digest: Buffer;
   scopes: string[];
   rate?: Rate;
+  /** Its own token budget (lib/limits/tokens.ts). */
+  tokens?: Rate;
 }
 
 export interface ApiKeys {
   keys: ApiKey[];
   /** Each key principal's own rate limit, by principalKey (lib/limits). */
   rates: ReadonlyMap<string, Rate>;
+  /** Each key principal's own token budget, by subject (lib/limits/tokens.ts). */
+  tokens: ReadonlyMap<string, Rate>;
 }
 
 /** The principal of the key named `name`. */
@@ -67,7 +71,7 @@ function parseLine(line: string, where: string): ApiKey {
   for (const field of rest) {
     const at = field.indexOf('=');
     const key = at > 0 ? field.slice(0, at) : field;
-    if (!FIELDS.has(key)) throw bad(`"${key.slice(0, 32)}" is not a field (sha256, scopes, rate)`);
+    if (!FIELDS.has(key)) throw bad(`"${key.slice(0, 32)}" is not a field (sha256, scopes, rate, tokens)`);
     if (fields.has(key)) throw bad(`${key} is given twice`);
     fields.set(key, field.slice(at + 1));
   }
@@ -78,10 +82,13 @@ function parseLine(line: string, where: string): ApiKey {
   if (wrong !== undefined) throw bad(`the scope "${wrong.slice(0, 32)}" has a character a scope cannot hold`);
   const rate = fields.has('rate') ? parseRate(`MCP_API_KEYS ${where} rate`, fields.get('rate')) : undefined;
   if (fields.has('rate') && !rate) throw bad('rate= must be a rate such as 60/1m (leave it out for RATE_LIMIT_PRINCIPAL)');
-  return { name, digest: Buffer.from(hex, 'hex'), scopes, ...(rate ? { rate } : {}) };
+  const tokens = fields.has('tokens') ? parseRate(`MCP_API_KEYS ${where} tokens`, fields.get('tokens'), 'tokens') : undefined;
+  if (fields.has('tokens') && !tokens) throw bad('tokens= must be a budget such as 100000/1d (leave it out for TOKEN_BUDGET_CALLER)');
+  return { name, digest: Buffer.from(hex, 'hex'), scopes, ...(rate ? { rate } : {}), ...(tokens ? { tokens } : {}) };
 }
 
-const sameGrant = (a: ApiKey, b: ApiKey) => a.scopes.join(' ') === b.scopes.join(' ') && a.rate?.text === b.rate?.text;
+const sameGrant = (a: ApiKey, b: ApiKey) =>
+  a.scopes.join(' ') === b.scopes.join(' ') && a.rate?.text === b.rate?.text && a.tokens?.text === b.tokens?.text;
 
 /** The keys configured in MCP_API_KEYS, or undefined when it is unset; a malformed line throws a TypeError naming it. */
 export function readApiKeys(env: Env): ApiKeys | undefined {
@@ -97,13 +104,14 @@ export function readApiKeys(env: Env): ApiKeys | undefined {
     if (twin) throw new TypeError(`MCP_API_KEYS ${where} repeats the key of "${twin.name}": one key, one line.`);
     const namesake = keys.find((k) => k.name === key.name);
     if (namesake && !sameGrant(namesake, key)) {
-      throw new TypeError(`MCP_API_KEYS ${where} names "${key.name}" again with other scopes or rate: lines of one name are one principal.`);
+      throw new TypeError(`MCP_API_KEYS ${where} names "${key.name}" again with other scopes, rate or tokens: lines of one name are one principal.`);
     }
     keys.push(key);
   });
   if (keys.length === 0) throw new TypeError('MCP_API_KEYS is set but holds no key line; unset it, or add the line npm run key -- create prints.');
   const rates = new Map(keys.flatMap((k) => (k.rate ? [[principalKey(keyPrincipal(k.name, [])), k.rate] as const] : [])));
-  return { keys, rates };
+  const tokens = new Map(keys.flatMap((k) => (k.tokens ? [[principalKey(keyPrincipal(k.name, [])), k.tokens] as const] : [])));
+  return { keys, rates, tokens };
 }
 
 /** What a refused key is told: one sentence for a wrong value, a revoked key and a malformed one alike. */

@@ -77,6 +77,7 @@ export async function serveLegacy(
     observation,
     chargeCaller: deps.limits?.chargeFor(request, principal),
     limitTool: deps.limits?.limitToolFor?.(request, principal),
+    tokenBudget: deps.limits?.tokensFor?.(request, principal),
     concurrencyKey,
     ...(gone ? { signal: gone } : {}),
   };
@@ -148,6 +149,7 @@ export async function serveModern(request: Request, classified: Ok<'modern'>, de
     observation,
     chargeCaller: deps.limits?.chargeFor(request, principal),
     limitTool: deps.limits?.limitToolFor?.(request, principal),
+    tokenBudget: deps.limits?.tokensFor?.(request, principal),
     concurrencyKey,
   };
   return frameCall({

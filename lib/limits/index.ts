@@ -9,7 +9,7 @@
  */
 
 import { integerEnv } from '../config.js';
-import type { ChargeCaller, LimitTool, Principal } from '../server/context.js';
+import type { ChargeCaller, LimitTool, Principal, TokenBudget } from '../server/context.js';
 import { principalKey } from '../server/principal-key.js';
 import { DEFAULT_PREFIX, type UpstashConfig } from '../store/upstash-config.js';
 import { clientIp, createLimitCharge, createLimitCheck, createLimitCount, type FailurePolicy, type LimitCount } from './check.js';
@@ -18,6 +18,8 @@ import { parseRate, type Rate } from './rate.js';
 import type { LimitScope } from './refusals.js';
 import { createToolLimit, describeToolRates, readToolRates } from './tools.js';
 import { createUpstashLimiter, LIMIT_TIMEOUT_MS } from './upstash.js';
+import { createMemoryTokenCounter, createUpstashTokenCounter } from './token-counter.js';
+import { createTokenBudgets, describeTokenSettings, readTokenSettings } from './tokens.js';
 
 type Env = Record<string, string | undefined>;
 
@@ -36,6 +38,11 @@ export interface RequestLimits {
    * when none is set.
    */
   limitToolFor?(request: Request, principal?: Principal): LimitTool;
+  /**
+   * The token budgets (tokens.ts) of the caller of `request`: its principal's, else its address's; absent when none
+   * is set.
+   */
+  tokensFor?(request: Request, principal?: Principal): TokenBudget;
   /** One line for the start-up log (MCP_LOG=debug). */
   summary: string;
   /** The limits alone, for the start-up summary: `ip 60/1m, principal off`. */
@@ -50,9 +57,13 @@ export interface LimitsOptions {
    * instead of RATE_LIMIT_PRINCIPAL, even when that is off.
    */
   ownRates?: ReadonlyMap<string, Rate>;
+  /** An API key's own token budget (`tokens=`, MCP_API_KEYS), by subject: instead of TOKEN_BUDGET_CALLER. */
+  ownTokens?: ReadonlyMap<string, Rate>;
+  /** Agents' own token budgets per caller (`tokenBudget`), by agent id. */
+  agentTokens?: ReadonlyMap<string, Rate>;
 }
 
-function readFailurePolicy(env: Env): FailurePolicy {
+export function readFailurePolicy(env: Env): FailurePolicy {
   const value = env.RATE_LIMIT_ON_ERROR?.trim().toLowerCase() || 'open';
   if (value !== 'open' && value !== 'closed') {
     throw new TypeError(`RATE_LIMIT_ON_ERROR must be open or closed, got "${env.RATE_LIMIT_ON_ERROR}".`);
@@ -75,7 +86,8 @@ export function createLimitsFromEnv(env: Env, upstash: UpstashConfig | undefined
   const timeoutMs = readTimeout(env);
   const ownRates = options.ownRates ?? new Map<string, Rate>();
   const toolRates = readToolRates(env);
-  if (!ip && !principal && ownRates.size === 0 && toolRates.length === 0) return undefined;
+  const tokens = readTokenSettings(env, options.ownTokens, options.agentTokens);
+  if (!ip && !principal && ownRates.size === 0 && toolRates.length === 0 && !tokens) return undefined;
   const prefix = options.prefix ?? DEFAULT_PREFIX;
   // One counter per rate, its own key space (`rl:<space>`, e.g. `rl:key:<rate>`) so that no two windows share a
   // Redis key; per-tool limits share `rl:tool`, each caller's key naming its pattern (caller.ts toolLimitKeyOf).
@@ -99,6 +111,10 @@ export function createLimitsFromEnv(env: Env, upstash: UpstashConfig | undefined
   };
   const toolCounts = toolRates.map((r) => ({ ...r, count: counter('tool', r.rate, { label: `tool "${r.pattern}"` }) }));
   const where = upstash ? 'shared on Upstash' : 'counted per instance in memory';
+  const tokenBudgets = tokens && createTokenBudgets(tokens, upstash
+    ? createUpstashTokenCounter(upstash, { prefix: `${prefix}tb:`, timeoutMs })
+    : createMemoryTokenCounter(), policy);
+  const tokenText = tokens ? `, tokens ${describeTokenSettings(tokens)}` : '';
   const own = ownRates.size ? `, their own for ${ownRates.size} API key name${ownRates.size === 1 ? '' : 's'} (MCP_API_KEYS)` : '';
   return {
     ...(byIp ? { byIp: (request: Request, cost?: number) => byIp(clientIp(request, trustForwarded), cost) } : {}),
@@ -115,9 +131,10 @@ export function createLimitsFromEnv(env: Env, upstash: UpstashConfig | undefined
     ...(toolCounts.length > 0
       ? { limitToolFor: (request: Request, p?: Principal) => createToolLimit(toolCounts, p, clientIp(request, trustForwarded)) }
       : {}),
+    ...(tokenBudgets ? { tokensFor: (request: Request, p?: Principal) => tokenBudgets(p, clientIp(request, trustForwarded)) } : {}),
     rates: `ip ${ip?.text ?? 'off'}, principal ${principal?.text ?? 'off'}${own}`
-      + `${toolCounts.length > 0 ? `, tools ${describeToolRates(toolCounts)}` : ''}`,
+      + `${toolCounts.length > 0 ? `, tools ${describeToolRates(toolCounts)}` : ''}${tokenText}`,
     summary: `rate limits: ip ${ip?.text ?? 'off'}, principal ${principal?.text ?? 'off'}${own}`
-      + `${toolCounts.length > 0 ? `, tools ${describeToolRates(toolCounts)}` : ''} (${where}; on a Redis fault: fail ${policy})`,
+      + `${toolCounts.length > 0 ? `, tools ${describeToolRates(toolCounts)}` : ''}${tokenText} (${where}; on a Redis fault: fail ${policy})`,
   };
 }

@@ -19,7 +19,7 @@ const SCOPE_VARIABLE: Record<LimitScope, string> = { ip: 'RATE_LIMIT_IP', princi
 const UNAVAILABLE = 'the rate limiter cannot be reached';
 
 /** Seconds until `reset`, at least 1 (a 0 would invite an immediate retry that fails again). */
-function secondsUntil(reset: number, now: number): number {
+export function secondsUntil(reset: number, now: number): number {
   return Math.max(1, Math.ceil((reset - now) / 1000));
 }
 
@@ -78,7 +78,8 @@ export function toolLimitUnavailable(): ToolLimitRefusal {
   return { message: `The tool was not called: ${UNAVAILABLE}; try again shortly.`, retryAfterSeconds: 1 };
 }
 
-function describeWindow(ms: number): string {
+/** `day`, `2 hours`, `30 seconds`: a window as a sentence says it. */
+export function describeWindow(ms: number): string {
   for (const [unit, size] of [['day', 86_400_000], ['hour', 3_600_000], ['minute', 60_000]] as const) {
     if (ms % size === 0) return ms === size ? unit : `${ms / size} ${unit}s`;
   }

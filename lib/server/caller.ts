@@ -51,6 +51,16 @@ export function toolLimitKeyOf(pattern: string, principal: Subject, ip: string):
 }
 
 /**
+ * Whose token budget a chat call spends (lib/limits/tokens.ts): the verified principal's, else the address's, as the
+ * rate limits count callers; with `agentId`, that caller's budget with one agent. `undefined` for the deployment's
+ * one budget of every caller.
+ */
+export function tokenBudgetKeyOf(principal: Subject, ip: string, agentId?: string): string {
+  const who = principal === undefined ? ['ip', ip] : ['principal', principalKey(principal)];
+  return agentId === undefined ? keyOf('tokens', ...who) : keyOf('tokens', 'agent', agentId, ...who);
+}
+
+/**
  * Whose share of runs that outlived their call (AGENT_MAX_BACKGROUND_RUNS, lib/tasks/on-behalf.ts) a run takes: the
  * share of concurrent calls its call took (concurrencyKeyOf), since such a run is that call going on; a call that did
  * not come over HTTP (in process) has none, and counts against its state's owner.

@@ -70,6 +70,22 @@ export interface ToolLimitRefusal {
 /** Counts one call of tool `name` against its caller's per-tool limits: the refusal, or undefined to go on. */
 export type LimitTool = (name: string) => Promise<ToolLimitRefusal | undefined>;
 
+/** What one chat call spends from its caller's token budgets (lib/limits/tokens.ts), charged as its usage arrives. */
+export interface TokenSpend {
+  /** Why no further model request or tool step of the call may start (a budget crossed mid-way); undefined while there is room. */
+  readonly stopped: ChargeRefusal | undefined;
+  /** Waits for the charges already sent, so that `stopped` counts every report so far. */
+  settled(): Promise<void>;
+  /** Stops charging the call's later reports and waits for the charges already sent. */
+  end(): Promise<void>;
+}
+
+/**
+ * The caller's token budgets: checked before a chat call's agent runs, which is refused (with when to try again)
+ * while one is spent; otherwise the call's meter is charged to them as its usage arrives.
+ */
+export type TokenBudget = (agentId: string, meter: UsageMeter) => Promise<{ refused: ToolLimitRefusal } | { spend: TokenSpend }>;
+
 /**
  * Where a call whose reply may be due before its work ends says how far it got (lib/tasks/on-behalf.ts): what the
  * answers given while it goes on, and the calls that collect it, show. Present only on such a call.
@@ -121,6 +137,11 @@ export interface CallContext {
    * came from an in-process client of the deployment's own code.
    */
   limitTool?: LimitTool;
+  /**
+   * The token budgets of the caller (the HTTP request's principal, else its address) a chat call spends; absent when
+   * none is set, or the call came from an in-process client of the deployment's own code.
+   */
+  tokenBudget?: TokenBudget;
   /**
    * Whose share of concurrent calls this call took (lib/server/caller.ts concurrencyKeyOf: the principal, else the
    * address); work that outlives the call counts there too. Absent when the call did not come over HTTP.
@@ -198,6 +219,7 @@ class Context implements RequestContext {
   readonly observation?: CallObservation;
   readonly chargeCaller?: ChargeCaller;
   readonly limitTool?: LimitTool;
+  readonly tokenBudget?: TokenBudget;
   readonly concurrencyKey?: string;
   readonly report?: RunReport;
   readonly usage: UsageMeter;
@@ -234,6 +256,7 @@ class Context implements RequestContext {
     this.observation = call.observation;
     this.chargeCaller = call.chargeCaller;
     this.limitTool = call.limitTool;
+    this.tokenBudget = call.tokenBudget;
     this.concurrencyKey = call.concurrencyKey;
     this.report = call.report;
     this.usage = call.usage ?? new UsageMeter();

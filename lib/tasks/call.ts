@@ -43,7 +43,7 @@ export function taskContext(
   const call: CallContext = {
     era: ctx.era, protocolVersion: ctx.protocolVersion, principal: ctx.principal, caller: ctx.caller,
     clientCapabilities: ctx.clientCapabilities, logLevel: ctx.logLevel, store: ctx.store, chargeCaller: ctx.chargeCaller,
-    limitTool: ctx.limitTool, concurrencyKey: ctx.concurrencyKey, outbound: link.outbound, observation: link.observation, report: link.report,
+    limitTool: ctx.limitTool, tokenBudget: ctx.tokenBudget, concurrencyKey: ctx.concurrencyKey, outbound: link.outbound, observation: link.observation, report: link.report,
   };
   const params = { name: record.tool, arguments: record.args, _meta: round.meta };
   return createRequestContext(call, ctx.requestId, 'tools/call', params, {

@@ -30,6 +30,7 @@ export const apiKeyMode: SignInMode = {
       discovery: () => ({ type: AUTH_TYPE.apiKey, header: 'Authorization', scheme: 'Bearer' }),
       besides: 'apiKeys',
       rates: keys.rates,
+      tokens: keys.tokens,
     };
   },
 };

@@ -75,6 +75,8 @@ export interface ActiveMode {
   besides?: string;
   /** Its principals' own rate limits, by principalKey (lib/limits: instead of RATE_LIMIT_PRINCIPAL). */
   rates?: ReadonlyMap<string, Rate>;
+  /** Principals with a token budget of their own (an API key's `tokens=`), by principalKey (lib/limits/tokens.ts). */
+  tokens?: ReadonlyMap<string, Rate>;
   /** A check that needs to know how the server is served (the token audience's source); throws a TypeError. */
   checkServed?(served: { local: boolean }, env: Env): void;
   /** `npm start`'s check before it listens: `misconfigured` stops it, `unavailable` is said and start-up goes on. */
