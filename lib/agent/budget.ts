@@ -121,7 +121,12 @@ export class RequestBudget implements ModelCalls {
     return this.place();
   }
 
-  /** Counts one tool call; a refusal for the model to read once the request's are spent. */
+  /** Waits for the token charges already sent (a model request's report is charged as it arrives), so the next step sees them. */
+  async tokensCounted(): Promise<void> {
+    await this.#tokens?.settled();
+  }
+
+  /** Counts one tool call; a refusal for the model to read once the request's are spent (tokens too: call tokensCounted first). */
   spendToolCall(name: string): ToolOutcome | undefined {
     const over = this.#tokens?.stopped;
     if (over) return { ok: false, text: `Tool ${name} was not run: ${over.reason}`, limit: over.variable };

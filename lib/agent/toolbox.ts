@@ -52,7 +52,7 @@ export interface ToolboxOptions {
   /** How long one tool call may go without progress. */
   timeoutMs: number;
   /** The request's budget, which every call spends from. */
-  budget: Pick<RequestBudget, 'spendToolCall' | 'place'>;
+  budget: Pick<RequestBudget, 'spendToolCall' | 'place' | 'tokensCounted'>;
   signal: AbortSignal;
   note(message: string): void;
   record(call: ToolCallRecord): void;
@@ -168,6 +168,7 @@ export function createToolbox(options: ToolboxOptions): Toolbox {
       // Recorded when asked for, so the caller's list keeps the model's order though calls run in parallel.
       const record: ToolCallRecord = { chain: who, name, arguments: summarize(args), ok: false };
       options.record(record);
+      await options.budget.tokensCounted();
       const spent = options.budget.spendToolCall(name);
       if (spent) {
         record.limit = spent.limit;

@@ -81,7 +81,9 @@ export function msUntilRoom(spent: Spent, rate: Rate, now: number): number {
 
 const unknownUsage = createCountedWarning((agent, count) =>
   `token budgets: ${count} model request(s) reported no usage and were charged nothing (latest: agent ${agent}); their calls' usage is unknown.`);
-const refusedCalls = createCountedWarning((variable, count) => `token budgets: refused ${count} chat call(s) or model request(s) over a token budget (latest: ${variable})`);
+const refusedCalls = createCountedWarning((variable, count) => `token budgets: refused ${count} chat call(s) over a spent token budget (latest: ${variable})`);
+const crossedCalls = createCountedWarning((variable, count) =>
+  `token budgets: ${count} chat call(s) crossed a token budget mid-way and start no further model request (latest: ${variable})`);
 
 /**
  * Token budgets over `counter`. `policy` (RATE_LIMIT_ON_ERROR) decides what a store fault does: `open` lets the call
@@ -185,7 +187,7 @@ class CallSpend implements TokenSpend {
     }
     const over = spentOf(this.budgets, counted.spent, at);
     if (over && !this.#stopped) {
-      refusedCalls.note(over.budget.variable);
+      crossedCalls.note(over.budget.variable);
       this.#stopped = {
         variable: over.budget.variable,
         reason: `${SPENT}: ${over.budget.sentence} (${over.budget.variable}); the turn was stopped. Retry after ${over.retryAfterSeconds} s.`,

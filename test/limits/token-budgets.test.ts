@@ -8,6 +8,8 @@
 
 import { afterEach, describe, expect, test } from 'vitest';
 import { createMcpHandler } from '../../api/mcp.js';
+import { metered } from '../../lib/agent/budget.js';
+import type { InProcessAgentDefinition } from '../../lib/agent/index.js';
 import { createDefaultApp } from '../../lib/app.js';
 import { createLimitsFromEnv } from '../../lib/limits/index.js';
 import { RETRY_AFTER_META } from '../../lib/protocol/errors.js';
@@ -24,8 +26,8 @@ afterEach(async () => {
 });
 
 /** The deployment's app from `env` (createDefaultApp, as deployed) serving `agents`, on loopback. */
-async function start(env: Record<string, string>, ...agents: MeteredAgent[]): Promise<string> {
-  const app = createDefaultApp({ MCP_LOG: 'off', ...env }, { agents: agents.map((a) => a.definition) });
+async function start(env: Record<string, string>, ...agents: Array<MeteredAgent | InProcessAgentDefinition>): Promise<string> {
+  const app = createDefaultApp({ MCP_LOG: 'off', ...env }, { agents: agents.map((a) => ('definition' in a ? a.definition : a)) });
   const local = await startLocalServer({ port: 0, functions: { '/api/mcp': createMcpHandler(app) } });
   close = () => local.close();
   return `${local.url}/mcp`;
@@ -67,6 +69,26 @@ describe('a caller\'s token budget (TOKEN_BUDGET_CALLER)', () => {
     // 7 requests spend 10,500: the 7th crosses the budget, and the 8th is never started.
     expect(agent.started).toBe(7);
     expect(firstText(result)).toMatch(/^Agent metered: Token budget spent: this caller may spend 10000 tokens every day \(TOKEN_BUDGET_CALLER\); the turn was stopped\. Retry after \d+ s\.$/);
+  });
+
+  test('a call that crosses the budget mid-way runs no further tool step: the agent it would ask is answered "not run"', async () => {
+    const helper = createMeteredAgent('helper');
+    const boss: InProcessAgentDefinition = {
+      id: 'boss', name: 'Boss', description: 'Spends, then asks its helper.', tools: ['agent:helper'],
+      async *reply(turn) {
+        yield* metered(turn.modelCalls, 'boss', async function* () {
+          turn.usage!.record({ input: 9_000, output: 2_000 });
+        });
+        const outcome = await turn.tools!.call('agent:helper', { message: '1x10+10' });
+        yield `${outcome.ok ? 'ran' : 'not run'}: ${outcome.text}`;
+      },
+    };
+    const url = await start({ TOKEN_BUDGET_CALLER: '10000/1d' }, boss, helper);
+    const erin = await client(url);
+    const result = await erin.callTool(chat('go', 'boss'));
+    expect(firstText(result)).toMatch(/^not run: Tool agent:helper was not run: Token budget spent: this caller may spend 10000 tokens every day \(TOKEN_BUDGET_CALLER\); the turn was stopped\. Retry after \d+ s\.$/);
+    expect(result.structuredContent).toMatchObject({ tool_calls: [{ name: 'agent:helper', ok: false, limit: 'TOKEN_BUDGET_CALLER' }] });
+    expect(helper.started).toBe(0);
   });
 
   test('each caller (here each API key\'s principal) has a budget of its own', async () => {
