@@ -7,7 +7,7 @@
 import { describe, expect, test } from 'vitest';
 import { createSessions } from '../../lib/http/session.js';
 import { H_SESSION_ID } from '../../lib/protocol/headers.js';
-import { backgroundKeyOf, budgetOf, callerKey, concurrencyKeyOf, ownerOf, ownStateKey, stateOwnerOf, storeKeys, taskOwnerOf, toolLimitKeyOf } from '../../lib/server/caller.js';
+import { backgroundKeyOf, budgetOf, callerKey, concurrencyKeyOf, ownerOf, ownStateKey, stateOwnerOf, storeKeys, taskOwnerOf, tokenBudgetKeyOf, toolLimitKeyOf } from '../../lib/server/caller.js';
 import type { Principal } from '../../lib/server/context.js';
 import { createKeyring } from '../../lib/server/keyring.js';
 import { keyPrefixOf, principalKey } from '../../lib/server/principal-key.js';
@@ -25,7 +25,9 @@ describe('the keys of an API key\'s state are the ones kept under its `key:<name
     expect(concurrencyKeyOf(key, '10.0.0.1')).toBe('["principal","key:ci"]');
     expect(toolLimitKeyOf('search_*', key, '10.0.0.1')).toBe('tool:["search_*","principal","key:ci"]');
     expect(ownerOf(key)).toBe('key:ci');
-    expect(budgetOf(key, undefined)).toEqual({ owner: '["key:ci"]' });
+    expect(budgetOf(key, undefined)).toEqual({ owner: '["key:ci"]', class: 'principal' });
+    expect(tokenBudgetKeyOf(key, '10.0.0.1')).toBe(tokenBudgetKeyOf({ subject: 'key:ci' }, '10.0.0.1'));
+    expect(tokenBudgetKeyOf(key, '10.0.0.1')).toContain('"key:ci"');
     expect(backgroundKeyOf(undefined, key, undefined)).toBe('["owner","[\\"key:ci\\"]"]');
   });
 
