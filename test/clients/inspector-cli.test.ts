@@ -158,14 +158,14 @@ describe('the MCP Inspector CLI with an API key in --header', () => {
     }
   }
 
-  test('it lists and calls a tool as key:inspector, with no sign-in', async () => {
+  test('it lists and calls a tool as the API key named inspector, with no sign-in', async () => {
     const listed = await run(['--method', 'tools/list'], [`Authorization: Bearer ${key}`]);
     expect(listed.code, listed.stderr).toBe(0);
     expect((JSON.parse(listed.stdout) as { result: { tools: Array<{ name: string }> } }).result.tools.map((t) => t.name)).toContain('whoami');
     const called = await run(['--method', 'tools/call', '--tool-name', 'whoami'], [`Authorization: Bearer ${key}`]);
     expect(called.code, called.stderr).toBe(0);
     const text = (JSON.parse(called.stdout) as { result: { content: Array<{ text: string }> } }).result.content[0]!.text;
-    expect(JSON.parse(text)).toEqual({ subject: 'key:inspector', scopes: ['agents:chat'] });
+    expect(JSON.parse(text)).toEqual({ kind: 'api-key', subject: 'inspector', scopes: ['agents:chat'] });
     expect(called.stdout + called.stderr).not.toContain('navigate to:');
   }, INSTALL_MS);
 

@@ -100,7 +100,7 @@ describe('mcp-remote with an API key in --header', () => {
     vi.restoreAllMocks();
   });
 
-  test('a stdio client through mcp-remote lists and calls a tool as key:desktop, with no sign-in', async () => {
+  test('a stdio client through mcp-remote lists and calls a tool as the API key named desktop, with no sign-in', async () => {
     const transport = new StdioClientTransport({
       command: process.execPath,
       args: [PROXY, server.mcpUrl, '--header', `authorization: ${bearer(key).authorization}`],
@@ -114,7 +114,7 @@ describe('mcp-remote with an API key in --header', () => {
       await client.connect(transport, { timeout: RUN_MS });
       expect((await client.listTools()).tools.map((t) => t.name)).toContain('whoami');
       const result = await client.callTool({ name: 'whoami', arguments: {} });
-      expect(JSON.parse((result.content as Array<{ text: string }>)[0]!.text)).toEqual({ subject: 'key:desktop', scopes: ['agents:chat'] });
+      expect(JSON.parse((result.content as Array<{ text: string }>)[0]!.text)).toEqual({ kind: 'api-key', subject: 'desktop', scopes: ['agents:chat'] });
       expect(log).not.toContain('authorize this client');
     } finally {
       const pid = transport.pid;
