@@ -30,10 +30,10 @@ export interface PayConfig {
 
 export const DEFAULT_PRICE = '$0.01';
 export const DEFAULT_NETWORK = 'eip155:84532';
-/** The public testnet facilitator the x402 SDKs default to (reference §A4). */
+/** The public testnet facilitator the x402 SDKs default to (the default of the x402 SDKs' `HTTPFacilitatorClient`). */
 export const DEFAULT_FACILITATOR_URL = 'https://x402.org/facilitator';
 
-/** x402 v1 network names people still write, as v2 CAIP-2 ids (reference §A1). */
+/** x402 v1 network names people still write, as v2 CAIP-2 ids (x402 v1 names them; v2 uses CAIP-2, `specs/x402-specification-v2.md`). */
 const NETWORK_ALIASES: Record<string, `eip155:${string}`> = { base: 'eip155:8453', 'base-sepolia': 'eip155:84532' };
 
 function readPrice(value: string | undefined): PayConfig['price'] {

@@ -5,7 +5,7 @@
  * `unavailable` when the facilitator cannot be reached (then nothing was charged).
  *
  * The resource server asks the facilitator what it supports once per instance (`initialize`, a round trip),
- * lazily, and forgets a failed attempt so the next call tries again (reference §A6 serverless note).
+ * lazily, and forgets a failed attempt so the next call tries again (docs/payments.md).
  */
 
 import type { FacilitatorClient, x402ResourceServer } from '@x402/core/server';
@@ -15,7 +15,7 @@ import type { AnyPaymentPayload } from './payload.js';
 import type { Offer } from './price.js';
 import { isV1, v1RequirementsFor } from './v1.js';
 
-/** Facilitator requests give up after this long; a settle that times out is indeterminate (reference §A4). */
+/** Facilitator requests give up after this long; a settle that times out is indeterminate (x402 `specs/x402-specification-v2.md`, the facilitator API). */
 const FACILITATOR_TIMEOUT_MS = 30_000;
 
 /** USDC's decimals, which x402 assumes for an asset whose scheme does not say (as @x402/core's settlement overrides do). */

@@ -1,5 +1,5 @@
 /**
- * Where a payment travels in an MCP request (reference §0.2, §A1, §A5): `params._meta["x402/payment"]` holding
+ * Where a payment travels in an MCP request (x402 `specs/transports-v2/mcp.md` and the v1/v2 HTTP headers of `specs/x402-specification-v1.md`/`-v2.md`): `params._meta["x402/payment"]` holding
  * the PaymentPayload object (the spec and @x402/mcp) or a base64 string of it (Cloudflare agents),
  * `params._meta["x402.payment"]` (x402-mcp), or the HTTP headers x402 uses outside MCP: `X-PAYMENT` (v1, the
  * seed tutorial's) and `PAYMENT-SIGNATURE` (v2), base64 JSON (header.ts moves them into `_meta`). Payloads of

@@ -1,5 +1,5 @@
 /**
- * The tool results of x402 over MCP (reference §A5): payment required is an `isError` result with the
+ * The tool results of x402 over MCP (x402 `specs/transports-v2/mcp.md`): payment required is an `isError` result with the
  * PaymentRequired object in `structuredContent` and as JSON text; a settlement failure is the same, with the
  * failed receipt beside it and the tool's output withheld; an unreachable facilitator is a plain error saying
  * nothing was charged (it carries no PaymentRequired, so clients do not sign a payment that cannot be checked).
@@ -56,7 +56,7 @@ export async function paymentRequired(engine: PaymentEngine, resource: ResourceI
   }
 }
 
-/** After the tool ran, settlement failed: the output is withheld (reference §A5 rule 7). */
+/** After the tool ran, settlement failed: the output is withheld (x402 `specs/transports-v2/mcp.md`: a failed settlement withholds the result). */
 export async function settlementFailed(
   engine: PaymentEngine,
   resource: ResourceInfo,

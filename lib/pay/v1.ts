@@ -1,5 +1,5 @@
 /**
- * x402 v1 payments (`X-PAYMENT`, `x402` 1.x clients; reference §A1, §A2): the payload names its network by
+ * x402 v1 payments (`X-PAYMENT`, `x402` 1.x clients; x402 `specs/x402-specification-v1.md`): the payload names its network by
  * name (`base-sepolia`) and pays `maxAmountRequired` of v1 requirements. We advertise v2 requirements; a v1
  * payment is checked against the same requirement (same scheme, chain, asset, amount, payee) written in v1
  * form, and the facilitator verifies and settles it by the v1 rules. The name → chain table is @x402/evm's,

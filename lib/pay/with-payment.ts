@@ -1,5 +1,5 @@
 /**
- * Paid tools: `withPayment(tool, engine)` returns the same tool behind an x402 paywall (v2, and v1 payloads) (reference §A5;
+ * Paid tools: `withPayment(tool, engine)` returns the same tool behind an x402 paywall (v2, and v1 payloads) (x402 `specs/transports-v2/mcp.md`;
  * the order follows @x402/mcp's `createPaymentWrapper`): no payment → PaymentRequired; payment → verified by
  * the facilitator before the tool runs; the tool's failure → passed through, nothing settled; success →
  * recorded, then settled, receipt in `_meta["x402/payment-response"]`; no room to record it → nothing settled;

@@ -8,7 +8,7 @@ import type { Redis } from '@upstash/redis';
 import type { UpstashConfig } from './upstash-config.js';
 
 export interface UpstashClientOptions {
-  /** Network retries per command (the client's default is 5, ≈4.3 s against a refused port; reference §B2). */
+  /** Network retries per command (the client's default is 5, ≈4.3 s against a refused port, as measured; docs/rate-limits.md). */
   retries: number;
   /**
    * Ends each command after this long, its retries included (the client takes one signal per command, before its
