@@ -82,6 +82,14 @@ function lastUserText(body: any): string {
   return '';
 }
 
+/**
+ * What message_start says a request spent: 10 new input tokens, 50 written to the prompt cache, and 200 read from it
+ * once the conversation has more than one message; `message_delta` then says 20 output tokens in all.
+ */
+function messageUsage(body: any) {
+  return { input_tokens: 10, cache_creation_input_tokens: 50, cache_read_input_tokens: (body.messages?.length ?? 0) > 1 ? 200 : 0, output_tokens: 1 };
+}
+
 export function startMessagesServer(): Promise<ScriptedServer> {
   return startScripted(lastUserText, async (body, res, text) => {
     let index = 0;
@@ -99,7 +107,7 @@ export function startMessagesServer(): Promise<ScriptedServer> {
     const pieces = (value: string, size = 8) => value.match(new RegExp(`.{1,${size}}`, 'gs')) ?? [];
     res.writeHead(200, { 'content-type': 'text/event-stream', 'request-id': 'req_test' });
     event('message_start', { message: { id: `msg_${crypto.randomUUID()}`, type: 'message', role: 'assistant', content: [], model: body.model,
-      stop_reason: null, stop_sequence: null, usage: { input_tokens: 10, output_tokens: 1 } } });
+      stop_reason: null, stop_sequence: null, usage: messageUsage(body) } });
     event('ping', {});
     let stop = 'end_turn';
     const messages: any[] = body.messages ?? [];
