@@ -156,6 +156,8 @@ async function* request(
         report(usageOf((event.response as { usage?: unknown } | undefined)?.usage));
         return result();
       case 'response.failed':
+        // A failed response may still say what it spent.
+        report(usageOf((event.response as { usage?: unknown } | undefined)?.usage));
         throw kit.streamError(target, JSON.stringify((event.response as { error?: unknown } | undefined)?.error ?? event));
       case 'error':
         throw kit.streamError(target, data);
