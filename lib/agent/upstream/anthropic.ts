@@ -51,6 +51,13 @@ interface AnthropicUsage {
 
 const usageFields = (value: unknown): AnthropicUsage | undefined => (typeof value === 'object' && value !== null ? (value as AnthropicUsage) : undefined);
 
+/** `usage` with the counts `delta` gives; a count it leaves null (input tokens in most deltas) keeps its earlier value, as the SDK keeps it. */
+function updated(usage: AnthropicUsage | undefined, delta: AnthropicUsage): AnthropicUsage {
+  const next: Record<string, unknown> = { ...usage };
+  for (const [key, value] of Object.entries(delta)) if (value !== null && value !== undefined) next[key] = value;
+  return next as AnthropicUsage;
+}
+
 /** A request's usage as the meter takes it (it checks the numbers): input is every input token, cached ones included. */
 function usageOf(usage: AnthropicUsage | undefined): ModelRequestUsage | undefined {
   if (!usage) return undefined;
@@ -117,7 +124,7 @@ async function* request(
     return { text, calls: [...calls.values()] };
   }
   let stopped = false;
-  // message_start's usage, then message_delta's: each delta's counts are running totals that replace the earlier ones.
+  // message_start's usage, then message_delta's: a delta's counts are running totals that replace the earlier ones.
   let usage: AnthropicUsage | undefined;
   for await (const data of kit.sseData(upstream.chunks())) {
     const event = parseObject(kit, target, data);
@@ -149,12 +156,11 @@ async function* request(
         usage = usageFields((event.message as { usage?: unknown } | undefined)?.usage);
         report(usageOf(usage));
         break;
-      case 'message_delta':
-        if (usageFields(event.usage)) {
-          usage = { ...usage, ...usageFields(event.usage) };
-          report(usageOf(usage));
-        }
+      case 'message_delta': {
+        const delta = usageFields(event.usage);
+        if (delta) report(usageOf(usage = updated(usage, delta)));
         break;
+      }
       case 'message_stop':
         stopped = true;
         break;
