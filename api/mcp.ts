@@ -51,7 +51,7 @@ export function createMcpHandler(app: App, bounds: RequestBounds = app.bounds ??
   const resumptions = createResumptions(bounds.maxResumedStreams);
   const report = createReport(app.requestLog ?? false);
   const health = createLazyHealthHandler({
-    name: SERVER_INFO.name, version: SERVER_INFO.version, store: app.store, auth: app.auth?.config, apiKeys: app.auth?.keys !== undefined, mounts: app.mounts, timeoutMs: app.healthTimeoutMs ?? DEFAULT_HEALTH_TIMEOUT_MS,
+    name: SERVER_INFO.name, version: SERVER_INFO.version, store: app.store, signIn: app.auth?.modes, mounts: app.mounts, timeoutMs: app.healthTimeoutMs ?? DEFAULT_HEALTH_TIMEOUT_MS,
   });
 
   async function handle(request: Request, observation: Observation): Promise<Response> {

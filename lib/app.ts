@@ -16,13 +16,14 @@ import { createDispatcher, createKeptReplies, type Dispatch, type KeptReply } fr
 import { InProcessTransport, type InProcessLimits } from './server/in-process.js';
 import { listToolsInProcess, mountStatusDefinitions, mountsFromEnv, type Mounts } from './mounts/index.js';
 import type { Principal } from './server/context.js';
-import { createRegistry, type RegistryDefinition } from './server/registry.js';
+import { createRegistry } from './server/create-registry.js';
+import type { RegistryDefinition } from './server/registry.js';
 import { createServer, type ServerInfo, type ServerOptions } from './server/server.js';
 import { MemoryStore } from './store/memory.js';
 import type { Store } from './store/types.js';
 import { createLimitsFromEnv, type RequestLimits } from './limits/index.js';
 import { createCallSlots, readMaxConcurrentCalls, type CallSlots } from './limits/concurrency.js';
-import { createBearerAuth, describeAuth, readApiKeys, readAuthConfig, readAuthScopes, requireAudienceSource, type BearerAuth } from './auth/index.js';
+import { createBearerAuth, describeAuth, readAuthScopes, readSignIn, type BearerAuth } from './auth/index.js';
 import { readPayConfig } from './pay/config.js';
 import { createPaymentEngine } from './pay/engine.js';
 import { withPaidTool } from './pay/with-payment.js';
@@ -34,7 +35,12 @@ import { readLogLevel } from './observe/request-log.js';
 import { describeStartup, type StartupReport } from './observe/startup.js';
 import { readAgents } from './agent/config.js';
 import { readHealthTimeout } from './observe/health-route.js';
-import { describeTaskSettings, readTaskSettings } from './tasks/settings.js';
+import { describeTaskSettings, readTaskSettings, type TaskSettings } from './tasks/settings.js';
+// The features are imported, not loaded on demand: a dynamic import splits the modules it shares into a chunk of its
+// own, and loading that extra file cost a cold start more (+1.5 ms median) than these few kilobytes do (+0.2 ms). The
+// skills methods (2 KB) likewise: on demand, they put a 7 KB shared chunk on the start path (docs/performance.md).
+import { tasksFeature } from './tasks/feature.js';
+import { servedSkills } from './skills/feature.js';
 
 export { INSTRUCTIONS, SERVER_INFO } from './identity.js';
 
@@ -69,7 +75,7 @@ export interface App {
   startup?: StartupReport;
 }
 
-export interface AppOptions extends Omit<ServerOptions, 'registry' | 'info'> {
+export interface AppOptions extends Omit<ServerOptions, 'registry' | 'info' | 'features'> {
   definitions: RegistryDefinition[];
   info?: ServerInfo;
   store?: Store;
@@ -83,17 +89,22 @@ export interface AppOptions extends Omit<ServerOptions, 'registry' | 'info'> {
   healthTimeoutMs?: number;
   calls?: CallSlots;
   startup?: StartupReport;
+  /** How long tasks live and how their instances beat (TASK_* variables); the defaults when absent. */
+  tasks?: Partial<TaskSettings>;
 }
 
 export function createApp(options: AppOptions): App {
   const { mounts } = options;
   const definitions = mounts ? [...options.definitions, mountStatusDefinitions(mounts)] : options.definitions;
   const sources = mounts ? [...(options.sources ?? []), mounts] : options.sources;
-  const registry = createRegistry(...definitions);
+  const skills = servedSkills(definitions);
+  const registry = createRegistry(...definitions, skills.files);
   // A name under a mount's prefix would hide (or be hidden by) the mount's own: refused now, and what the
   // mount publishes under a taken name is left out when it connects (mount://status says which).
   mounts?.reserve(registry);
-  const server = createServer({ ...options, sources, info: options.info ?? SERVER_INFO, registry });
+  // The MCP core, with the features it is served with (docs/architecture.md "The floor").
+  const features = [tasksFeature(options.tasks), skills.feature];
+  const server = createServer({ ...options, sources, info: options.info ?? SERVER_INFO, registry, features });
   const dispatch = createDispatcher(server);
   const store = options.store ?? new MemoryStore();
   return {
@@ -128,7 +139,8 @@ export function defaultDefinitions(
   // docs/payments.md "Paid calls (x402)": with X402_PAY_TO set, the agent tool is behind x402.
   // A deployment's own skills list before the agents' (docs/skills.md).
   const ownSkills = options.skills?.length ? [{ origin: ADDITIONS_ORIGIN, skills: options.skills }] : [];
-  return [...ownSkills, engine ? withPaidTool(agents, 'chat_with_agent', engine) : agents, additionDefinitions(options, engine)];
+  const chatOffer = pay && { price: pay.price, tokens: pay.tokens };
+  return [...ownSkills, engine ? withPaidTool(agents, 'chat_with_agent', engine, chatOffer) : agents, additionDefinitions(options, engine)];
 }
 
 /**
@@ -143,13 +155,13 @@ export function createDefaultApp(env: Record<string, string | undefined> = proce
   const requestLog = readLogLevel(env) !== 'off';
   const healthTimeoutMs = readHealthTimeout(env);
   const tasks = readTaskSettings(env);
-  const apiKeys = readApiKeys(env);
-  const limits = createLimitsFromEnv(env, upstash, { ownRates: apiKeys?.rates });
+  const signIn = readSignIn(env);
+  const ownRates = new Map(signIn.flatMap((mode) => [...(mode.rates ?? [])]));
+  const limits = createLimitsFromEnv(env, upstash, { ownRates });
   // On Vercel the edge sets the client's address in headers; elsewhere only the socket's can be trusted.
   const calls = createCallSlots(readMaxConcurrentCalls(env), { trustForwarded: Boolean(env.VERCEL) });
-  const authConfig = readAuthConfig(env);
-  if (authConfig) requireAudienceSource(authConfig, config, env);
-  const auth = authConfig || apiKeys ? createBearerAuth(authConfig, env, apiKeys) : undefined;
+  for (const mode of signIn) mode.checkServed?.(config, env);
+  const auth = signIn.length ? createBearerAuth(signIn, env) : undefined;
   const defaultScopes = auth ? readAuthScopes(env) : undefined;
   const pay = readPayConfig(env);
   // The demo agent reaches the app it belongs to, which exists once createApp returns. It lists as a caller
@@ -182,7 +194,7 @@ export function createDefaultApp(env: Record<string, string | undefined> = proce
       describeRequestBounds(bounds),
       describeTaskSettings(tasks),
       `concurrent calls: at most ${calls.max} per caller on each instance (MCP_MAX_CONCURRENT_CALLS)`,
-      ...(pay ? [`paid calls: chat_with_agent costs ${pay.price} on ${pay.network}, paid to ${pay.payTo} (facilitator ${pay.facilitatorUrl})`] : []),
+      ...(pay ? [`paid calls: chat_with_agent costs ${pay.price} on ${pay.network}${pay.tokens ? `, or by use at ${pay.tokens.input}/${pay.tokens.output} per million input/output tokens up to ${pay.tokens.max}` : ''}, paid to ${pay.payTo} (facilitator ${pay.facilitatorUrl})`] : []),
     ],
   });
   return app = createApp({

@@ -7,10 +7,9 @@
 
 import { createMcpHandler } from '../api/mcp.js';
 import { createDefaultApp } from '../lib/app.js';
-import { readAuthConfig } from '../lib/auth/config.js';
-import { discoverJwksUri } from '../lib/auth/keys.js';
+import { readSignIn } from '../lib/auth/modes/index.js';
 import { createProtectedResourceHandler } from '../lib/auth/metadata.js';
-import { createAuthorizationServerHandler } from '../lib/auth/server/handler.js';
+import { createAuthorizationServerHandler } from '../lib/auth/authorization-server/handler.js';
 import { createDiscoveryHandler } from '../lib/discovery/documents.js';
 import { describeStartupError, type FetchHandler } from '../lib/http/configured.js';
 import { readLogLevel } from '../lib/observe/request-log.js';
@@ -52,21 +51,21 @@ function buildFunctions(env: Env): { startup?: StartupReport; functions: Record<
   }
 }
 
-/** How long start-up waits for the issuer's metadata before it goes on without having checked it. */
-const ISSUER_CHECK_MS = 5_000;
+/** How long start-up waits for a sign-in mode's check (the issuer's metadata) before it goes on without it. */
+const SIGN_IN_CHECK_MS = 5_000;
 
 /**
- * AUTH_ISSUER against the issuer's own metadata, before listening: metadata naming another issuer (a trailing
- * slash is enough) stops start-up, since no token could ever verify; an issuer that does not answer yet only warns.
+ * Each sign-in mode's check before listening (lib/auth/modes): AUTH_ISSUER against the issuer's own metadata, whose
+ * naming another issuer (a trailing slash is enough) stops start-up, since no token could ever verify; an issuer
+ * that does not answer yet only warns.
  */
-async function checkIssuer(env: Env): Promise<void> {
-  const auth = readAuthConfig(env);
-  // The built-in authorization server (no AUTH_ISSUER) signs with a key it is given: nothing to fetch.
-  if (auth?.issuer === undefined || auth.jwksUrl) return;
-  const found = await discoverJwksUri(auth.issuer, AbortSignal.timeout(ISSUER_CHECK_MS));
-  if (typeof found === 'string') return;
-  if ('misconfigured' in found) fail(`configuration error: ${found.misconfigured}`);
-  console.warn(`agent-mcp: ${found.unavailable}; tokens are answered 503 until it does.`);
+async function checkSignIn(env: Env): Promise<void> {
+  for (const mode of readSignIn(env)) {
+    const found = await mode.checkBeforeListening?.(AbortSignal.timeout(SIGN_IN_CHECK_MS));
+    if (found === undefined) continue;
+    if ('misconfigured' in found) fail(`configuration error: ${found.misconfigured}`);
+    console.warn(`agent-mcp: ${found.unavailable}; tokens are answered 503 until it does.`);
+  }
 }
 
 // A reader of these lines that goes away (`npm start | head -1`) loses them, not the server: with no listener, the
@@ -78,7 +77,7 @@ process.stdout.on('error', (error: NodeJS.ErrnoException) => {
 const port = readPort(process.env);
 const env: Env = { ...process.env, PORT: String(port) };
 const { startup, functions } = buildFunctions(env);
-await checkIssuer(env);
+await checkSignIn(env);
 let url: string;
 try {
   ({ url } = await startLocalServer({ port, functions }));

@@ -11,7 +11,7 @@ import type { Agent } from '../lib/agent/types.js';
 import { charClass } from '../lib/chars.js';
 import { parseAuthority } from '../lib/http/authority.js';
 import { isSkillName } from '../lib/protocol/skills.js';
-import { isToolName } from '../lib/server/registry.js';
+import { isToolName } from '../lib/server/create-registry.js';
 import { renderSkillMd } from '../lib/skills/frontmatter.js';
 import { compileSkills } from '../lib/skills/skill.js';
 import { seeded } from './support/seeded.js';

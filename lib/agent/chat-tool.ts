@@ -10,8 +10,8 @@ import { inputRequired, type InputRequired, type ToolDefinition, type ToolResult
 import { sha256Hex } from '../digest.js';
 import { canonicalJson } from '../server/request-state.js';
 import { storeKeys } from '../server/caller.js';
-import { StoreFullError, StoreUnavailableError } from '../store/types.js';
-import { historyKey, historyOf, openConversation, turnWrite, upstreamStateKey, upstreamStateWrite, type Conversation } from './conversation.js';
+import { logStoreFailure, StoreFullError, StoreUnavailableError } from '../store/types.js';
+import { historyKey, historyOf, openConversation, turnRoom, turnWrite, upstreamStateKey, upstreamStateWrite, type Conversation } from './conversation.js';
 import { createAsk, InputNeeded, readAskState, type AskState } from './ask-client.js';
 import { progressOf, type ProgressReporter } from './progress.js';
 import { ask, type Tooling } from './ask.js';
@@ -93,6 +93,8 @@ export function chatWithAgentTool(options: ChatToolOptions): ToolDefinition<type
       if (message === undefined) return toolError('Invalid arguments: message is required.');
       const progress = progressOf(ctx);
       const asked = readAskState(ctx);
+      // Whether the agent was asked: a store that refuses the turn's room refuses it before (turn.ts).
+      let ran = false;
       try {
         // An MRTR retry continues the conversation its first round started.
         const session = await openConversation(ctx, agent.profile.id, args.session_id ?? asked.conversation);
@@ -109,7 +111,11 @@ export function chatWithAgentTool(options: ChatToolOptions): ToolDefinition<type
         ctx.report?.describe({ agent_id: agent.profile.id, session_id: session.id, ...(isNew ? { starts: 'conversation' } : {}) });
         const readsHistory = agent.keepsHistory && !isNew;
         const readsState = agent.keepsUpstreamState === true && !isNew;
-        const turn: TurnOptions<ToolResult | InputRequired> = { store: ctx.store, signal: ctx.cancellation };
+        const turn: TurnOptions<ToolResult | InputRequired> = {
+          store: ctx.store,
+          signal: ctx.cancellation,
+          reserve: turnRoom(session, message, agent.keepsHistory, holdMs),
+        };
         if (ctx.caller !== undefined) {
           turn.once = {
             key: storeKeys.retry(ctx.caller, ctx.requestId, await sha256Hex(canonicalJson(args))),
@@ -126,18 +132,17 @@ export function chatWithAgentTool(options: ChatToolOptions): ToolDefinition<type
           };
           turn.read = [...(readsHistory ? [historyKey(session)] : []), ...(readsState ? [upstreamStateKey(session)] : [])];
         }
-        return await runTurn(turn, (values) => converse(teams.get(agent)!, session, {
-          history: historyOf(readsHistory ? values[0] : undefined),
-          state: readsState ? values.at(-1) : undefined,
-        }, message, ctx, progress, asked));
+        return await runTurn(turn, (values) => {
+          ran = true;
+          return converse(teams.get(agent)!, session, {
+            history: historyOf(readsHistory ? values[0] : undefined),
+            state: readsState ? values.at(-1) : undefined,
+          }, message, ctx, progress, asked);
+        });
       } catch (error) {
         if (error instanceof StoreUnavailableError) {
-          console.error(`[agent-mcp] chat_with_agent: ${error.message}`, error.cause);
-          return toolError(!(error instanceof StoreFullError)
-            ? 'The shared store is unavailable, so the conversation cannot be read or saved; try again shortly.'
-            : error.tooLarge
-              ? 'This conversation has grown larger than the server keeps for one caller, so this turn was not saved; start a new conversation (omit session_id).'
-              : 'The server has no room to keep this conversation right now, so it was not saved; try again later.');
+          logStoreFailure('chat_with_agent', error);
+          return toolError(storeRefusal(error, ran));
         }
         throw error;
       } finally {
@@ -216,6 +221,19 @@ async function converse(
 function withUsage(result: ToolResult, ctx: RequestContext): ToolResult {
   const usage = usageMeta(ctx.usage.total);
   return usage ? { ...result, _meta: { ...result._meta, [USAGE_META]: usage } } : result;
+}
+
+/** What the caller is told when the store failed the turn: before the agent was asked (`ran` false), or after. */
+function storeRefusal(error: StoreUnavailableError, ran: boolean): string {
+  if (!(error instanceof StoreFullError)) return 'The shared store is unavailable, so the conversation cannot be read or saved; try again shortly.';
+  if (!ran) {
+    return error.tooLarge
+      ? 'This conversation has grown larger than the server keeps for one caller; the agent was not asked. Start a new conversation (omit session_id).'
+      : 'The server has no room to keep this conversation right now; the agent was not asked. Try again later.';
+  }
+  return error.tooLarge
+    ? 'This conversation has grown larger than the server keeps for one caller, so this turn was not saved; start a new conversation (omit session_id).'
+    : 'The server has no room to keep this conversation right now, so it was not saved; try again later.';
 }
 
 /** The calls a failed turn made, for the caller: "Tool calls made: research: docs.search (ok), …". */

@@ -8,7 +8,7 @@
 import { ownerOf, storeKeys } from '../server/caller.js';
 import type { RequestContext } from '../server/context.js';
 import type { Keyring } from '../server/keyring.js';
-import type { Put } from '../store/types.js';
+import { storedBytes, type Put, type Reservation } from '../store/types.js';
 import type { ChatMessage } from './types.js';
 
 /** The most recent messages kept per session (user and assistant turns). */
@@ -70,4 +70,28 @@ export function upstreamStateWrite(session: Conversation, value: unknown): Put {
 export function turnWrite(session: Conversation, history: ChatMessage[], user: string, reply: string): Put {
   const next = [...history, { role: 'user', content: user }, { role: 'assistant', content: reply }] as ChatMessage[];
   return { key: historyKey(session), value: next.length > MAX_HISTORY_MESSAGES ? next.slice(-MAX_HISTORY_MESSAGES) : next, ttlMs: HISTORY_TTL_MS };
+}
+
+/**
+ * Room a turn's reply may take beyond its message (the reply, and the result kept for a retry): held before the agent
+ * runs. A longer reply still makes its own room when it is written, by the same rules (docs/security.md "The store is
+ * shared fairly").
+ */
+export const REPLY_ROOM_BYTES = 16 * 1024;
+/** What a message costs in a history beyond its text: `{"role":"user","content":…}`. */
+const MESSAGE_OVERHEAD_BYTES = 32;
+
+/**
+ * The room a turn holds before its agent runs (store/types.ts Reservation): its message as the history will keep it
+ * and REPLY_ROOM_BYTES; a conversation whose history and message are more than one caller may hold is refused before
+ * the agent is asked.
+ */
+export function turnRoom(session: Conversation, message: string, keepsHistory: boolean, ttlMs: number): Reservation {
+  const kept = storedBytes(message) + MESSAGE_OVERHEAD_BYTES;
+  return {
+    key: storeKeys.room(crypto.randomUUID()),
+    bytes: kept + REPLY_ROOM_BYTES,
+    ttlMs,
+    ...(keepsHistory ? { grows: { key: historyKey(session), bytes: kept } } : {}),
+  };
 }

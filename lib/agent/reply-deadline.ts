@@ -18,7 +18,8 @@
 
 import { ownerOf, storeKeys } from '../server/caller.js';
 import type { RequestContext } from '../server/context.js';
-import type { Collection, ReplyDeadline, RunView, ToolResult } from '../server/registry.js';
+import type { ToolResult } from '../server/registry.js';
+import type { Collection, ReplyDeadline, RunView } from '../tasks/tool-task.js';
 import { createSlots } from '../limits/slots.js';
 import type { input } from './chat-schema.js';
 import type { ReplyDeadlineSettings } from './config.js';

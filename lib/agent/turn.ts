@@ -13,9 +13,13 @@
  * written (its instance died, the store was down as it left) is waited for only until its deadline, `turnMs`
  * past its own wait, and holds up nothing after the next turn; an end the store refused is written again in
  * the background once the store answers (late-release.ts), so the next turn usually need not wait that long.
+ *
+ * Room first: a store that keeps budgets (memory) holds the room the call's writes will need in the same `enter`,
+ * before the work runs, so a store with no room refuses the call before its agent is asked, not after (and the
+ * `leave` lets the room go as it writes).
  */
 
-import { StoreUnavailableError, type EnterRequest, type LeaveRequest, type Put, type Store, type TurnKeys } from '../store/types.js';
+import { StoreUnavailableError, type EnterRequest, type LeaveRequest, type Put, type Reservation, type Store, type TurnKeys } from '../store/types.js';
 import { signalOf, type SignalSource } from '../server/cancellation.js';
 import { releaseLater } from './late-release.js';
 
@@ -41,6 +45,8 @@ export interface TurnOptions<T> {
   queue?: { key: string; turnMs: number; onWait?(ahead: number): void };
   /** Values the call reads before it runs (its conversation's history). */
   read?: string[];
+  /** Room to hold for the call's writes before it runs (store/types.ts Reservation); only a `budgeted` store holds it. */
+  reserve?: Reservation;
 }
 
 /** What a call hands back: its value and what to write with its release. */
@@ -62,6 +68,7 @@ const NO_WRITES: Put[] = [];
 
 export async function runTurn<T>(options: TurnOptions<T>, run: (values: unknown[]) => Promise<Ran<T>>): Promise<T> {
   const { store, signal, once, queue, read = NOTHING } = options;
+  const reserve = store.budgeted ? options.reserve : undefined;
   const result = once && `once-result:${once.key}`;
   const claim = once && `once-claim:${once.key}`;
   const turn = queue && turnKeysOf(queue.key);
@@ -73,12 +80,13 @@ export async function runTurn<T>(options: TurnOptions<T>, run: (values: unknown[
   let waitMs = 0;
   // When this call's claim and ticket started to live (at most): their expiries count from the store's enter.
   let enteredAt = Date.now();
-  // A call with nothing to claim, queue or read (a new conversation of an unrecognised caller) skips `enter`.
-  if (once || turn || read.length) {
+  // A call with nothing to claim, queue, read or hold (a new conversation of an unrecognised caller, on Upstash) skips `enter`.
+  if (once || turn || read.length || reserve) {
     const request: EnterRequest = {};
     if (once) request.once = { result: result!, claim: claim!, ttlMs: once.claimTtlMs };
     if (turn) request.turn = { queue: turn.queue, done: turn.done, turnMs: queue!.turnMs };
     request.read = read;
+    if (reserve) request.reserve = reserve;
     for (;;) {
       enteredAt = Date.now();
       const entered = await store.enter(request);
@@ -115,11 +123,12 @@ export async function runTurn<T>(options: TurnOptions<T>, run: (values: unknown[
     const writes = outcome?.writes ?? NO_WRITES;
     const set = outcome && once?.succeeded(outcome.value) ? [...writes, { key: result!, value: { value: outcome.value }, ttlMs: RESULT_TTL_MS }] : writes;
     const release: LeaveRequest = {};
-    if (claim) release.delete = [claim];
+    if (claim || reserve) release.delete = [...(claim ? [claim] : []), ...(reserve ? [reserve.key] : [])];
     if (turn && ticket !== undefined) release.turn = { queue: turn.queue, done: turn.done, ticket };
     if (set.length || release.delete || release.turn) {
-      // A release written after its claim or ticket expired could end a later call's claim or turn: retry until then only.
-      const until = enteredAt + Math.min(once ? once.claimTtlMs : Infinity, queue ? waitMs + queue.turnMs : Infinity);
+      // A release written after its claim or ticket expired could end a later call's claim or turn: retry until then only
+      // (a reservation expires by itself too).
+      const until = enteredAt + Math.min(once ? once.claimTtlMs : Infinity, queue ? waitMs + queue.turnMs : Infinity, reserve ? reserve.ttlMs : Infinity);
       await leave(store, { set, delete: release.delete, turn: release.turn }, release, until);
     }
   }

@@ -8,20 +8,19 @@
  * with `#` are skipped. Removing a line revokes its key. Two lines may share a name (a key being rotated): they are
  * one principal, so they must agree on scopes and rate. A malformed line stops the start-up, naming it.
  *
- * A key's principal is `key:<name>`: the `key:` subject prefix is reserved for keys (lib/auth/verifier.ts refuses a
- * JWT that claims it), so no token from an issuer can share a key's conversations, tasks, limits or payments.
+ * A key's principal is its name, of kind `api-key`, and its state is keyed `key:<name>` (principalKey): that namespace
+ * is the keys' (lib/auth/verifier.ts refuses a JWT whose `sub` enters it), so no token from an issuer can share a
+ * key's conversations, tasks, limits or payments.
  */
 
 import { createCountedWarning } from '../warn.js';
 import { parseRate, type Rate } from '../limits/rate.js';
 import type { Principal } from '../server/context.js';
+import { principalKey } from '../server/principal-key.js';
 import { API_KEY_PREFIX, apiKeyDigest, hasApiKeyShape, sameDigest } from './api-key.js';
 import type { Verification } from './verify.js';
 
 type Env = Record<string, string | undefined>;
-
-/** The subject prefix of every key's principal, and of no other. */
-export const KEY_SUBJECT_PREFIX = 'key:';
 
 /** A key's name: what its principal is called. */
 export const KEY_NAME = /^[A-Za-z0-9][A-Za-z0-9._@-]{0,63}$/;
@@ -42,12 +41,12 @@ export interface ApiKey {
 
 export interface ApiKeys {
   keys: ApiKey[];
-  /** Each key principal's own rate limit, by subject (lib/limits). */
+  /** Each key principal's own rate limit, by principalKey (lib/limits). */
   rates: ReadonlyMap<string, Rate>;
 }
 
 /** The principal of the key named `name`. */
-export const keySubject = (name: string): string => `${KEY_SUBJECT_PREFIX}${name}`;
+const keyPrincipal = (name: string, scopes: readonly string[]): Principal => ({ kind: 'api-key', subject: name, scopes: [...scopes] });
 
 /** The MCP_API_KEYS line of a key: what `npm run key -- create` prints. */
 export function apiKeyLine(name: string, key: string, scopes: readonly string[], rate?: string): string {
@@ -103,7 +102,7 @@ export function readApiKeys(env: Env): ApiKeys | undefined {
     keys.push(key);
   });
   if (keys.length === 0) throw new TypeError('MCP_API_KEYS is set but holds no key line; unset it, or add the line npm run key -- create prints.');
-  const rates = new Map(keys.flatMap((k) => (k.rate ? [[keySubject(k.name), k.rate] as const] : [])));
+  const rates = new Map(keys.flatMap((k) => (k.rate ? [[principalKey(keyPrincipal(k.name, [])), k.rate] as const] : [])));
   return { keys, rates };
 }
 
@@ -127,7 +126,6 @@ export function createApiKeyCheck(config: ApiKeys): (token: string) => Verificat
       refused.note();
       return { ok: false, description: NOT_VALID };
     }
-    const principal: Principal = { subject: keySubject(found.name), scopes: [...found.scopes] };
-    return { ok: true, principal };
+    return { ok: true, principal: keyPrincipal(found.name, found.scopes) };
   };
 }

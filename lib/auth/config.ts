@@ -1,6 +1,6 @@
 /**
  * Bearer auth settings, read once (docs/oauth.md). OAuth is on when AUTH_ISSUER is set (an external authorization
- * server), or when AUTH_SERVER_KEY is (the built-in one, lib/auth/server/, whose issuer is the deployment's own public
+ * server), or when AUTH_SERVER_KEY is (the built-in one, lib/auth/authorization-server/, whose issuer is the deployment's own public
  * origin); API keys (MCP_API_KEYS) are read in lib/auth/api-keys.ts. Misconfiguration throws at start-up naming the
  * variable.
  */
@@ -49,8 +49,14 @@ export const readAuthScopes = (env: Env): string[] => (env.AUTH_SCOPES ?? '').sp
 export const issuerFor = (config: AuthConfig, origin: string): string => config.issuer ?? origin;
 
 /** The OAuth settings, or undefined when neither AUTH_ISSUER nor AUTH_SERVER_KEY is set; throws a TypeError naming a misused variable. */
-export function readAuthConfig(env: Env): AuthConfig | undefined {
-  if (env[SIGNING_KEY_VARIABLE]) return readBuiltInConfig(env);
+export const readAuthConfig = (env: Env): AuthConfig | undefined => readBuiltInConfig(env) ?? readIssuerConfig(env);
+
+/**
+ * The external issuer's settings (AUTH_ISSUER), or undefined when it is off; with AUTH_SERVER_KEY set the built-in
+ * server's settings own AUTH_AUDIENCE and AUTH_SCOPES, and readBuiltInConfig refuses AUTH_ISSUER beside it.
+ */
+export function readIssuerConfig(env: Env): AuthConfig | undefined {
+  if (env[SIGNING_KEY_VARIABLE]) return undefined;
   if (!env.AUTH_ISSUER) {
     for (const name of ['AUTH_JWKS_URL', 'AUTH_AUDIENCE', 'AUTH_ALGORITHMS']) {
       if (env[name]) throw new TypeError(`${name} is set but AUTH_ISSUER is not; set AUTH_ISSUER to turn auth on.`);
@@ -74,8 +80,9 @@ export function readAuthConfig(env: Env): AuthConfig | undefined {
   };
 }
 
-/** Auth by the built-in authorization server: its own ES256 key, its issuer the deployment's origin. */
-function readBuiltInConfig(env: Env): AuthConfig {
+/** Auth by the built-in authorization server (AUTH_SERVER_KEY): its own ES256 key, its issuer the deployment's origin. */
+export function readBuiltInConfig(env: Env): AuthConfig | undefined {
+  if (!env[SIGNING_KEY_VARIABLE]) return undefined;
   for (const name of ['AUTH_ISSUER', 'AUTH_JWKS_URL', 'AUTH_ALGORITHMS']) {
     if (env[name]) throw new TypeError(`${name} is set but so is ${SIGNING_KEY_VARIABLE}: the built-in authorization server issues the tokens then; unset one of them.`);
   }

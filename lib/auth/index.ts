@@ -1,8 +1,8 @@
 /**
  * The auth step of the request path: a bearer token becomes a verified principal, or the request is answered
  * with what a client needs to sign in (MCP authorization §Authorization Flow Steps, RFC 6750 §3, RFC 9728
- * §5.1). Built only when AUTH_ISSUER, AUTH_SERVER_KEY or MCP_API_KEYS is set; jose loads with the first JWT,
- * node:crypto with the first API key. The token is an API key when it has the key prefix, else a JWT (lib/auth/verifier.ts).
+ * §5.1). Built only when a sign-in mode is on (lib/auth/modes: AUTH_ISSUER, AUTH_SERVER_KEY, MCP_API_KEYS); jose loads
+ * with the first JWT, node:crypto with the first API key. Which mode a token is for, lib/auth/verifier.ts decides.
  */
 
 import { MCP_PATHS, publicOrigin, resourceMetadataUrl } from '../http/public-url.js';
@@ -11,22 +11,19 @@ import { errorReply, refuse } from '../http/replies.js';
 import { INSUFFICIENT_SCOPE, INTERNAL_ERROR } from '../protocol/errors.js';
 import { H_RETRY_AFTER } from '../protocol/headers.js';
 import type { Principal } from '../server/context.js';
-import { readApiKeys, type ApiKeys } from './api-keys.js';
 import { bearerChallenge, challengeReply } from './challenge.js';
-import { issuerFor, type AuthConfig } from './config.js';
-import { createBearerVerifier } from './verifier.js';
-import { createVerifier, type VerifyToken } from './verify.js';
+import { oauthOf, type ActiveMode } from './modes/index.js';
+import { createBearerVerifier, type VerifyBearer } from './verifier.js';
 
 export { issuerFor, readAuthConfig, readAuthScopes, requireAudienceSource, type AuthConfig } from './config.js';
 export { readApiKeys, type ApiKeys } from './api-keys.js';
+export { readSignIn, SIGN_IN_MODES, type ActiveMode, type SignInMode } from './modes/index.js';
 
 type Env = Record<string, string | undefined>;
 
 export interface BearerAuth {
-  /** The external issuer's settings (AUTH_ISSUER); absent when only API keys are accepted. */
-  config?: AuthConfig;
-  /** The API keys accepted (MCP_API_KEYS); absent when there are none. */
-  keys?: ApiKeys;
+  /** The sign-in modes on (lib/auth/modes), in table order. */
+  modes: readonly ActiveMode[];
   /** The verified principal, or the 400/401/503 reply to send instead. */
   authenticate(request: Request): Promise<Principal | Response>;
   /** Headers for an error reply: the 403 step-up challenge of an insufficient-scope error, else none. */
@@ -41,15 +38,9 @@ const LOG_EVERY_MS = 60_000;
 /** What a client without a credential is told to send, when there is no authorization server to point to. */
 const KEY_PROMPT = 'Authorization required: send an API key as Authorization: Bearer <key>.';
 
-/** What a caller must send, for the start-up log and `npm start`'s banner. */
-export function describeAuth(auth: Pick<BearerAuth, 'config' | 'keys'> | undefined): string {
-  const modes = [
-    ...(auth?.config ? [auth.config.issuer === undefined
-      ? 'OAuth bearer tokens from the built-in authorization server at this deployment\'s origin (AUTH_SERVER_KEY)'
-      : `OAuth bearer tokens from ${auth.config.issuer}`] : []),
-    ...(auth?.keys ? [`API keys (${auth.keys.keys.length} in MCP_API_KEYS)`] : []),
-  ];
-  return modes.length ? modes.join(' or ')
+/** What a caller must send, for the start-up log and `npm start`'s banner: each mode on, in its own words. */
+export function describeAuth(auth: Pick<BearerAuth, 'modes'> | undefined): string {
+  return auth?.modes.length ? auth.modes.map((m) => m.startup).join(' or ')
     : 'none (set AUTH_ISSUER for OAuth bearer tokens, AUTH_SERVER_KEY for the built-in authorization server, or MCP_API_KEYS for API keys)';
 }
 
@@ -60,23 +51,22 @@ function mcpPathOf(request: Request): string {
 }
 
 /**
- * The auth step for one configuration: OAuth tokens from `config`'s issuer, API keys from MCP_API_KEYS in `env`,
- * or both; `verify` is replaceable for tests. With keys alone, a challenge names no metadata: there is no
- * authorization server to sign in to, and the protected resource metadata is not served (lib/auth/metadata.ts).
+ * The auth step for the modes on (readSignIn); `verify` is replaceable for tests. Without a mode whose tokens an
+ * authorization server issues (API keys alone), a challenge names no metadata: there is nowhere to sign in, and the
+ * protected resource metadata is not served (lib/auth/metadata.ts).
  */
 export function createBearerAuth(
-  config: AuthConfig | undefined,
+  modes: readonly ActiveMode[],
   env: Env = process.env,
-  keys: ApiKeys | undefined = readApiKeys(env),
-  verify: VerifyToken = createBearerVerifier(config && createVerifier(config), keys),
+  verify: VerifyBearer = createBearerVerifier(modes),
 ): BearerAuth {
-  if (!config && !keys) throw new TypeError('Bearer auth needs AUTH_ISSUER, AUTH_SERVER_KEY or MCP_API_KEYS.');
+  if (modes.length === 0) throw new TypeError('Bearer auth needs AUTH_ISSUER, AUTH_SERVER_KEY or MCP_API_KEYS.');
+  const config = oauthOf(modes);
   const metadataFor = (request: Request) => config && resourceMetadataUrl(publicOrigin(request, env), mcpPathOf(request));
   let loggedAt = -Infinity;
 
   return {
-    config,
-    keys,
+    modes,
     async authenticate(request) {
       const base = config
         ? { resourceMetadata: metadataFor(request), scopes: config.scopes }
@@ -90,7 +80,7 @@ export function createBearerAuth(
       const token = BEARER.exec(header)?.[1];
       if (!token) return challengeReply({ ...base, error: 'invalid_token', description: 'The Authorization header does not carry one bearer token.' });
       const origin = publicOrigin(request, env);
-      const result = await verify(token, MCP_PATHS.map((path) => `${origin}${path}`), config ? issuerFor(config, origin) : origin);
+      const result = await verify(token, { audiences: MCP_PATHS.map((path) => `${origin}${path}`), origin });
       if (result.ok) return result.principal;
       if ('description' in result) return challengeReply({ ...base, error: 'invalid_token', description: result.description });
       if (Date.now() - loggedAt > LOG_EVERY_MS) {

@@ -2,15 +2,16 @@
  * RFC 9728 Protected Resource Metadata, at the root `/.well-known/oauth-protected-resource`, path-suffixed
  * for each MCP path (`…/mcp`, `…/api/mcp`), and at `<mcp-url>/oauth-protected-resource`, where the 401 challenge
  * points (lib/http/public-url.ts). `resource` is the exact MCP URL a user pastes, so clients' RFC 8707
- * resource indicators match the audience we verify. Served only when OAuth is on (AUTH_ISSUER).
+ * resource indicators match the audience we verify. Served only when a mode whose tokens an authorization server
+ * issues is on (AUTH_ISSUER, AUTH_SERVER_KEY: lib/auth/modes).
  */
 
 import { notPublished, serveDocument } from '../discovery/respond.js';
 import { readConfig } from '../config.js';
 import { createOriginCheck, originPolicyOf } from '../http/origin.js';
 import { MCP_PATHS, PRM_PATH, PRM_SUFFIX, mcpUrl, publicOrigin } from '../http/public-url.js';
-import { readApiKeys } from './api-keys.js';
-import { issuerFor, readAuthConfig } from './config.js';
+import { issuerFor } from './config.js';
+import { oauthOf, readSignIn } from './modes/index.js';
 
 type Env = Record<string, string | undefined>;
 
@@ -39,9 +40,10 @@ function resourcePath(request: Request): string | undefined {
 
 /** The handler of every PRM location; 404 when auth is off. Its `resource` names the Host, checked first as the MCP endpoint checks it. */
 export function createProtectedResourceHandler(env: Env = process.env) {
-  const config = readAuthConfig(env);
+  const signIn = readSignIn(env);
+  const config = oauthOf(signIn);
   // With API keys alone there is no authorization server to name, so no metadata: a client sends the key it was given.
-  const absent = readApiKeys(env)
+  const absent = signIn.length
     ? 'This server has no OAuth authorization server: it takes API keys (Authorization: Bearer <key>).'
     : 'This server does not require authorization (neither AUTH_ISSUER nor AUTH_SERVER_KEY is set).';
   const { checkHost } = createOriginCheck(originPolicyOf(readConfig(env)));

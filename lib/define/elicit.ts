@@ -10,7 +10,8 @@
 import type * as z from 'zod';
 import { isObject } from '../protocol/jsonrpc.js';
 import type { RequestContext } from '../server/context.js';
-import { inputRequired, toJsonSchema, type InputRequired } from '../server/registry.js';
+import { toJsonSchema } from '../server/create-registry.js';
+import { inputRequired, type InputRequired } from '../server/registry.js';
 import { ToolError } from './errors.js';
 
 const ELICIT = 'elicitation/create';

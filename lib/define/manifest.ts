@@ -6,7 +6,7 @@
  * tool) is a TypeError saying where, and the build then keeps the additions on the start path as they are.
  */
 
-import { toJsonSchema } from '../server/registry.js';
+import { toJsonSchema } from '../server/create-registry.js';
 import type { Additions } from './index.js';
 
 /** The functions each kind of addition may hold, called through a delegate once the code has loaded. */

@@ -1,7 +1,7 @@
 /**
  * `defineTool`: a deployment's own tool from a zod input (and optional output) schema, with the arguments and
  * the structured result typed from them. The schemas are the validator and the published JSON Schema
- * (lib/server/registry.ts); what `run` returns is checked against the output schema before the client sees
+ * (lib/server/create-registry.ts); what `run` returns is checked against the output schema before the client sees
  * it (2025-11-25 server/tools §Output Schema: a server MUST return conforming structured results).
  * Failures are isError results (SEP-1303): a thrown ToolError says its message; anything else is logged for
  * the operator and the caller gets a generic line, never the detail.
@@ -50,20 +50,25 @@ export interface ToolSpec<I extends z.ZodObject, O extends z.ZodType | undefined
   scopes?: string[];
   /** Behind x402 at X402_PRICE (docs/payments.md "Paid calls (x402)"); start-up fails without X402_PAY_TO. */
   paid?: boolean;
+  /** Behind x402 at this price per call (e.g. `'$0.05'`) instead of X402_PRICE; implies `paid`. */
+  price?: `$${string}`;
   run(args: z.output<I>, ctx: ToolContext): ToolReturn<O extends z.ZodType ? z.input<O> : undefined> | Promise<ToolReturn<O extends z.ZodType ? z.input<O> : undefined>>;
 }
 
 /** A tool as the app serves it, with its payment setting for the app to apply. */
 export interface UserTool extends ToolDefinition<any> {
   paid?: boolean;
+  /** Its own price per call; lib/define/additions.ts checks it at start-up. */
+  price?: `$${string}`;
 }
 
 export function defineTool<I extends z.ZodObject, O extends z.ZodType | undefined = undefined>(spec: ToolSpec<I, O>): UserTool {
-  const { run, output, paid, ...listed } = spec;
+  const { run, output, paid, price, ...listed } = spec;
   return {
     ...listed,
     ...(output ? { output } : {}),
     ...(paid ? { paid } : {}),
+    ...(price !== undefined ? { price } : {}),
     run: (args, ctx) => runTool(spec, args, ctx),
   };
 }

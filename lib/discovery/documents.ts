@@ -7,11 +7,10 @@
  */
 
 import { INSTRUCTIONS, SERVER_INFO } from '../identity.js';
-import { readApiKeys } from '../auth/api-keys.js';
-import { issuerFor, readAuthConfig, type AuthConfig } from '../auth/config.js';
+import { discoveryOf, readSignIn, type ActiveMode } from '../auth/modes/index.js';
 import { readConfig } from '../config.js';
 import { createOriginCheck, originPolicyOf } from '../http/origin.js';
-import { AI_CATALOG_PATH, MCP_JSON_PATH, MCP_PATHS, mcpUrl, publicOrigin, resourceMetadataUrl } from '../http/public-url.js';
+import { AI_CATALOG_PATH, MCP_JSON_PATH, MCP_PATHS, mcpUrl, publicOrigin } from '../http/public-url.js';
 import { MODERN_VERSION, SUPPORTED_VERSIONS } from '../protocol/revisions.js';
 import { notPublished, serveDocument } from './respond.js';
 
@@ -39,24 +38,15 @@ export function cardName(origin: string): string {
   return `${host.split('.').filter(Boolean).reverse().join('.') || 'localhost'}/${SERVER_INFO.name}`;
 }
 
-/** mcp.json's `auth.type`: how a client authenticates (read back by `npm run smoke`). */
-export const AUTH_TYPE = { oauth: 'oauth-protected-resource', apiKey: 'api-key', public: 'public' } as const;
-
-/** How a client authenticates: OAuth (with API keys too, `apiKeys: true`), API keys alone, or nothing. */
-function authDocument(origin: string, auth: AuthConfig | undefined, apiKeys: boolean) {
-  const keys = apiKeys ? { apiKeys: true } : {};
-  if (auth) return { type: AUTH_TYPE.oauth, resourceMetadata: resourceMetadataUrl(origin), authorizationServers: [issuerFor(auth, origin)], scopes: auth.scopes, ...keys };
-  // No authorization server to name: a client sends a key it was given (docs/api-keys.md).
-  return apiKeys ? { type: AUTH_TYPE.apiKey, header: 'Authorization', scheme: 'Bearer' } : { type: AUTH_TYPE.public };
-}
+export { AUTH_TYPE } from '../auth/modes/mode.js';
 
 /**
- * `/.well-known/mcp.json`: where and how to connect, and how a client authenticates (`auth` undefined and no API
- * keys: public).
+ * `/.well-known/mcp.json`: where and how to connect, and how a client authenticates: as the first sign-in mode on says
+ * (OAuth, with API keys too `apiKeys: true`; API keys alone), or public with none (lib/auth/modes discoveryOf).
  * `server` repeats name, version, URL and transport in the shape of the widely copied seed tutorial
  * ("Turn your agent into an MCP server", step 6), so clients written against it find `server.url`.
  */
-export function mcpDocument(origin: string, auth: AuthConfig | undefined, apiKeys = false) {
+export function mcpDocument(origin: string, signIn: readonly ActiveMode[]) {
   const url = mcpUrl(origin);
   return {
     protocolVersion: MODERN_VERSION,
@@ -66,7 +56,7 @@ export function mcpDocument(origin: string, auth: AuthConfig | undefined, apiKey
     url,
     transport: TRANSPORT,
     server: { name: SERVER_INFO.name, version: SERVER_INFO.version, url, transport: TRANSPORT },
-    auth: authDocument(origin, auth, apiKeys),
+    auth: discoveryOf(signIn, origin),
     serverCard: serverCardUrl(origin),
   };
 }
@@ -121,8 +111,7 @@ function documentOf(url: URL): (typeof DOCS)[number] | undefined {
  * Host is checked as the MCP endpoint checks it (an authority; served locally, a loopback name) before it is used.
  */
 export function createDiscoveryHandler(env: Env = process.env) {
-  const auth = readAuthConfig(env);
-  const apiKeys = readApiKeys(env) !== undefined;
+  const signIn = readSignIn(env);
   const { checkHost } = createOriginCheck(originPolicyOf(readConfig(env)));
   return async function handleDiscovery(request: Request): Promise<Response> {
     const refused = checkHost(request);
@@ -131,7 +120,7 @@ export function createDiscoveryHandler(env: Env = process.env) {
     switch (documentOf(new URL(request.url))) {
       case 'card': return serveDocument(request, serverCard(origin), SERVER_CARD_TYPE, 3600);
       case 'catalog': return serveDocument(request, aiCatalog(origin), AI_CATALOG_TYPE, 3600);
-      case 'mcp': return serveDocument(request, mcpDocument(origin, auth, apiKeys), 'application/json', 300);
+      case 'mcp': return serveDocument(request, mcpDocument(origin, signIn), 'application/json', 300);
       default: return notPublished(`No such discovery document: doc must be ${DOCS.join(', ')}.`);
     }
   };

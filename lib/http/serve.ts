@@ -64,6 +64,7 @@ export async function serveLegacy(
   // later POST, so a dropped connection is not a cancellation (2025-11-25 transports). A caller with no identity
   // can do neither, and nobody is left to deliver to: its calls end with its connection, as on the modern wire.
   const gone = caller === undefined ? new Cancellation(() => request.signal) : undefined;
+  const concurrencyKey = deps.calls.keyOf(request, principal);
   const base = {
     era: 'legacy' as const,
     protocolVersion: classified.version,
@@ -71,12 +72,12 @@ export async function serveLegacy(
     caller,
     clientCapabilities: session === undefined ? {} : sessionCapabilities(session),
     // Everything this request writes, its stream's event log included, is charged to its caller's share.
-    store: deps.store.withBudget(budgetOf(principal, caller)),
+    store: deps.store.withBudget(budgetOf(principal, caller, concurrencyKey)),
     cancelByNotification: true,
     observation,
     chargeCaller: deps.limits?.chargeFor(request, principal),
     limitTool: deps.limits?.limitToolFor?.(request, principal),
-    concurrencyKey: deps.calls.keyOf(request, principal),
+    concurrencyKey,
     ...(gone ? { signal: gone } : {}),
   };
   const slotKey = base.concurrencyKey;
@@ -142,7 +143,7 @@ export async function serveModern(request: Request, classified: Ok<'modern'>, de
     clientCapabilities: classified.meta.clientCapabilities,
     logLevel: classified.meta.logLevel,
     signal: gone,
-    store: deps.store.withBudget(budgetOf(principal, caller)),
+    store: deps.store.withBudget(budgetOf(principal, caller, concurrencyKey)),
     paramHeaders: paramHeaders(request.headers),
     observation,
     chargeCaller: deps.limits?.chargeFor(request, principal),

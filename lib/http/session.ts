@@ -16,6 +16,7 @@ import { SESSION_NOT_FOUND } from '../protocol/errors.js';
 import { isRequest, type JsonRpcRequest } from '../protocol/jsonrpc.js';
 import type { Principal } from '../server/context.js';
 import type { Keyring } from '../server/keyring.js';
+import { principalKey } from '../server/principal-key.js';
 import { errorReply } from './replies.js';
 
 const LABEL = 'mcp-session';
@@ -28,7 +29,7 @@ export interface Sessions {
 }
 
 export function createSessions(keyring: Keyring): Sessions {
-  const bound = (principal: Principal | undefined) => principal?.subject ?? '';
+  const bound = (principal: Principal | undefined) => (principal ? principalKey(principal) : '');
   return {
     async issue(principal, declared) {
       const code = encodeCapabilities(declared);

@@ -10,6 +10,7 @@
 
 import { integerEnv } from '../config.js';
 import type { ChargeCaller, LimitTool, Principal } from '../server/context.js';
+import { principalKey } from '../server/principal-key.js';
 import { DEFAULT_PREFIX, type UpstashConfig } from '../store/upstash-config.js';
 import { clientIp, createLimitCharge, createLimitCheck, createLimitCount, type FailurePolicy, type LimitCount } from './check.js';
 import { createMemoryLimiter } from './memory.js';
@@ -45,7 +46,7 @@ export interface LimitsOptions {
   /** Key namespace in Redis (default `agent-mcp:`), followed by `rl:<scope>`. */
   prefix?: string;
   /**
-   * Principals with a rate of their own (an API key's `rate=`, MCP_API_KEYS), by subject: checked and charged
+   * Principals with a rate of their own (an API key's `rate=`, MCP_API_KEYS), by principalKey: checked and charged
    * instead of RATE_LIMIT_PRINCIPAL, even when that is off.
    */
   ownRates?: ReadonlyMap<string, Rate>;
@@ -93,7 +94,7 @@ export function createLimitsFromEnv(env: Env, upstash: UpstashConfig | undefined
   }
   /** The limit that counts `p`'s requests: its own rate, else RATE_LIMIT_PRINCIPAL, else none. */
   const limitFor = (p: Principal) => {
-    const own = ownRates.get(p.subject);
+    const own = ownRates.get(principalKey(p));
     return own ? perRate.get(own.text) : principalLimit;
   };
   const toolCounts = toolRates.map((r) => ({ ...r, count: counter('tool', r.rate, { label: `tool "${r.pattern}"` }) }));
@@ -101,14 +102,14 @@ export function createLimitsFromEnv(env: Env, upstash: UpstashConfig | undefined
   const own = ownRates.size ? `, their own for ${ownRates.size} API key name${ownRates.size === 1 ? '' : 's'} (MCP_API_KEYS)` : '';
   return {
     ...(byIp ? { byIp: (request: Request, cost?: number) => byIp(clientIp(request, trustForwarded), cost) } : {}),
-    ...(principalLimit || perRate.size ? { byPrincipal: async (p: Principal, cost?: number) => limitFor(p)?.check(p.subject, cost) } : {}),
+    ...(principalLimit || perRate.size ? { byPrincipal: async (p: Principal, cost?: number) => limitFor(p)?.check(principalKey(p), cost) } : {}),
     chargeFor(request, p) {
       // The address is read now: the work may outlive the request (a task).
       const address = chargeIp && clientIp(request, trustForwarded);
       return async (cost) => {
         const overIp = chargeIp && (await chargeIp(address!, cost));
         if (overIp) return overIp;
-        return p ? limitFor(p)?.charge(p.subject, cost) : undefined;
+        return p ? limitFor(p)?.charge(principalKey(p), cost) : undefined;
       };
     },
     ...(toolCounts.length > 0

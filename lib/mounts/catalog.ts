@@ -9,8 +9,9 @@
 
 import type { Prompt, Resource, ResourceTemplateType as ResourceTemplate, Tool } from '@modelcontextprotocol/client';
 import type { RequestContext } from '../server/context.js';
-import {
-  findHeaderParams, isToolName, type CompiledTemplate, type Completer, type CompiledTool, type PromptDefinition, type Registry, type ResourceDefinition,
+import { findHeaderParams, isToolName } from '../server/create-registry.js';
+import type {
+  CompiledTemplate, Completer, CompiledTool, PromptDefinition, Registry, ResourceDefinition,
 } from '../server/registry.js';
 import { MOUNT_SEPARATOR } from './config.js';
 import type { MountListings } from './connect.js';

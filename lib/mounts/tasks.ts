@@ -12,7 +12,7 @@ import { INTERNAL_ERROR, McpError } from '../protocol/errors.js';
 import { isObject } from '../protocol/jsonrpc.js';
 import type { TaskStatus } from '../protocol/tasks.js';
 import type { RequestContext } from '../server/context.js';
-import type { RemoteTask, RemoteTasks } from '../server/registry.js';
+import type { RemoteTask, RemoteTasks } from '../tasks/tool-task.js';
 import { RemoteUnavailableError } from '../tasks/remote.js';
 import { classify, requestOptions, toMcpError, type MountLink } from './forward.js';
 

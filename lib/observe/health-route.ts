@@ -3,8 +3,7 @@
  * imported on the first probe, so the MCP function's cold start does not carry it.
  */
 
-import { discoverJwksUri } from '../auth/keys.js';
-import type { AuthConfig } from '../auth/config.js';
+import { healthOf, type ActiveMode } from '../auth/modes/index.js';
 import type { HealthSources } from './health.js';
 
 type Env = Record<string, string | undefined>;
@@ -35,20 +34,15 @@ export function isHealthProbe(request: Request): boolean {
   return HEALTH_PATHS.includes(url.pathname) || url.searchParams.has(HEALTH_QUERY);
 }
 
-/** What the probe looks at; `auth` is the bearer auth configuration and `apiKeys` whether keys are accepted. */
-export type HealthOptions = Omit<HealthSources, 'issuer' | 'authMode'> & { auth?: AuthConfig };
+/** What the probe looks at; `signIn` is the sign-in modes on (lib/auth/modes), each saying how it is probed. */
+export type HealthOptions = Omit<HealthSources, 'auth'> & { signIn?: readonly ActiveMode[] };
 
 /** The probe's handler, loading lib/observe/health.ts on first use. */
-export function createLazyHealthHandler({ auth, ...options }: HealthOptions): (request: Request) => Promise<Response> {
-  // The issuer answers when its JWKS (AUTH_JWKS_URL) does, or metadata that names it with a key set (keys.ts).
-  // The built-in authorization server's keys are configured, not fetched: there is no issuer to probe.
-  const issuer = auth?.issuer === undefined ? undefined : auth.jwksUrl
-    ? { name: auth.issuer, urls: [auth.jwksUrl] }
-    : { name: auth.issuer, urls: [], discover: (signal: AbortSignal) => discoverJwksUri(auth.issuer!, signal) };
-  const authMode = issuer ? undefined : auth ? 'built-in' as const : options.apiKeys ? 'api-keys' as const : undefined;
+export function createLazyHealthHandler({ signIn, ...options }: HealthOptions): (request: Request) => Promise<Response> {
+  const auth = healthOf(signIn ?? []);
   let handler: Promise<(request: Request) => Promise<Response>> | undefined;
   return async (request) => {
-    handler ??= import('./health.js').then(({ createHealthHandler }) => createHealthHandler({ ...options, issuer, authMode }));
+    handler ??= import('./health.js').then(({ createHealthHandler }) => createHealthHandler({ ...options, auth }));
     return (await handler)(request);
   };
 }

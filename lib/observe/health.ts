@@ -10,7 +10,7 @@
 
 // Types only from modules on the start path: a value import would make the bundler split that module into a
 // chunk the MCP function then loads at start (bench/cold-start.mjs measures it).
-import type { IssuerMisconfigured, KeysUnavailable } from '../auth/keys.js';
+import type { HealthMode } from '../auth/modes/mode.js';
 import type { Mounts } from '../mounts/mounts.js';
 import type { Store } from '../store/types.js';
 
@@ -22,14 +22,11 @@ export interface HealthSources {
   version: string;
   store: Store;
   /**
-   * The auth issuer, and how to see that it answers: the URLs that answer for it (its JWKS, AUTH_JWKS_URL), or the
-   * search for its key set through its metadata, which also says when the metadata names another issuer.
+   * How callers sign in (lib/auth/modes healthOf): the first mode on, with the issuer to probe when it has one (the
+   * URLs that answer for it, or the search for its key set through its metadata, which also says when the metadata
+   * names another issuer), and the flags of the modes beside it (`apiKeys`). Absent when auth is off.
    */
-  issuer?: { name: string; urls: string[]; discover?: (signal: AbortSignal) => Promise<string | KeysUnavailable | IssuerMisconfigured> };
-  /** How callers sign in when there is no issuer to probe: the built-in server's configured key, or API keys alone. */
-  authMode?: 'built-in' | 'api-keys';
-  /** Whether API keys (MCP_API_KEYS) are accepted, beside tokens or alone. */
-  apiKeys?: boolean;
+  auth?: HealthMode & { flags: string[] };
   mounts?: Mounts;
   timeoutMs: number;
 }
@@ -46,8 +43,11 @@ export interface Health {
   name: string;
   version: string;
   store: { kind: 'upstash' | 'memory' } & Probe;
-  /** null when auth is off; a configured mode (keys, the built-in server's key) has nothing to probe and is ok. */
-  auth: (({ mode: 'issuer'; issuer: string } & Probe) | { mode: 'built-in' | 'api-keys'; ok: true }) & { apiKeys?: true } | null;
+  /**
+   * null when auth is off; `issuer`, `built-in` or `api-keys`, and `apiKeys: true` beside another mode. A mode with
+   * nothing to probe (keys, the built-in server's key) is ok.
+   */
+  auth: (({ mode: string; issuer: string } & Probe) | { mode: string; ok: true }) & { [flag: string]: unknown } | null;
   mounts: Array<{ name: string; state: string }>;
 }
 
@@ -72,7 +72,7 @@ async function probeStore(store: Store, timeoutMs: number): Promise<Probe> {
 }
 
 /** The issuer answers when one of its URLs does, or its metadata leads to its key set. */
-async function probeIssuer({ urls, discover }: NonNullable<HealthSources['issuer']>, timeoutMs: number): Promise<Probe> {
+async function probeIssuer({ urls, discover }: NonNullable<HealthMode['issuer']>, timeoutMs: number): Promise<Probe> {
   const start = performance.now();
   const signal = AbortSignal.timeout(timeoutMs);
   if (discover) {
@@ -95,10 +95,11 @@ async function probeIssuer({ urls, discover }: NonNullable<HealthSources['issuer
   return { ok: false, ms: since(start), error };
 }
 
-function describeAuth({ issuer, authMode, apiKeys }: HealthSources, probe: Probe | undefined): Health['auth'] {
-  const keys = apiKeys ? { apiKeys: true as const } : {};
-  if (issuer && probe) return { mode: 'issuer', issuer: issuer.name, ...probe, ...keys };
-  return authMode ? { mode: authMode, ok: true, ...keys } : null;
+function describeAuth({ auth }: HealthSources, probe: Probe | undefined): Health['auth'] {
+  if (!auth) return null;
+  const flags = Object.fromEntries(auth.flags.map((flag) => [flag, true]));
+  if (auth.issuer && probe) return { mode: auth.mode, issuer: auth.issuer.name, ...probe, ...flags };
+  return { mode: auth.mode, ok: true, ...flags };
 }
 
 /** Runs the probes; at most one run at a time per instance, shared by every request that arrives during it. */
@@ -107,7 +108,7 @@ export function createHealthCheck(sources: HealthSources): () => Promise<Health>
   const run = async (): Promise<Health> => {
     const [store, auth] = await Promise.all([
       probeStore(sources.store, sources.timeoutMs),
-      sources.issuer ? probeIssuer(sources.issuer, sources.timeoutMs) : undefined,
+      sources.auth?.issuer ? probeIssuer(sources.auth.issuer, sources.timeoutMs) : undefined,
     ]);
     await sources.mounts?.waitForConnections({ timeout: sources.timeoutMs });
     const mounts = (sources.mounts?.status() ?? []).map(({ name, state }) => ({ name, state }));

@@ -5,6 +5,7 @@
 
 import { readRequestBounds } from '../http/bounds.js';
 import type { PayloadBounds } from './payload.js';
+import { parseUsd, type TokenPrices } from './price.js';
 
 type Env = Record<string, string | undefined>;
 
@@ -13,6 +14,11 @@ export interface PayConfig {
   payTo: `0x${string}`;
   /** Price per call in USD, e.g. `$0.01`; the exact scheme converts it to the network's USDC. */
   price: `$${string}`;
+  /**
+   * chat_with_agent's prices per million input/output tokens and its ceiling per call (X402_PRICE_INPUT,
+   * X402_PRICE_OUTPUT, X402_MAX_PRICE): set, its `accepts` offers x402 `upto` beside `exact`.
+   */
+  tokens?: TokenPrices;
   /** CAIP-2 network id (x402 v2), e.g. `eip155:84532` (Base Sepolia). */
   network: `eip155:${string}`;
   facilitatorUrl: string;
@@ -31,10 +37,30 @@ export const DEFAULT_FACILITATOR_URL = 'https://x402.org/facilitator';
 const NETWORK_ALIASES: Record<string, `eip155:${string}`> = { base: 'eip155:8453', 'base-sepolia': 'eip155:84532' };
 
 function readPrice(value: string | undefined): PayConfig['price'] {
-  const text = value?.trim() || DEFAULT_PRICE;
-  const match = /^\$?(\d+(?:\.\d+)?)$/.exec(text);
-  if (!match || Number(match[1]) <= 0) throw new TypeError(`X402_PRICE must be a positive USD amount such as $0.01, got "${value}".`);
-  return `$${match[1]}`;
+  return readUsd('X402_PRICE', value?.trim() || DEFAULT_PRICE, '$0.01', true);
+}
+
+/** A USD amount from `name`; zero only where `positive` is false. */
+function readUsd(name: string, value: string, example: string, positive: boolean): PayConfig['price'] {
+  const price = parseUsd(value);
+  if (!price || (positive && !/[1-9]/.test(price))) {
+    throw new TypeError(`${name} must be a ${positive ? 'positive ' : ''}USD amount such as ${example}, got "${value}".`);
+  }
+  return price;
+}
+
+const TOKEN_PRICE_VARIABLES = ['X402_PRICE_INPUT', 'X402_PRICE_OUTPUT', 'X402_MAX_PRICE'] as const;
+
+/** Token prices come as a set of three (docs/payments.md "Charging by use (upto)"); some without the others is refused. */
+function readTokenPrices(env: Env): TokenPrices | undefined {
+  const given = TOKEN_PRICE_VARIABLES.filter((name) => env[name]?.trim());
+  if (given.length === 0) return undefined;
+  const missing = TOKEN_PRICE_VARIABLES.find((name) => !given.includes(name));
+  if (missing) throw new TypeError(`${missing} is not set but ${given.join(' and ')} ${given.length > 1 ? 'are' : 'is'}; charging by use needs X402_PRICE_INPUT, X402_PRICE_OUTPUT and X402_MAX_PRICE.`);
+  const input = readUsd('X402_PRICE_INPUT', env.X402_PRICE_INPUT!.trim(), '$3 (per million input tokens)', false);
+  const output = readUsd('X402_PRICE_OUTPUT', env.X402_PRICE_OUTPUT!.trim(), '$15 (per million output tokens)', false);
+  if (!/[1-9]/.test(input + output)) throw new TypeError('X402_PRICE_INPUT and X402_PRICE_OUTPUT are both zero; set a price for input or output tokens, or unset all three token price variables.');
+  return { input, output, max: readUsd('X402_MAX_PRICE', env.X402_MAX_PRICE!.trim(), '$0.50', true) };
 }
 
 function readNetwork(value: string | undefined): PayConfig['network'] {
@@ -62,7 +88,7 @@ function readFacilitatorUrl(value: string | undefined): string {
 export function readPayConfig(env: Env): PayConfig | undefined {
   const payTo = env.X402_PAY_TO?.trim();
   if (!payTo) {
-    for (const name of ['X402_PRICE', 'X402_NETWORK', 'X402_FACILITATOR_URL']) {
+    for (const name of ['X402_PRICE', ...TOKEN_PRICE_VARIABLES, 'X402_NETWORK', 'X402_FACILITATOR_URL']) {
       if (env[name]?.trim()) throw new TypeError(`${name} is set but X402_PAY_TO is not; set X402_PAY_TO to turn paid calls on.`);
     }
     return undefined;
@@ -71,6 +97,7 @@ export function readPayConfig(env: Env): PayConfig | undefined {
   return {
     payTo: payTo as PayConfig['payTo'],
     price: readPrice(env.X402_PRICE),
+    tokens: readTokenPrices(env),
     network: readNetwork(env.X402_NETWORK),
     facilitatorUrl: readFacilitatorUrl(env.X402_FACILITATOR_URL),
     maxTimeoutSeconds: 300,

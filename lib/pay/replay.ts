@@ -49,14 +49,17 @@ export async function fingerprintOf(parts: unknown): Promise<string> {
 }
 
 /**
- * The payment's on-chain identity: chain, payer and nonce of its authorization (or its signature's hash). The
+ * The payment's on-chain identity: chain, payer and nonce of its authorization, EIP-3009 or Permit2 (or its signature's hash). The
  * chain is the CAIP-2 id whatever the version, since one signed authorization can travel as a v1 or a v2 payload.
  */
 export async function paymentIdOf(payload: AnyPaymentPayload): Promise<string> {
   const network = (await caipNetworkOf(payload)) ?? (isV1(payload) ? `x402v1:${payload.network}` : 'unknown');
-  const authorization = payload.payload.authorization as { from?: unknown; nonce?: unknown } | undefined;
+  // Permit2 (upto) nonces are the payer's at the Permit2 contract, a space apart from the token's EIP-3009 nonces.
+  const permit2 = payload.payload.permit2Authorization as { from?: unknown; nonce?: unknown } | undefined;
+  const authorization = (payload.payload.authorization ?? permit2) as { from?: unknown; nonce?: unknown } | undefined;
+  const space = payload.payload.authorization === undefined && permit2 !== undefined ? 'permit2:' : '';
   const id = typeof authorization?.from === 'string' && typeof authorization.nonce === 'string'
-    ? `${network}:${authorization.from}:${authorization.nonce}`.toLowerCase()
+    ? `${network}:${space}${authorization.from}:${authorization.nonce}`.toLowerCase()
     : `${network}:sig:${await fingerprintOf(payload.payload)}`;
   return id.length > MAX_ID_CHARS ? `digest:${await sha256Hex(id)}` : id;
 }

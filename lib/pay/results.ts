@@ -9,6 +9,7 @@ import type { ResourceInfo, SettleResponse } from '@x402/core/types';
 import type { ToolResult } from '../server/registry.js';
 import type { PaymentEngine } from './engine.js';
 import { PAYMENT_RESPONSE_META_KEY } from './payload.js';
+import type { Offer } from './price.js';
 
 const messageOf = (error: unknown) => (error instanceof Error ? error.message : String(error));
 
@@ -46,10 +47,10 @@ export function cancelledUnpaid(): ToolResult {
   };
 }
 
-/** PaymentRequired, with `error` saying why (missing, refused, already used). */
-export async function paymentRequired(engine: PaymentEngine, resource: ResourceInfo, error: string): Promise<ToolResult> {
+/** PaymentRequired at `offer`, with `error` saying why (missing, refused, already used). */
+export async function paymentRequired(engine: PaymentEngine, resource: ResourceInfo, error: string, offer: Offer): Promise<ToolResult> {
   try {
-    return jsonResult(await engine.paymentRequired(resource, error) as unknown as Record<string, unknown>);
+    return jsonResult(await engine.paymentRequired(resource, error, offer) as unknown as Record<string, unknown>);
   } catch (cause) {
     return facilitatorUnavailable(engine, messageOf(cause));
   }
@@ -60,9 +61,10 @@ export async function settlementFailed(
   engine: PaymentEngine,
   resource: ResourceInfo,
   reason: string,
+  offer: Offer,
   receipt?: SettleResponse,
 ): Promise<ToolResult> {
-  const required = await paymentRequired(engine, resource, `Payment settlement failed: ${reason}`);
+  const required = await paymentRequired(engine, resource, `Payment settlement failed: ${reason}`, offer);
   if (!required.structuredContent) return required;
   const failure = receipt ?? { success: false, errorReason: reason, transaction: '', network: engine.config.network };
   return jsonResult({ ...(required.structuredContent as Record<string, unknown>), [PAYMENT_RESPONSE_META_KEY]: failure });

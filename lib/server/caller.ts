@@ -13,14 +13,15 @@
 import { sha256HexSync } from '../digest.js';
 import type { RequestId } from '../protocol/jsonrpc.js';
 import type { StoreBudget } from '../store/types.js';
+import { principalKey, type PrincipalKind } from './principal-key.js';
 
-/** The part of a verified principal that identifies it (server/context.ts Principal). */
-type Subject = { subject: string } | undefined;
+/** The part of a verified principal that identifies it (server/context.ts Principal), keyed by principalKey. */
+type Subject = { kind?: PrincipalKind; subject: string } | undefined;
 
 /** The caller's identity for cross-request state, or undefined when it has none. */
 export function callerKey(principal: Subject, session: string | undefined): string | undefined {
   if (principal === undefined && session === undefined) return undefined;
-  return JSON.stringify([principal?.subject ?? null, session ?? null]);
+  return JSON.stringify([principal ? principalKey(principal) : null, session ?? null]);
 }
 
 /**
@@ -28,7 +29,7 @@ export function callerKey(principal: Subject, session: string | undefined): stri
  * outlives a session; else the session the server issued (2025 wire); else nobody, and there is no such state.
  */
 export function stateOwnerOf(principal: Subject, caller: string | undefined): string | undefined {
-  return principal === undefined ? caller : JSON.stringify([principal.subject]);
+  return principal === undefined ? caller : JSON.stringify([principalKey(principal)]);
 }
 
 /**
@@ -37,7 +38,7 @@ export function stateOwnerOf(principal: Subject, caller: string | undefined): st
  * a share per session would cap nothing; callers behind one address without a token share theirs.
  */
 export function concurrencyKeyOf(principal: Subject, ip: string): string {
-  return principal === undefined ? JSON.stringify(['ip', ip]) : JSON.stringify(['principal', principal.subject]);
+  return principal === undefined ? JSON.stringify(['ip', ip]) : JSON.stringify(['principal', principalKey(principal)]);
 }
 
 /**
@@ -46,7 +47,7 @@ export function concurrencyKeyOf(principal: Subject, ip: string): string {
  * budget per limit pattern. Long parts are keyed by their digest (keyOf), so a subject never makes a key large.
  */
 export function toolLimitKeyOf(pattern: string, principal: Subject, ip: string): string {
-  return principal === undefined ? keyOf('tool', pattern, 'ip', ip) : keyOf('tool', pattern, 'principal', principal.subject);
+  return principal === undefined ? keyOf('tool', pattern, 'ip', ip) : keyOf('tool', pattern, 'principal', principalKey(principal));
 }
 
 /**
@@ -61,16 +62,18 @@ export function backgroundKeyOf(concurrencyKey: string | undefined, principal: S
 /**
  * Whose share of the store a request's writes are charged to (docs/architecture.md rule 12): the owner of its per-caller
  * state (stateOwnerOf: the principal, which a caller cannot shed by opening sessions; else the session the server
- * issued), or the pool of callers without an identity. Every write of the request counts there, whatever key it
- * names: a conversation an anonymous session continues is that session's to keep.
+ * issued), else the address it calls from (`address`: its share of concurrent calls, concurrencyKeyOf), each in its
+ * class of callers; with none of these, the caller without an identity. Every write of the request counts there,
+ * whatever key it names: a conversation an anonymous session continues is that session's to keep.
  */
-export function budgetOf(principal: Subject, caller: string | undefined): StoreBudget {
-  const owner = stateOwnerOf(principal, caller);
-  return owner === undefined ? 'anonymous' : { owner };
+export function budgetOf(principal: Subject, caller: string | undefined, address?: string): StoreBudget {
+  if (principal !== undefined) return { owner: stateOwnerOf(principal, caller)!, class: 'principal' };
+  if (caller !== undefined) return { owner: caller, class: 'session' };
+  return address === undefined ? 'anonymous' : { owner: address, class: 'anonymous' };
 }
 
-/** The owner of long-lived state (conversations): the principal's subject, '' when anonymous. */
-export const ownerOf = (principal: Subject): string => principal?.subject ?? '';
+/** The owner of long-lived state (conversations): the principal's key, '' when anonymous. */
+export const ownerOf = (principal: Subject): string => (principal ? principalKey(principal) : '');
 
 /**
  * The longest part a key holds as it is (docs/architecture.md rule 8: ids that reach store keys). A longer part (a client's
@@ -101,6 +104,8 @@ export const storeKeys = {
   cancel: (caller: string, id: RequestId) => keyOf('cancel', caller, idText(id)),
   /** The client's answer to our server-to-client request `id` (an id we minted for this caller). */
   clientAnswer: (caller: string, id: string) => keyOf('reply', caller, id),
+  /** Room a call holds for its closing writes until it leaves (store/types.ts Reservation): its own, by a fresh id. */
+  room: (id: string) => keyOf('room', id),
   /** A call's retry coordination: the same caller sending the same request again. */
   retry: (caller: string, id: RequestId, requestDigest: string) => keyOf('chat', caller, idText(id), requestDigest),
   /** A conversation's history and its turn queue. */
@@ -125,7 +130,7 @@ export const storeKeys = {
 };
 
 /**
- * The built-in authorization server's records (lib/auth/server), apart from storeKeys so the MCP function's bundle
+ * The built-in authorization server's records (lib/auth/authorization-server), apart from storeKeys so the MCP function's bundle
  * leaves them out. Written through the 'security' budget: an authorization code (by its SHA-256: the store never
  * holds a code), its single use, a refresh-token family (its current token's SHA-256 and the last ones'), the
  * family's revocation, a refresh token's single use. Not per caller: each is named by an unguessable digest or id.

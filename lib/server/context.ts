@@ -11,10 +11,14 @@ import type { Store } from '../store/types.js';
 import { Cancellation, type CancelView, type SignalSource } from './cancellation.js';
 import { requestClient } from './client-requests.js';
 import type { Keyring } from './keyring.js';
+import type { PrincipalKind } from './principal-key.js';
 import { UsageMeter } from '../usage/meter.js';
 
 /** A verified caller: from a bearer token, or from in-process props treated the same way. */
 export interface Principal {
+  /** How it signed in (lib/auth/modes); absent for a principal the deployment's own code names in process. */
+  kind?: PrincipalKind;
+  /** Who it is within its kind: a token's `sub`, an API key's name. State is keyed by principalKey, never by this alone. */
   subject: string;
   clientId?: string;
   scopes: string[];

@@ -13,31 +13,25 @@ import {
 } from '../protocol/jsonrpc.js';
 import { META_SERVER_INFO } from '../protocol/meta.js';
 import { isSharedResult, shareResult } from '../protocol/shared-result.js';
-import { DIRECTORY_READ, SKILLS_GET, SKILLS_LIST } from '../protocol/skills.js';
 import { MRTR_METHODS, isLogLevel, servesMethod } from '../protocol/methods.js';
-import { storeFailureSentence, StoreUnavailableError } from '../store/types.js';
+import { logStoreFailure, storeFailureSentence, StoreUnavailableError } from '../store/types.js';
 import { sha256Hex } from '../digest.js';
 import { storeKeys } from './caller.js';
 import { Cancellation } from './cancellation.js';
 import { deliverClientResponse } from './client-requests.js';
 import { createRequestContext, type CallContext, type RequestContext } from './context.js';
 import { keptListPage } from './list-cache.js';
+import { principalKey } from './principal-key.js';
 import { isInputRequired } from './registry.js';
-import type { Server } from './server.js';
+import { joinMethods, type Handler, type MethodTable, type Server } from './server.js';
 import { discover, initialize, ping, setLogLevel } from './methods/lifecycle.js';
 import { callTool, listTools } from './methods/tools.js';
 import { listResourceTemplates, listResources, readResource, subscribe } from './methods/resources.js';
 import { getPrompt, listPrompts } from './methods/prompts.js';
 import { complete } from './methods/completion.js';
-// Imported, not loaded on demand: a dynamic import splits the modules it shares into a chunk of their own, and
-// loading that extra file cost a cold start more (+1.5 ms median) than these few kilobytes do (+0.2 ms). The
-// skills methods (2 KB) likewise: on demand, they put a 7 KB shared chunk on the start path (docs/performance.md).
-import { cancelTask, getTask, listTasks, taskResult, updateTask } from './methods/tasks.js';
-import { getSkill, listSkills, readDirectory } from './methods/skills.js';
 
-type Handler = (server: Server, params: Record<string, unknown>, ctx: RequestContext) => unknown;
-
-const HANDLERS: Readonly<Record<string, Handler>> = {
+/** The MCP core's methods; the features' (lib/app.ts: tasks, skills) join them in createDispatcher. */
+export const CORE_METHODS: MethodTable = {
   initialize,
   'server/discover': discover,
   ping,
@@ -52,14 +46,6 @@ const HANDLERS: Readonly<Record<string, Handler>> = {
   'prompts/list': listPrompts,
   'prompts/get': getPrompt,
   'completion/complete': complete,
-  [SKILLS_LIST]: listSkills,
-  [SKILLS_GET]: getSkill,
-  [DIRECTORY_READ]: readDirectory,
-  'tasks/get': getTask,
-  'tasks/update': updateTask,
-  'tasks/cancel': cancelTask,
-  'tasks/result': taskResult,
-  'tasks/list': listTasks,
 };
 
 /**
@@ -89,6 +75,7 @@ const LONGEST_CALL_MS = 15 * 60_000;
 export type Dispatch = (message: unknown, call: CallContext) => Promise<JsonRpcResponse | undefined>;
 
 export function createDispatcher(server: Server): Dispatch {
+  const methods = joinMethods([CORE_METHODS, server.methods]);
   return async function dispatch(message, call) {
     if (isResponse(message)) {
       const refused = await deliverClientResponse(server.keyring, call.store, call.caller, message);
@@ -98,7 +85,7 @@ export function createDispatcher(server: Server): Dispatch {
     if (!isRequest(message)) {
       return errorMessage(readId(message), rpcError(INVALID_REQUEST, 'Not a valid JSON-RPC 2.0 request.'));
     }
-    const handler = servesMethod(call.era, message.method) ? ownValue(HANDLERS, message.method) : undefined;
+    const handler = servesMethod(call.era, message.method) ? ownValue(methods, message.method) : undefined;
     if (!handler) {
       return errorMessage(message.id, rpcError(METHOD_NOT_FOUND, `Method not found: ${message.method}`));
     }
@@ -126,7 +113,7 @@ async function runRequest(
   if (call.era === 'modern' && call.logLevel !== undefined && !isLogLevel(call.logLevel)) {
     throw new McpError(INVALID_PARAMS, `Invalid log level: ${call.logLevel}.`);
   }
-  const binding = () => ({ principal: call.principal?.subject ?? '', method: message.method, params });
+  const binding = () => ({ principal: call.principal ? principalKey(call.principal) : '', method: message.method, params });
   let round: { inputResponses?: Record<string, unknown>; requestState?: unknown } | undefined;
   if (call.era === 'modern' && MRTR_METHODS.has(message.method)) {
     round = await readRound(server, binding(), params, call);
@@ -241,7 +228,7 @@ const CALL_DONE = new Error('The call finished.');
 function toRpcError(error: unknown, method: string): RpcError {
   if (error instanceof McpError) return error.toJSON();
   if (error instanceof StoreUnavailableError) {
-    console.error(`[agent-mcp] ${method}: ${error.message}`, error.cause);
+    logStoreFailure(method, error);
     return rpcError(INTERNAL_ERROR, storeFailureSentence(error));
   }
   console.error(`[agent-mcp] ${method} failed:`, error);

@@ -12,7 +12,7 @@
 
 import { integerEnv } from '../config.js';
 import { Ledger, type Entry } from './ledger.js';
-import type { Entered, EnterRequest, LeaveRequest, Ready, Store, StoreBudget, TurnEntry, TurnExit, WaitOptions } from './types.js';
+import { storedBytes, type CallerClass, type Entered, type EnterRequest, type LeaveRequest, type Ready, type Reservation, type Store, type StoreBudget, type TurnEntry, type TurnExit, type WaitOptions } from './types.js';
 import { DEFAULT_WATCH_MS, Watcher } from './watch.js';
 
 export interface MemoryBudget {
@@ -61,9 +61,7 @@ export function readMemoryBudget(env: Env): MemoryBudget {
   };
 }
 
-/** V8 keeps a string one byte a character unless a character needs two. */
-const TWO_BYTE = /[^\u0000-\u00ff]/;
-const costOf = (text: string): number => (TWO_BYTE.test(text) ? 2 * text.length : text.length);
+const costOf = storedBytes;
 
 const toText = (value: unknown): string => JSON.stringify(value) ?? 'null';
 
@@ -79,6 +77,7 @@ interface Shared {
 /** The store seen through one budget: writes are charged to it; everything else is the same store. */
 class MemoryView implements Store {
   readonly shared = false;
+  readonly budgeted = true;
   readonly #data: Shared;
   readonly #budget: StoreBudget;
 
@@ -128,28 +127,58 @@ class MemoryView implements Store {
     return list.length;
   }
 
-  /** What the Upstash `enter` script does, in one synchronous step (so as atomic as the script). */
-  async enter({ once, turn, count, read = [] }: EnterRequest): Promise<Entered> {
+  /**
+   * What the Upstash `enter` script does, in one synchronous step (so as atomic as the script); and first, what it
+   * does not: the room the call's writes will need is held, or the call is refused before anything changes.
+   */
+  async enter({ once, turn, count, read = [], reserve }: EnterRequest): Promise<Entered> {
     const { ledger, watcher } = this.#data;
-    if (once) {
-      const result = valueOf(ledger.read(once.result));
-      if (result !== undefined) return { result, claimed: false };
-      if (ledger.read(once.claim)) return { claimed: false };
-      this.#set(once.claim, 1, once.ttlMs);
+    if (reserve) this.#reserve(reserve);
+    const letGo = () => reserve && ledger.remove(reserve.key);
+    try {
+      if (once) {
+        const result = valueOf(ledger.read(once.result));
+        if (result !== undefined) {
+          letGo();
+          return { result, claimed: false };
+        }
+        if (ledger.read(once.claim)) {
+          letGo();
+          return { claimed: false };
+        }
+        this.#set(once.claim, 1, once.ttlMs);
+      }
+      const entered: Entered = { claimed: true };
+      if (turn) Object.assign(entered, this.#takeTicket(turn));
+      if (count) entered.count = this.#incr(count.key, count.ttlMs);
+      entered.values = read.map((key) => valueOf(ledger.read(key)));
+      if (once) watcher.written(once.claim);
+      return entered;
+    } catch (error) {
+      letGo();
+      throw error;
     }
-    const entered: Entered = { claimed: true };
-    if (turn) Object.assign(entered, this.#takeTicket(turn));
-    if (count) entered.count = this.#incr(count.key, count.ttlMs);
-    entered.values = read.map((key) => valueOf(ledger.read(key)));
-    if (once) watcher.written(once.claim);
-    return entered;
+  }
+
+  /**
+   * Holds a reservation's room; StoreFullError (before anything changes) when there is none, or the value it grows
+   * could never fit. It holds no more than its caller may still add: a hold that pushed the caller over its own
+   * budget would evict the caller's own state, the very history the call is about to read among it.
+   */
+  #reserve({ key, bytes, ttlMs, grows }: Reservation): void {
+    const { ledger } = this.#data;
+    if (grows) ledger.checkSize((ledger.read(grows.key)?.bytes ?? ENTRY_OVERHEAD_BYTES + costOf(grows.key)) + grows.bytes, this.#budget);
+    const held = Math.min(ENTRY_OVERHEAD_BYTES + costOf(key) + bytes, ledger.roomOf(this.#budget));
+    if (held > ENTRY_OVERHEAD_BYTES + costOf(key)) ledger.put(key, 'null', held, Date.now() + ttlMs, this.#budget, grows?.key);
   }
 
   /** What the Upstash `leave` script does, in one synchronous step. */
   async leave({ set = [], delete: gone = [], turn, count }: LeaveRequest): Promise<void> {
     const { ledger, watcher } = this.#data;
-    // A write the budget refuses (StoreFullError) still lets the call go: its claims and its turn end, so nothing
-    // waits on a call that has left, and the refusal is thrown once they have.
+    // What goes goes first: a reservation among it frees the room the writes were promised. A write the budget
+    // refuses (StoreFullError) still lets the call go: its claims and its turn end, so nothing waits on a call that
+    // has left, and the refusal is thrown once they have.
+    for (const key of gone) ledger.remove(key);
     let refused: unknown;
     for (const put of set) {
       try {
@@ -159,7 +188,6 @@ class MemoryView implements Store {
         break;
       }
     }
-    for (const key of gone) ledger.remove(key);
     if (turn) this.#endTurn(turn);
     if (count) this.#incr(count.key, count.ttlMs);
     for (const put of set) watcher.written(put.key);
@@ -250,5 +278,15 @@ export class MemoryStore extends MemoryView {
   /** Bytes charged to one budget. */
   bytesOf(budget: StoreBudget): number {
     return this.#ledger.bytesOf(budget);
+  }
+
+  /** Bytes one class of callers holds together. */
+  bytesOfClass(name: CallerClass): number {
+    return this.#ledger.bytesOfClass(name);
+  }
+
+  /** What each class of callers is sure of (ledger.ts classShareOf). */
+  get classShare(): Readonly<{ bytes: number; entries: number }> {
+    return this.#ledger.share;
   }
 }

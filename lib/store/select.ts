@@ -4,6 +4,7 @@
  */
 
 import { limitHeapGrowth, readHeapGrowth } from './heap.js';
+import { classShareOf } from './shares.js';
 import { MemoryStore, readMemoryBudget } from './memory.js';
 import type { Store } from './types.js';
 import { readStoreTimeout, UpstashStore } from './upstash.js';
@@ -29,7 +30,8 @@ export function selectStore(upstash: UpstashConfig | undefined, env: Record<stri
     store: new MemoryStore(budget, watchMs),
     summary: `store: memory, at most ${budget.maxBytes} bytes and ${budget.maxEntries} entries (MEMORY_STORE_MAX_BYTES, MEMORY_STORE_MAX_ENTRIES), `
       + `at most ${budget.maxBytesPerCaller} per caller (MEMORY_STORE_MAX_BYTES_PER_CALLER) and ${budget.maxBytesSecurity} for security records `
-      + `(MEMORY_STORE_MAX_BYTES_SECURITY), shared fairly (docs/security.md); the heap grows ${growth ? `at most ${growth}%` : 'as V8 decides'} past what is live `
+      + `(MEMORY_STORE_MAX_BYTES_SECURITY), shared fairly (docs/security.md): principals, sessions and callers without an identity `
+      + `each sure of ${classShareOf(budget).bytes} bytes; the heap grows ${growth ? `at most ${growth}%` : 'as V8 decides'} past what is live `
       + '(MEMORY_STORE_HEAP_GROWTH_PERCENT); this process only: conversations, retried calls, answers to server-to-client requests, '
       + 'cancellations and SSE resumption do not reach other instances (set UPSTASH_REDIS_REST_URL and '
       + 'UPSTASH_REDIS_REST_TOKEN, or KV_REST_API_URL and KV_REST_API_TOKEN, to share them)',

@@ -23,8 +23,8 @@ export class StoreUnavailableError extends Error {
 
 /**
  * The memory store refused a write rather than evict state it promised to keep: a security record over its own
- * budget, a value larger than its caller's budget, or a write of a caller without an identity when the only room
- * left belongs to callers with one (docs/security.md "The store is shared fairly"). It is a StoreUnavailableError,
+ * budget, a value larger than its caller's budget, or a write when the only room left is security records and other
+ * classes of callers within their shares (docs/security.md "The store is shared fairly"). It is a StoreUnavailableError,
  * so every place that answers an unavailable store answers this too; the message says which it was, for the log.
  */
 export class StoreFullError extends StoreUnavailableError {
@@ -47,14 +47,55 @@ export function storeFailureSentence(error: StoreUnavailableError): string {
 }
 
 /**
- * Whose share of the store a write is charged to (docs/architecture.md rule 12, docs/security.md "The store is shared
- * fairly"): a caller the server recognises (`owner`: its principal, else the session the server issued; built by
- * lib/server/caller.ts `budgetOf`), callers without an identity (one pool, which never pushes out a caller with
- * one), or security records (settled payments, authorization codes, token families: a budget of their own, never
- * evicted before they expire). The memory store keeps these budgets; Upstash keeps none of its own (its eviction
- * is the database's policy), so there a budget changes nothing.
+ * The classes of callers that share the memory store (docs/security.md "The store is shared fairly"): verified
+ * principals, legacy sessions the server issued (without a principal), and callers with neither, each known by the
+ * address it calls from. Each class has a share of the store that the others cannot take from it.
  */
-export type StoreBudget = { readonly owner: string } | 'anonymous' | 'security';
+export type CallerClass = 'principal' | 'session' | 'anonymous';
+
+/**
+ * Whose share of the store a write is charged to (docs/architecture.md rule 12, docs/security.md "The store is shared
+ * fairly"): a caller (`owner`: its principal, else the session the server issued, else its address; built by
+ * lib/server/caller.ts `budgetOf`) of a class (`class`, a principal when absent); 'anonymous', the caller without an
+ * identity or an address (an in-process caller, a cache anyone can fill); or security records (settled payments,
+ * authorization codes, token families: a budget of their own, never evicted before they expire). The memory store
+ * keeps these budgets; Upstash keeps none of its own (its eviction is the database's policy), so there a budget
+ * changes nothing.
+ */
+export type StoreBudget = { readonly owner: string; readonly class?: CallerClass } | 'anonymous' | 'security';
+
+/**
+ * Room a call holds for its closing writes, taken by `enter` before the call's work runs (an agent's upstream), so a
+ * store with no room for the turn refuses it before anything is spent (StoreFullError) rather than after. The room is
+ * an entry of `bytes` under `key`, charged to the call's budget, that its `leave` deletes (or that expires).
+ */
+export interface Reservation {
+  key: string;
+  /** What the call is expected to add to the store, in the memory store's measure (storedBytes). */
+  bytes: number;
+  ttlMs: number;
+  /**
+   * A value the call will rewrite larger (its conversation's history) and what it surely adds to it: when the two are
+   * more than one caller may hold, the call is refused at once as too large.
+   */
+  grows?: { key: string; bytes: number };
+}
+
+/** What a text costs the memory store: V8 keeps a string one byte a character unless a character needs two. */
+export function storedBytes(text: string): number {
+  return TWO_BYTE.test(text) ? 2 * text.length : text.length;
+}
+const TWO_BYTE = /[^\u0000-\u00ff]/;
+
+/**
+ * Logs a store failure for the operator: where it happened, the fixed message, and the underlying error when there is
+ * one (a refusal of the memory store has none).
+ */
+export function logStoreFailure(where: string, error: StoreUnavailableError): void {
+  const line = `[agent-mcp] ${where}: ${error.message}`;
+  if (error.cause === undefined) console.error(line);
+  else console.error(line, error.cause);
+}
 
 export interface WaitOptions {
   signal?: AbortSignal;
@@ -108,6 +149,12 @@ export interface EnterRequest {
   count?: Counter;
   /** Values to read when the call goes ahead (a conversation's history). */
   read?: string[];
+  /**
+   * Room for the call's closing writes, held first: when it is refused nothing else happens (StoreFullError); when
+   * the call does not go ahead (a kept result, a claim taken) it is let go at once. Only a store with `budgeted`
+   * holds room; others ignore it.
+   */
+  reserve?: Reservation;
 }
 
 export interface Entered {
@@ -149,6 +196,8 @@ export type Ready = (values: unknown[]) => boolean;
 export interface Store {
   /** True when every instance of the deployment sees the same data (Upstash); false for memory. */
   readonly shared: boolean;
+  /** True when the store keeps budgets and holds reservations (memory); Upstash keeps neither (docs/security.md). */
+  readonly budgeted: boolean;
   get<T = unknown>(key: string): Promise<T | undefined>;
   /** Several values in one read; a list or absent key reads as undefined. */
   getMany(keys: string[]): Promise<unknown[]>;

@@ -47,6 +47,8 @@ export interface UpstashStoreOptions {
 
 export class UpstashStore implements Store {
   readonly shared = true;
+  /** No budgets, so no reservations: `enter` ignores one (docs/security.md "The store is shared fairly"). */
+  readonly budgeted = false;
   readonly #config: UpstashConfig;
   readonly #prefix: string;
   readonly #timeoutMs: number;

@@ -12,19 +12,20 @@ import { storeKeys, taskOwnerOf, taskQuotaOf } from '../server/caller.js';
 import { Cancellation } from '../server/cancellation.js';
 import { isRequest, type JsonRpcMessage } from '../protocol/jsonrpc.js';
 import { createRequestContext, type CallContext, type CallObservation, type Outbound, type RequestContext, type RunReport, type ToolFailure } from '../server/context.js';
-import { findInSources, type CompiledTool, type RemoteTasks } from '../server/registry.js';
-import type { Server } from '../server/server.js';
+import { findInSources, type CompiledTool } from '../server/registry.js';
+import type { Server, ToolCall } from '../server/server.js';
 import { claimRound, endTask, writeRecord, type RunSoFar, type TaskRecord, type TaskRef } from './record.js';
 import { takeTaskSlot, type TaskSlot } from './quota.js';
 import { answerInline, answersOfRound, driveTask, settle, type Outcome, type Settled } from './run.js';
 import type { TaskSettings } from './settings.js';
+import type { RemoteTasks } from './tool-task.js';
 import { createTaskResult } from './wire.js';
 
 /** Keyring label of task ids: a MAC binds each to its owner, so another caller's id is simply unknown. */
 export const TASK_LABEL = 'task';
 
-export function taskRef(server: Server, ctx: Pick<CallContext, 'store' | 'caller'>, taskId: string): TaskRef {
-  return { store: ctx.store, owner: taskOwnerOf(ctx.caller), taskId, settings: server.tasks };
+export function taskRef(settings: TaskSettings, ctx: Pick<CallContext, 'store' | 'caller'>, taskId: string): TaskRef {
+  return { store: ctx.store, owner: taskOwnerOf(ctx.caller), taskId, settings };
 }
 
 /** The request's way back to its client, for a call that may still answer in the response; and where its work reports. */
@@ -129,14 +130,13 @@ export function startWork(server: Server, tool: CompiledTool, parsed: unknown, a
 }
 
 /** Runs the tool; answers as usual when it is quick enough (or the caller holds its most tasks), else with the task it became. */
-export async function callAsTask(
-  server: Server, tool: CompiledTool, parsed: unknown, args: Record<string, unknown>, ctx: RequestContext,
-): Promise<Outcome | Record<string, unknown>> {
+export async function callAsTask(call: ToolCall, settings: TaskSettings, ctx: RequestContext): Promise<Outcome | Record<string, unknown>> {
+  const { server, tool, parsed, args } = call;
   const remote = tool.definition.task?.remote;
-  if (remote) return callAsRemoteTask(server, tool, remote, parsed, args, ctx);
+  if (remote) return callAsRemoteTask(call, remote, settings, ctx);
   const quota = taskQuotaOf(ctx.principal, ctx.caller);
   // The legacy client asked for a task and gets one at once, or the bound's error before any work starts.
-  const early = ctx.era === 'legacy' ? await takeTaskSlot(ctx.store, quota, server.tasks) : undefined;
+  const early = ctx.era === 'legacy' ? await takeTaskSlot(ctx.store, quota, settings) : undefined;
   if (early && !early.granted) throw tooManyTasks(early);
   const link = ctx.era === 'modern' ? linkUntilTask(ctx) : undefined;
   const { origin, cancellation, work, unhook } = startWork(server, tool, parsed, args, ctx, link);
@@ -144,7 +144,7 @@ export async function callAsTask(
   try {
     const afterMs = ctx.era === 'modern' ? tool.definition.task?.afterMs ?? 0 : 0;
     const quick = afterMs > 0 ? await settlesWithin(work, afterMs) : undefined;
-    slot ??= quick ? undefined : await takeTaskSlot(ctx.store, quota, server.tasks);
+    slot ??= quick ? undefined : await takeTaskSlot(ctx.store, quota, settings);
     // Quick enough, or past the bound: the server may always answer in the response (SEP-2663 §Capability Negotiation).
     const inline = quick ?? (slot?.granted ? undefined : await settle(work));
     if (inline) return answerInline(inline, cancellation);
@@ -152,7 +152,7 @@ export async function callAsTask(
     unhook();
   }
   link?.detach();
-  const { ref, record, created } = await openTask(server, ctx, origin, slot!);
+  const { ref, record, created } = await openTask(server, ctx, origin, slot!, { settings });
   driveTask(ref, record, work, cancellation);
   return created;
 }
@@ -161,40 +161,44 @@ export async function callAsTask(
  * A call of a tool whose own server keeps its tasks (a mounted server's): the task is started there at once and
  * ours wraps it (lib/tasks/remote.ts). Past the caller's bound: the legacy error, or a plain call on the modern wire.
  */
-async function callAsRemoteTask(server: Server, tool: CompiledTool, remote: RemoteTasks, parsed: unknown, args: Record<string, unknown>, ctx: RequestContext) {
-  const slot = await takeTaskSlot(ctx.store, taskQuotaOf(ctx.principal, ctx.caller), server.tasks);
+async function callAsRemoteTask({ server, tool, parsed, args }: ToolCall, remote: RemoteTasks, settings: TaskSettings, ctx: RequestContext) {
+  const slot = await takeTaskSlot(ctx.store, taskQuotaOf(ctx.principal, ctx.caller), settings);
   if (!slot.granted) {
     if (ctx.era === 'legacy') throw tooManyTasks(slot);
     return tool.definition.run(parsed, ctx);
   }
-  const taskId = await remote.start(args, server.tasks.ttlMs, ctx);
-  return (await openTask(server, ctx, { tool: tool.definition.name, args }, slot, { remote: taskId })).created;
+  const taskId = await remote.start(args, settings.ttlMs, ctx);
+  return (await openTask(server, ctx, { tool: tool.definition.name, args }, slot, { settings, remote: taskId })).created;
 }
 
-/** What sets a task apart: the id at the server that keeps it, or the report of a run started on the caller's behalf (kept `settings.ttlMs`). */
+/**
+ * The task's settings (a run started on the caller's behalf has its own, collect.ts runSettings), and what sets it
+ * apart: the id at the server that keeps it, or the report of a run started on the caller's behalf.
+ */
 export interface TaskKind {
+  settings: TaskSettings;
   remote?: string;
-  onBehalf?: { soFar: RunSoFar; settings: TaskSettings };
+  onBehalf?: RunSoFar;
 }
 
 /**
  * Issues the task's id, files its record (and, for a task the client asked for, its place in the legacy index) and
  * answers the call with it.
  */
-export async function openTask(server: Server, ctx: RequestContext, origin: Pick<TaskRecord, 'tool' | 'args'>, slot: TaskSlot, kind: TaskKind = {}) {
+export async function openTask(server: Server, ctx: RequestContext, origin: Pick<TaskRecord, 'tool' | 'args'>, slot: TaskSlot, kind: TaskKind) {
   const owner = taskOwnerOf(ctx.caller);
-  const { remote, onBehalf } = kind;
-  const ref = { ...taskRef(server, ctx, await server.keyring.issue(TASK_LABEL, owner)), ...(onBehalf ? { settings: onBehalf.settings } : {}) };
+  const { settings, remote, onBehalf } = kind;
+  const ref = taskRef(settings, ctx, await server.keyring.issue(TASK_LABEL, owner));
   const now = Date.now();
   const record: TaskRecord = {
     ...origin, era: ctx.era, protocolVersion: ctx.protocolVersion, clientCapabilities: ctx.clientCapabilities,
     createdAt: now, updatedAt: now, status: 'working', beat: now, round: 0, ...(remote !== undefined ? { remote } : {}),
-    ...(onBehalf ? { onBehalf: onBehalf.soFar } : {}),
+    ...(onBehalf ? { onBehalf } : {}),
   };
   // Durable before the reply (SEP-2663 §Task Creation): a tasks/get right after it must find the task.
   await writeRecord(ref, record);
-  if (ctx.era === 'legacy' && owner !== '' && !onBehalf) await ctx.store.append(storeKeys.taskIndex(owner, slot.window), [ref.taskId], 2 * server.tasks.ttlMs);
-  return { ref, record, created: createTaskResult(ctx.era, ref.taskId, { status: 'working', createdAt: now, updatedAt: now }, server.tasks) };
+  if (ctx.era === 'legacy' && owner !== '' && !onBehalf) await ctx.store.append(storeKeys.taskIndex(owner, slot.window), [ref.taskId], 2 * settings.ttlMs);
+  return { ref, record, created: createTaskResult(ctx.era, ref.taskId, { status: 'working', createdAt: now, updatedAt: now }, settings) };
 }
 
 /** The work's outcome when it settles within `ms`, else undefined (the work goes on). */

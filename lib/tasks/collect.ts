@@ -12,17 +12,18 @@
 import { isTerminal } from '../protocol/tasks.js';
 import { taskOwnerOf } from '../server/caller.js';
 import type { RequestContext } from '../server/context.js';
-import type { ReplyDeadline, RunView, ToolResult } from '../server/registry.js';
+import type { ToolResult } from '../server/registry.js';
 import type { Server } from '../server/server.js';
 import { TASK_LABEL } from './call.js';
 import { endKey, endTask, readTask, type ReadTask, type TaskRef } from './record.js';
 import { HEARTBEAT_MISSES, type TaskSettings } from './settings.js';
+import type { ReplyDeadline, RunView } from './tool-task.js';
 
 export async function collectRun(
-  server: Server, deadline: ReplyDeadline, collection: { handle: string; owner?: string; cancel?: boolean }, ctx: RequestContext,
+  server: Server, settings: TaskSettings, deadline: ReplyDeadline, collection: { handle: string; owner?: string; cancel?: boolean }, ctx: RequestContext,
 ): Promise<ToolResult> {
   const owner = collection.owner ?? taskOwnerOf(ctx.caller);
-  const ref: TaskRef = { store: ctx.store, owner, taskId: collection.handle, settings: runSettings(server, deadline) };
+  const ref: TaskRef = { store: ctx.store, owner, taskId: collection.handle, settings: runSettings(settings, deadline) };
   if (!(await server.keyring.check(TASK_LABEL, ref.taskId, owner))) return deadline.answer(undefined, ctx);
   let read = await readTask(ref);
   // A task the client asked for is followed with tasks/get; only a run started on the caller's behalf is collected.
@@ -43,11 +44,11 @@ export async function collectRun(
 }
 
 /**
- * The settings of a run's task: the server's, kept AGENT_BACKGROUND_TTL_MS after its last change, and at least a few
+ * The settings of a run's task: the tasks', kept AGENT_BACKGROUND_TTL_MS after its last change, and at least a few
  * heartbeats, since a running task's record lives from one beat to the next.
  */
-export function runSettings(server: Server, deadline: Pick<ReplyDeadline, 'ttlMs'>): TaskSettings {
-  return { ...server.tasks, ttlMs: Math.max(deadline.ttlMs, (HEARTBEAT_MISSES + 1) * server.tasks.heartbeatMs) };
+export function runSettings(settings: TaskSettings, deadline: Pick<ReplyDeadline, 'ttlMs'>): TaskSettings {
+  return { ...settings, ttlMs: Math.max(deadline.ttlMs, (HEARTBEAT_MISSES + 1) * settings.heartbeatMs) };
 }
 
 /** The run as a tool answers about it: its status and end (task view) with what it reported (its record). */

@@ -1,7 +1,7 @@
 /**
  * A reply deadline for callers that did not ask for a task (docs/agents.md "Slow agents"). Their clients give up on a
  * call after a minute or so, progress or not, and cannot follow a task. So a tool with a deadline
- * (registry.ts ReplyDeadline) runs such a call the way the 2026-07-28 wire runs a call that may become a task
+ * (tool-task.ts ReplyDeadline) runs such a call the way the 2026-07-28 wire runs a call that may become a task
  * (call.ts): answered in the response when it settles in time; else the server opens a task on the caller's behalf,
  * the work goes on under it exactly as a task's does (heartbeat, cancellation, its end in the store), and the call
  * answers a normal tool result that the tool writes: what the work has so far and how to come back for the rest. A
@@ -18,8 +18,8 @@
 import { keepAlive } from '../http/keep-alive.js';
 import { backgroundKeyOf, taskQuotaOf } from '../server/caller.js';
 import type { RequestContext } from '../server/context.js';
-import type { CompiledTool, ReplyDeadline, ToolResult } from '../server/registry.js';
-import type { Server } from '../server/server.js';
+import type { ToolResult } from '../server/registry.js';
+import type { ToolCall } from '../server/server.js';
 import { storeFailureSentence, StoreUnavailableError } from '../store/types.js';
 import { createCountedWarning } from '../warn.js';
 import { linkUntilTask, openTask, settlesWithin, startWork } from './call.js';
@@ -28,6 +28,8 @@ import { endTask, type TaskRecord } from './record.js';
 import { createRunReport } from './report.js';
 import { takeTaskSlot, type TaskSlot } from './quota.js';
 import { answerInline, driveTask, settle, type Outcome } from './run.js';
+import type { TaskSettings } from './settings.js';
+import type { ReplyDeadline } from './tool-task.js';
 
 /** The bound on runs that outlived their call, named to the caller and the operator when it is hit. */
 const RUN_SLOTS_VARIABLE = 'AGENT_MAX_BACKGROUND_RUNS';
@@ -37,11 +39,11 @@ const stopped = createCountedWarning((bound, count) =>
 
 /** Runs (or collects) a call of a tool with a reply deadline, for a caller that did not ask for a task. */
 export async function callOnBehalf(
-  server: Server, tool: CompiledTool, deadline: ReplyDeadline, parsed: unknown, args: Record<string, unknown>, ctx: RequestContext,
+  { server, tool, parsed, args }: ToolCall, settings: TaskSettings, deadline: ReplyDeadline, ctx: RequestContext,
 ): Promise<Outcome> {
   const collecting = deadline.collects(parsed, ctx);
   const collection = collecting && (await collecting);
-  if (collection) return 'refused' in collection ? collection.refused : collectRun(server, deadline, collection, ctx);
+  if (collection) return 'refused' in collection ? collection.refused : collectRun(server, settings, deadline, collection, ctx);
   const report = createRunReport();
   const link = linkUntilTask(ctx);
   const { origin, cancellation, work, unhook } = startWork(server, tool, parsed, args, ctx, { outbound: link.outbound, observation: link.observation, report });
@@ -57,7 +59,7 @@ export async function callOnBehalf(
   const release = deadline.runs.take(backgroundKeyOf(ctx.concurrencyKey, ctx.principal, ctx.caller));
   let slot: TaskSlot | undefined;
   try {
-    slot = release && (await takeTaskSlot(ctx.store, taskQuotaOf(ctx.principal, ctx.caller), server.tasks));
+    slot = release && (await takeTaskSlot(ctx.store, taskQuotaOf(ctx.principal, ctx.caller), settings));
   } catch (error) {
     release!();
     cancellation.cancel(error);
@@ -72,10 +74,9 @@ export async function callOnBehalf(
       `this caller already has ${bound.max} such runs or tasks (${bound.variable}). It was stopped; collect or stop an earlier one, then call again.`);
   }
   link.detach();
-  const settings = runSettings(server, deadline);
   let opened: Awaited<ReturnType<typeof openTask>>;
   try {
-    opened = await openTask(server, ctx, origin, slot, { onBehalf: { soFar: report.soFar(), settings } });
+    opened = await openTask(server, ctx, origin, slot, { settings: runSettings(settings, deadline), onBehalf: report.soFar() });
   } catch (error) {
     release();
     cancellation.cancel(error);

@@ -10,9 +10,10 @@ import { INTERNAL_ERROR, McpError } from '../protocol/errors.js';
 import { isTerminal } from '../protocol/tasks.js';
 import { requireAccess } from '../server/access.js';
 import type { RequestContext } from '../server/context.js';
-import { findInSources, type RemoteTask, type RemoteTasks } from '../server/registry.js';
+import { findInSources } from '../server/registry.js';
 import type { Server } from '../server/server.js';
 import { endTask, type ReadTask, type TaskEnd, type TaskRef } from './record.js';
+import type { RemoteTask, RemoteTasks } from './tool-task.js';
 
 /**
  * The server keeping the task could not be asked (unreachable, timed out, the request cancelled): the caller gets this

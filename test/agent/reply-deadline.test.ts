@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, test, vi } from 'vitest';
 import { createMcpHandler } from '../../api/mcp.js';
 import { agentDefinitions, type AgentTurn } from '../../lib/agent/index.js';
 import { createApp } from '../../lib/app.js';
-import { createBearerAuth, readAuthConfig } from '../../lib/auth/index.js';
+import { createBearerAuth, readAuthConfig, readSignIn } from '../../lib/auth/index.js';
 import { TASKS_EXTENSION } from '../../lib/protocol/tasks.js';
 import { startIssuer, type TestIssuer } from '../support/issuer.js';
 import { post, postModern } from '../support/rpc.js';
@@ -54,7 +54,7 @@ function appOf(upstreamUrl: string, extra: Record<string, string>, auth?: { issu
     stateSecret: 'the deployment secret, 32 characters or more',
     origin: { local: true, allowedOrigins: new Set() },
     tasks: { heartbeatMs: 200 },
-    auth: config && createBearerAuth(config, authEnv),
+    auth: config && createBearerAuth(readSignIn(authEnv), authEnv),
     defaultScopes: config?.scopes,
   }));
 }

@@ -8,7 +8,7 @@ import type { Client } from '@modelcontextprotocol/client';
 import { createMcpHandler } from '../../api/mcp.js';
 import { agentDefinitions, type InProcessAgentDefinition } from '../../lib/agent/index.js';
 import { createApp, type App } from '../../lib/app.js';
-import { createBearerAuth, readAuthConfig } from '../../lib/auth/index.js';
+import { createBearerAuth, readAuthConfig, readSignIn } from '../../lib/auth/index.js';
 import { createLimitsFromEnv } from '../../lib/limits/index.js';
 import { createMounts, type Mounts } from '../../lib/mounts/index.js';
 import { readPayConfig } from '../../lib/pay/config.js';
@@ -93,7 +93,7 @@ export async function startToolsHarness(options: ToolsHarnessOptions = {}): Prom
     definitions: [agentDefinitions(env, [clerk, ...(options.inProcess ?? [])], { connect: (principal, limits) => app.connectInProcess(principal, limits) }), { tools: [premium] }],
     mounts,
     limits: createLimitsFromEnv(env, undefined),
-    auth: createBearerAuth(authConfig, env),
+    auth: createBearerAuth(readSignIn(env), env),
     defaultScopes: authConfig.scopes,
     stateSecret: 't'.repeat(32),
     origin: { local: true, allowedOrigins: new Set() },

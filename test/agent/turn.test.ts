@@ -84,3 +84,33 @@ describe('a release the store refused', () => {
     expect(waited).not.toHaveBeenCalled();
   });
 });
+
+describe('room for a call\'s writes is held before its work runs', () => {
+  const room = (bytes: number) => ({ key: `room:${crypto.randomUUID()}`, bytes, ttlMs: 60_000 });
+
+  test('a memory store with no room refuses the call before its work runs; with room, the hold is gone once the call has written', async () => {
+    vi.spyOn(console, 'warn').mockImplementation(() => undefined);
+    const store = new MemoryStore({ maxBytes: 100_000, maxBytesSecurity: 90_000 });
+    await store.withBudget('security').set('paid', 'p'.repeat(80_000), 60_000);
+    const caller = store.withBudget({ owner: 'address', class: 'anonymous' });
+    let runs = 0;
+    const work = async () => {
+      runs += 1;
+      return { value: 'done', writes: [{ key: 'conv:c', value: 'x'.repeat(5_000), ttlMs: 60_000 }] };
+    };
+    await expect(runTurn({ store: caller, signal: never, reserve: room(30_000) }, work)).rejects.toBeInstanceOf(StoreUnavailableError);
+    expect(runs).toBe(0);
+    expect(await runTurn({ store: caller, signal: never, reserve: room(8_000) }, work)).toBe('done');
+    expect(runs).toBe(1);
+    expect(store.bytesOf({ owner: 'address', class: 'anonymous' })).toBeLessThan(5_300);
+    vi.restoreAllMocks();
+  });
+
+  test('Upstash keeps no budgets: nothing is held, and a call with nothing else to claim, queue or read leaves no key', async () => {
+    const p = prefix();
+    const store = new UpstashStore(redis.config, { prefix: p, watchMs: 50 });
+    expect(store.budgeted).toBe(false);
+    expect(await runTurn({ store, signal: never, reserve: room(1_000_000) }, async () => ({ value: 'done' }))).toBe('done');
+    expect(await keysUnder(p)).toEqual([]);
+  });
+});

@@ -1,6 +1,6 @@
 /**
  * API keys (MCP_API_KEYS, issue 27 §1) over real loopback HTTP, configured as an operator would: a key is accepted as
- * `Authorization: Bearer <key>` and becomes the principal `key:<name>` with its line's scopes; a key of the right
+ * `Authorization: Bearer <key>` and becomes the principal of kind `api-key` named by its line, with its scopes; a key of the right
  * shape but a wrong value, a revoked one (its line removed) and no key at all get 401; and everything per caller
  * (scopes, rate limits, conversations, tasks, sessions) follows the key as it follows a verified token.
  */
@@ -42,15 +42,15 @@ afterAll(async () => {
 });
 
 describe('keys alone (MCP_API_KEYS without AUTH_ISSUER)', () => {
-  test('a key reaches the tools as its principal, key:<name>, holding its line\'s scopes', async () => {
-    expect(await whoami(server.mcpUrl, CI)).toEqual({ subject: 'key:ci', scopes: ['agents:chat', 'admin'] });
-    expect(await whoami(server.mcpUrl, LAPTOP)).toEqual({ subject: 'key:laptop', scopes: ['agents:chat'] });
+  test('a key reaches the tools as its principal, of kind api-key and named by its line, holding its line\'s scopes', async () => {
+    expect(await whoami(server.mcpUrl, CI)).toEqual({ kind: 'api-key', subject: 'ci', scopes: ['agents:chat', 'admin'] });
+    expect(await whoami(server.mcpUrl, LAPTOP)).toEqual({ kind: 'api-key', subject: 'laptop', scopes: ['agents:chat'] });
   });
 
   test('the modern wire takes the same key', async () => {
     const response = await postModern(server.mcpUrl, 1, 'tools/call', { name: 'whoami', arguments: {} }, { headers: bearer(CI) });
     expect(response.status).toBe(200);
-    expect(JSON.parse((await response.json()).result.content[0].text).subject).toBe('key:ci');
+    expect(JSON.parse((await response.json()).result.content[0].text).subject).toBe('ci');
   });
 
   test('no header gets 401 with a bare Bearer challenge: no authorization server, so no metadata to point to', async () => {
@@ -90,7 +90,7 @@ describe('keys alone (MCP_API_KEYS without AUTH_ISSUER)', () => {
       const response = await call(revoked.mcpUrl, 'whoami', bearer(CI));
       expect(response.status).toBe(401);
       expect(challengeOf(response).error_description).toBe('The API key is not valid.');
-      expect((await whoami(revoked.mcpUrl, LAPTOP)).subject).toBe('key:laptop');
+      expect((await whoami(revoked.mcpUrl, LAPTOP)).subject).toBe('laptop');
     } finally {
       await revoked.close();
     }
@@ -102,7 +102,7 @@ describe('keys alone (MCP_API_KEYS without AUTH_ISSUER)', () => {
       ...KEYS_ENV, MCP_API_KEYS: `# ci, old and new\n${LINES.ci}\n${keyLine('ci', next, 'scopes=agents:chat,admin')}`,
     });
     try {
-      const principal = { subject: 'key:ci', scopes: ['agents:chat', 'admin'] };
+      const principal = { kind: 'api-key', subject: 'ci', scopes: ['agents:chat', 'admin'] };
       expect(await whoami(rotating.mcpUrl, CI)).toEqual(principal);
       expect(await whoami(rotating.mcpUrl, next)).toEqual(principal);
     } finally {
@@ -201,8 +201,8 @@ describe('keys beside OAuth (MCP_API_KEYS and AUTH_ISSUER)', () => {
   });
 
   test('a bearer with the key prefix is a key and anything else a JWT: both reach the tools as their principals', async () => {
-    expect((await whoami(both.mcpUrl, CI)).subject).toBe('key:ci');
-    expect((await whoami(both.mcpUrl, await jwtFor('alice'))).subject).toBe('alice');
+    expect(await whoami(both.mcpUrl, CI)).toMatchObject({ kind: 'api-key', subject: 'ci' });
+    expect(await whoami(both.mcpUrl, await jwtFor('alice'))).toMatchObject({ kind: 'issuer', subject: 'alice' });
   });
 
   test('a wrong key is refused as a key, without asking the issuer anything', async () => {

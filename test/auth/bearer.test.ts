@@ -34,12 +34,12 @@ describe('a valid token', () => {
     const response = await call(await issuer.mint(good()));
     expect(response.status).toBe(200);
     const body = await response.json();
-    expect(JSON.parse(body.result.content[0].text)).toEqual({ subject: 'alice', clientId: 'cli', scopes: [SCOPE] });
+    expect(JSON.parse(body.result.content[0].text)).toEqual({ kind: 'issuer', subject: 'alice', clientId: 'cli', scopes: [SCOPE] });
   });
 
   test('scopes may come as an scp array, and the client as azp', async () => {
     const response = await call(await issuer.mint(good({ scope: undefined, client_id: undefined, scp: [SCOPE], azp: 'web' })));
-    expect(JSON.parse((await response.json()).result.content[0].text)).toEqual({ subject: 'alice', clientId: 'web', scopes: [SCOPE] });
+    expect(JSON.parse((await response.json()).result.content[0].text)).toEqual({ kind: 'issuer', subject: 'alice', clientId: 'web', scopes: [SCOPE] });
   });
 
   test('a token that expired within the 30 s clock skew is still accepted', async () => {

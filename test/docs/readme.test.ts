@@ -172,6 +172,7 @@ async function runAuthzKey({ text }: DocCommand): Promise<void> {
 const EXERCISES: Array<[RegExp, Exercise]> = [
   [/^npm install$/, { in: '.ci/run', contains: 'npm install' }],
   [/^npm test$/, { in: '.ci/run', contains: 'npm test' }],
+  [/^npm run test:quick$/, { in: 'package.json', contains: '"test:quick": "vitest run --config vitest.quick.config.ts"' }],
   [/^npm run build$/, { in: 'package.json', contains: '&& npm run build &&' }],
   [/^npm run build -- --prod$/, { in: 'test/artifact/deploy-commands.test.ts', contains: "['scripts/build.mjs', '--prod']" }],
   [/^([A-Z_]+=('[^']*'|\S+) )*npm start$/, { run: runNpmStart }],

@@ -1,7 +1,7 @@
 /**
  * The official SDK clients with an API key (issue 27 §1, "Real clients"): the key goes in `requestInit.headers`, as
- * the SDKs document for static tokens, and the client connects, lists and calls as `key:<name>` on every wire it
- * speaks. Without the header, it is told 401 and does not connect.
+ * the SDKs document for static tokens, and the client connects, lists and calls as the key's principal (kind
+ * `api-key`, its line's name) on every wire it speaks. Without the header, it is told 401 and does not connect.
  */
 
 import { Client as V1Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -27,12 +27,12 @@ afterAll(async () => {
 const whoami = (result: unknown) => JSON.parse(firstText(result as never));
 
 describe('the v1 SDK client (@modelcontextprotocol/sdk) with the key in requestInit.headers', () => {
-  test('connects, lists the tools the key may use and calls one as key:ci', async () => {
+  test('connects, lists the tools the key may use and calls one as the key named ci', async () => {
     const client = new V1Client({ name: 'ci-job', version: '1.0.0' });
     await client.connect(new V1Transport(new URL(server.mcpUrl), { requestInit: { headers: bearer(KEY) } }));
     try {
       expect((await client.listTools()).tools.map((t) => t.name)).toEqual(expect.arrayContaining(['whoami', 'chat_with_agent']));
-      expect(whoami(await client.callTool({ name: 'whoami', arguments: {} }))).toEqual({ subject: 'key:ci', scopes: ['agents:chat'] });
+      expect(whoami(await client.callTool({ name: 'whoami', arguments: {} }))).toEqual({ kind: 'api-key', subject: 'ci', scopes: ['agents:chat'] });
     } finally {
       await client.close();
     }
@@ -51,12 +51,12 @@ describe('the v1 SDK client (@modelcontextprotocol/sdk) with the key in requestI
 });
 
 describe.each<Era>(['legacy', 'modern'])('the v2 SDK client (@modelcontextprotocol/client) on the %s wire with the key', (era) => {
-  test('connects, lists and calls as key:ci', async () => {
+  test('connects, lists and calls as the key named ci', async () => {
     const client = createV2Client(era);
     await connectHttp(client, server.mcpUrl, bearer(KEY));
     try {
       expect((await client.listTools()).tools.map((t) => t.name)).toContain('whoami');
-      expect(whoami(await client.callTool({ name: 'whoami', arguments: {} }))).toEqual({ subject: 'key:ci', scopes: ['agents:chat'] });
+      expect(whoami(await client.callTool({ name: 'whoami', arguments: {} }))).toEqual({ kind: 'api-key', subject: 'ci', scopes: ['agents:chat'] });
     } finally {
       await client.close();
     }

@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, test, vi } from 'vitest';
 import * as z from 'zod';
 import { createMcpHandler } from '../../api/mcp.js';
 import { createApp, createDefaultApp } from '../../lib/app.js';
-import { createBearerAuth, readAuthConfig } from '../../lib/auth/index.js';
+import { createBearerAuth, readAuthConfig, readSignIn } from '../../lib/auth/index.js';
 import { createCallSlots, DEFAULT_MAX_CONCURRENT_CALLS, readMaxConcurrentCalls } from '../../lib/limits/concurrency.js';
 import { RATE_LIMITED } from '../../lib/protocol/errors.js';
 import type { ToolDefinition } from '../../lib/server/registry.js';
@@ -70,7 +70,7 @@ describe('callers with a token', () => {
       definitions: [{ tools: [probe.tool, QUICK] }],
       stateSecret: 'c'.repeat(32),
       origin: { local: true, allowedOrigins: new Set() },
-      auth: createBearerAuth(config, env),
+      auth: createBearerAuth(readSignIn(env), env),
       defaultScopes: config.scopes,
       calls: createCallSlots(SHARE),
     });

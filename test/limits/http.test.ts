@@ -78,7 +78,7 @@ describe('the per-principal limit', () => {
 
 describe('a principal with a rate of its own (an API key\'s rate=, MCP_API_KEYS)', () => {
   const own = new Map([['key:ci', { limit: 1, windowMs: 3_600_000, text: '1/1h' }]]);
-  const ci = { subject: 'key:ci', scopes: [] };
+  const ci = { kind: 'api-key', subject: 'ci', scopes: [] };
 
   test('is counted by its own rate even with RATE_LIMIT_PRINCIPAL off, and refused with the key scope', async () => {
     const limits = createLimitsFromEnv({}, undefined, { ownRates: own })!;

@@ -119,7 +119,7 @@ describe('failure policy (Redis unreachable or slow)', () => {
     const shared = prefix();
     const ownRates = new Map([['key:ci', { limit: 2, windowMs: 60_000, text: '2/1m' }]]);
     const [a, b] = [createLimitsFromEnv({}, redis.config, { prefix: shared, ownRates })!, createLimitsFromEnv({}, redis.config, { prefix: shared, ownRates })!];
-    const ci = { subject: 'key:ci', scopes: [] };
+    const ci = { kind: 'api-key', subject: 'ci', scopes: [] };
     expect(await a.byPrincipal!(ci)).toBeUndefined();
     expect(await b.byPrincipal!(ci)).toBeUndefined();
     expect((await a.byPrincipal!(ci))?.status).toBe(429);

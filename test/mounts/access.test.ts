@@ -9,7 +9,7 @@
 import { afterAll, beforeAll, describe, expect, test, vi } from 'vitest';
 import { createMcpHandler } from '../../api/mcp.js';
 import { createApp } from '../../lib/app.js';
-import { createBearerAuth, readAuthConfig } from '../../lib/auth/index.js';
+import { createBearerAuth, readAuthConfig, readSignIn } from '../../lib/auth/index.js';
 import { createMounts, type Mounts } from '../../lib/mounts/index.js';
 import { INSUFFICIENT_SCOPE } from '../../lib/protocol/errors.js';
 import { TASKS_EXTENSION } from '../../lib/protocol/tasks.js';
@@ -40,7 +40,7 @@ beforeAll(async () => {
   const app = createApp({
     definitions: [{ tools: [whoami] }],
     mounts,
-    auth: createBearerAuth(config, env),
+    auth: createBearerAuth(readSignIn(env), env),
     defaultScopes: config.scopes,
     stateSecret: 'a'.repeat(32),
     origin: { local: true, allowedOrigins: new Set() },

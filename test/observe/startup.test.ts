@@ -24,6 +24,7 @@ async function coldStart(level: string): Promise<string[]> {
   vi.resetModules();
   vi.stubEnv('MCP_LOG', level);
   const log = vi.spyOn(console, 'log').mockImplementation(() => undefined);
+  vi.spyOn(process.stdout, 'write').mockImplementation(() => true); // the request log's lines, tested in request-log
   const { default: fn } = await import('../../api/mcp.js');
   for (let i = 0; i < 2; i++) expect((await fn.fetch(request())).status).toBe(200);
   return log.mock.calls.map((args) => String(args[0]));

@@ -1,6 +1,8 @@
 import { describe, expect, test, vi, afterEach } from 'vitest';
 import { createMcpHandler } from '../../api/mcp.js';
 import { createApp, createDefaultApp, defaultDefinitions } from '../../lib/app.js';
+import * as z from 'zod';
+import { defineTool } from '../../lib/define/tool.js';
 import { readPayConfig } from '../../lib/pay/config.js';
 import { readPayment } from '../../lib/pay/payload.js';
 
@@ -33,8 +35,30 @@ describe('paid-call settings', () => {
     [{ X402_PAY_TO: PAY_TO, X402_NETWORK: 'solana:mainnet' }, 'X402_NETWORK must be an EVM network as a CAIP-2 id such as eip155:84532 (or base, base-sepolia), got "solana:mainnet".'],
     [{ X402_PAY_TO: PAY_TO, X402_FACILITATOR_URL: 'facilitator' }, 'X402_FACILITATOR_URL must be an absolute http(s) URL, got "facilitator".'],
     [{ X402_PRICE: '$1' }, 'X402_PRICE is set but X402_PAY_TO is not; set X402_PAY_TO to turn paid calls on.'],
+    [{ X402_MAX_PRICE: '$1' }, 'X402_MAX_PRICE is set but X402_PAY_TO is not; set X402_PAY_TO to turn paid calls on.'],
+    [{ X402_PAY_TO: PAY_TO, X402_PRICE_INPUT: '$3' }, 'X402_PRICE_OUTPUT is not set but X402_PRICE_INPUT is; charging by use needs X402_PRICE_INPUT, X402_PRICE_OUTPUT and X402_MAX_PRICE.'],
+    [{ X402_PAY_TO: PAY_TO, X402_PRICE_INPUT: '$3', X402_PRICE_OUTPUT: '$15' }, 'X402_MAX_PRICE is not set but X402_PRICE_INPUT and X402_PRICE_OUTPUT are; charging by use needs X402_PRICE_INPUT, X402_PRICE_OUTPUT and X402_MAX_PRICE.'],
+    [{ X402_PAY_TO: PAY_TO, X402_PRICE_INPUT: 'three', X402_PRICE_OUTPUT: '$15', X402_MAX_PRICE: '$1' }, 'X402_PRICE_INPUT must be a USD amount such as $3 (per million input tokens), got "three".'],
+    [{ X402_PAY_TO: PAY_TO, X402_PRICE_INPUT: '$3', X402_PRICE_OUTPUT: '-15', X402_MAX_PRICE: '$1' }, 'X402_PRICE_OUTPUT must be a USD amount such as $15 (per million output tokens), got "-15".'],
+    [{ X402_PAY_TO: PAY_TO, X402_PRICE_INPUT: '$3', X402_PRICE_OUTPUT: '$15', X402_MAX_PRICE: '$0' }, 'X402_MAX_PRICE must be a positive USD amount such as $0.50, got "$0".'],
+    [{ X402_PAY_TO: PAY_TO, X402_PRICE_INPUT: '0', X402_PRICE_OUTPUT: '$0.00', X402_MAX_PRICE: '$1' }, 'X402_PRICE_INPUT and X402_PRICE_OUTPUT are both zero; set a price for input or output tokens, or unset all three token price variables.'],
   ])('misconfiguration fails at start-up naming the variable: %j', (env, message) => {
     expect(() => readPayConfig(env)).toThrow(new TypeError(message));
+  });
+
+  test('token prices per million and the ceiling per call are read as a set (a zero price for one side is allowed)', () => {
+    expect(readPayConfig({ X402_PAY_TO: PAY_TO, X402_PRICE_INPUT: '0', X402_PRICE_OUTPUT: '15', X402_MAX_PRICE: '$0.50' })?.tokens)
+      .toEqual({ input: '$0', output: '$15', max: '$0.50' });
+  });
+
+  test('a tool\'s own price that is not a positive USD amount stops start-up naming the tool', () => {
+    vi.spyOn(console, 'info').mockImplementation(() => undefined);
+    const tool = defineTool({ name: 'dear', description: 'd', input: z.object({}), price: '$free' as `$${string}`, run: () => 'x' });
+    expect(() => createDefaultApp({ X402_PAY_TO: PAY_TO }, { tools: [tool] }))
+      .toThrow(new TypeError('Tool "dear" (tools/index.ts) has price "$free"; a price is a positive USD amount such as \'$0.05\'.'));
+    const priced = defineTool({ name: 'priced', description: 'd', input: z.object({}), price: '$0.05', run: () => 'x' });
+    expect(() => createDefaultApp({}, { tools: [priced] }))
+      .toThrow(new TypeError('Tool "priced" (tools/index.ts) is priced, but X402_PAY_TO is not set; set X402_PAY_TO or drop price.'));
   });
 
   test('the deployment\'s app refuses to start on a bad X402_PAY_TO', () => {

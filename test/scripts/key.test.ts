@@ -48,14 +48,14 @@ describe('npm run key -- create', () => {
     expect(a).not.toBe(b);
   });
 
-  test('the server started with the printed line accepts the printed key, as key:<name> with its scopes', async () => {
+  test('the server started with the printed line accepts the printed key, as a principal of kind api-key named by the line, with its scopes', async () => {
     vi.spyOn(console, 'info').mockImplementation(() => undefined);
     const { key: minted, line } = printed(key('create', '--name', 'laptop', '--scopes', 'agents:chat').stdout);
     const server = await startKeyServer({ MCP_API_KEYS: line!, AUTH_SCOPES: 'agents:chat' });
     servers.push(server);
     const call = { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'whoami', arguments: {} } };
     const response = await post(server.mcpUrl, call, { 'mcp-protocol-version': '2025-11-25', ...bearer(minted!) });
-    expect(JSON.parse((await response.json()).result.content[0].text)).toEqual({ subject: 'key:laptop', scopes: ['agents:chat'] });
+    expect(JSON.parse((await response.json()).result.content[0].text)).toEqual({ kind: 'api-key', subject: 'laptop', scopes: ['agents:chat'] });
   });
 
   test.each([

@@ -9,7 +9,7 @@ import * as z from 'zod';
 import { createMcpHandler } from '../../api/mcp.js';
 import { agentDefinitions } from '../../lib/agent/index.js';
 import { createApp } from '../../lib/app.js';
-import { createBearerAuth, readAuthConfig } from '../../lib/auth/index.js';
+import { createBearerAuth, readAuthConfig, readSignIn } from '../../lib/auth/index.js';
 import type { ToolDefinition } from '../../lib/server/registry.js';
 import { startIssuer, type TestIssuer } from '../support/issuer.js';
 import { openSession, post, readSse } from '../support/rpc.js';
@@ -82,7 +82,7 @@ beforeAll(async () => {
       definitions: [agentDefinitions(env), { tools: TOOLS }],
       stateSecret: 'the deployment secret, 32 characters or more',
       origin: { local: true, allowedOrigins: new Set() },
-      auth: config && createBearerAuth(config, authEnv),
+      auth: config && createBearerAuth(readSignIn(authEnv), authEnv),
       defaultScopes: config?.scopes,
     });
   };

@@ -9,11 +9,12 @@ import { afterAll, beforeAll, describe, expect, test, vi } from 'vitest';
 import { createMcpHandler } from '../../api/mcp.js';
 import { agentDefinitions } from '../../lib/agent/index.js';
 import { createApp } from '../../lib/app.js';
-import { createBearerAuth, readAuthConfig } from '../../lib/auth/index.js';
+import { createBearerAuth, readSignIn } from '../../lib/auth/index.js';
 import { MemoryStore } from '../../lib/store/memory.js';
 import { startIssuer, type TestIssuer } from '../support/issuer.js';
 import { openSession, post, postModern } from '../support/rpc.js';
 import { startTestServer, type TestServer } from '../support/server.js';
+import { startUpstream, type Upstream } from '../support/upstream.js';
 
 const FLOOD_CALLS = 60;
 const LARGE = 'x'.repeat(99_000);
@@ -41,7 +42,7 @@ beforeAll(async () => {
       stateSecret: 'the deployment secret, 32 characters or more',
       origin: { local: true, allowedOrigins: new Set() },
       store,
-      auth: auth ? createBearerAuth(readAuthConfig(authEnv)!, authEnv) : undefined,
+      auth: auth ? createBearerAuth(readSignIn(authEnv), authEnv) : undefined,
     });
   };
   [openStore, guardedStore] = [new MemoryStore({ maxBytes: 2_000_000 }), new MemoryStore({ maxBytes: 2_000_000 })];
@@ -96,37 +97,51 @@ describe('a flood of large chat calls costs the flooder its own state, never a v
     expect((await chatModern(guarded.mcpUrl, { message: 'last?', session_id: flood.at(-1) }, mallory)).reply).toBe('Turn 2');
   });
 
-  test('when callers with an identity hold all the room, a chat of a caller without one is refused, said plainly and logged', async () => {
-    const warn = vi.spyOn(console, 'warn').mockImplementation(() => undefined);
-    vi.spyOn(console, 'error').mockImplementation(() => undefined);
-    const store = new MemoryStore({ maxBytes: 300_000, maxBytesPerCaller: 150_000 });
-    const full = await startTestServer(createMcpHandler(createApp({
-      definitions: [agentDefinitions({}, turns)],
-      origin: { local: true, allowedOrigins: new Set() },
-      store,
-    })));
+  test('sessions filling the store cannot refuse a caller without an identity, nor a principal (issue 42 item 8, scaled down)', async () => {
+    vi.spyOn(console, 'warn').mockImplementation(() => undefined);
+    // One store behind two front doors: without sign-in (sessions, callers without one) and with it (principals).
+    const store = new MemoryStore({ maxBytes: 2_000_000 });
+    const appOf = (auth: boolean) => {
+      const authEnv = { AUTH_ISSUER: issuer.issuer };
+      return createApp({
+        definitions: [agentDefinitions({})],
+        stateSecret: 'the deployment secret, 32 characters or more',
+        origin: { local: true, allowedOrigins: new Set() },
+        store,
+        auth: auth ? createBearerAuth(readSignIn(authEnv), authEnv) : undefined,
+      });
+    };
+    const [plain, signedIn] = await Promise.all([startTestServer(createMcpHandler(appOf(false))), startTestServer(createMcpHandler(appOf(true)))]);
     try {
-      const sessions = await Promise.all([0, 1, 2].map(() => openSession(full.mcpUrl)));
-      const conversations = [];
-      for (const session of sessions) {
-        const kept = await chatLegacy(full.mcpUrl, { message: 'y'.repeat(90_000) }, session);
-        expect(kept.reply).toBe('Turn 1');
-        conversations.push(kept.sessionId);
-      }
-      const { result } = await (await postModern(full.mcpUrl, 1, 'tools/call', { name: 'chat_with_agent', arguments: { message: LARGE } })).json();
-      expect(result.isError).toBe(true);
-      expect(result.content[0].text).toBe('The server has no room to keep this conversation right now, so it was not saved; try again later.');
-      expect(String(warn.mock.calls.at(-1)?.[0])).toMatch(/^\[agent-mcp\] memory store refused 1 write since the last report \(latest: the store is full/);
-      for (const [i, session] of sessions.entries()) {
-        expect((await chatLegacy(full.mcpUrl, { message: 'and?', session_id: conversations[i] }, session)).reply).toBe('Turn 2');
-      }
+      const sessions = await Promise.all(Array.from({ length: 8 }, () => openSession(plain.mcpUrl)));
+      const flood = async (rounds: number) => {
+        for (let round = 0; round < rounds; round++) {
+          for (const session of sessions) expect((await chatLegacy(plain.mcpUrl, { message: `${round} ${LARGE}` }, session)).reply).toContain('Turn 1');
+        }
+      };
+      await flood(3);
+      // The sessions hold the whole store: before issue 42, every call without an identity was refused from here on.
+      expect(store.bytes).toBeGreaterThan(store.budget.maxBytes - 300_000);
+      expect(store.bytesOfClass('session')).toBe(store.bytes);
+      const anonymous = await chatModern(plain.mcpUrl, { message: `sessionless ${LARGE}` });
+      expect(anonymous.isError).toBeUndefined();
+      expect(anonymous.reply).toContain('Turn 1');
+      const now = Math.floor(Date.now() / 1000);
+      const token = await issuer.mint({ iss: issuer.issuer, aud: signedIn.mcpUrl, sub: 'alice', client_id: 'cli', iat: now, exp: now + 300 });
+      const alice = await chatModern(signedIn.mcpUrl, { message: `signed in ${LARGE}` }, { authorization: `Bearer ${token}` });
+      expect(alice.reply).toContain('Turn 1');
+      await flood(2);
+      // Their conversations are within their classes' shares: the sessions' flood took none of them.
+      expect((await chatModern(plain.mcpUrl, { message: 'and now?', session_id: anonymous.sessionId })).reply).toContain('Turn 2');
+      expect((await chatModern(signedIn.mcpUrl, { message: 'and now?', session_id: alice.sessionId }, { authorization: `Bearer ${token}` })).reply).toContain('Turn 2');
+      expect(store.bytes).toBeLessThanOrEqual(store.budget.maxBytes);
     } finally {
       vi.restoreAllMocks();
-      await full.close();
+      await Promise.all([plain.close(), signedIn.close()]);
     }
   });
 
-  test('a conversation grown larger than one caller may hold is not saved, and its caller is told to start a new one', async () => {
+  test('a conversation grown larger than one caller may hold is refused before its agent runs, and its caller is told to start a new one', async () => {
     vi.spyOn(console, 'warn').mockImplementation(() => undefined);
     vi.spyOn(console, 'error').mockImplementation(() => undefined);
     const small = await startTestServer(createMcpHandler(createApp({
@@ -142,12 +157,67 @@ describe('a flood of large chat calls costs the flooder its own state, never a v
       }, session);
       expect((await response.json()).result).toMatchObject({
         isError: true,
-        content: [{ type: 'text', text: 'This conversation has grown larger than the server keeps for one caller, so this turn was not saved; start a new conversation (omit session_id).' }],
+        content: [{ type: 'text', text: 'This conversation has grown larger than the server keeps for one caller; the agent was not asked. Start a new conversation (omit session_id).' }],
       });
       expect((await chatLegacy(small.mcpUrl, { message: 'short', session_id: first.sessionId }, session)).reply).toBe('Turn 2');
     } finally {
       vi.restoreAllMocks();
       await small.close();
+    }
+  });
+});
+
+describe('room is settled before the agent runs: a turn the store cannot keep costs no upstream request (issue 42 item 8)', () => {
+  let upstream: Upstream;
+  beforeAll(async () => {
+    upstream = await startUpstream();
+  }, 30_000);
+  afterAll(() => upstream?.stop());
+
+  const serverWith = (store: MemoryStore) => startTestServer(createMcpHandler(createApp({
+    definitions: [agentDefinitions({ AGENTS: JSON.stringify([{ id: 'echo', format: 'openai', url: `${upstream.url}/v1`, model: 'test-model' }]) })],
+    stateSecret: 'the deployment secret, 32 characters or more',
+    origin: { local: true, allowedOrigins: new Set() },
+    store,
+  })));
+
+  test('with the store full of security records, a chat is refused before its upstream is asked; the log line names the refusal and nothing else', async () => {
+    vi.spyOn(console, 'warn').mockImplementation(() => undefined);
+    const error = vi.spyOn(console, 'error').mockImplementation(() => undefined);
+    const store = new MemoryStore({ maxBytes: 100_000, maxBytesSecurity: 90_000 });
+    for (let i = 0; i < 8; i++) await store.withBudget('security').set(`paid:${i}`, 'p'.repeat(10_800), 60_000);
+    const server = await serverWith(store);
+    try {
+      // The upstream echoes slowly (its replies stream a character at a time), so messages are short here.
+      const messages = [0, 1, 2, 3, 4].map((i) => `${i} ${'m'.repeat(3_000)}`);
+      for (const message of messages) {
+        const { result } = await (await postModern(server.mcpUrl, crypto.randomUUID(), 'tools/call', { name: 'chat_with_agent', arguments: { message } })).json();
+        expect(result).toMatchObject({ isError: true, content: [{ type: 'text', text: 'The server has no room to keep this conversation right now; the agent was not asked. Try again later.' }] });
+      }
+      for (const message of messages) expect(await upstream.requestsFor(message)).toEqual([]);
+      const line = error.mock.calls.at(-1)!;
+      expect(line).toHaveLength(1);
+      expect(line[0]).toMatch(/^\[agent-mcp\] chat_with_agent: The store refused a write: the store is full \(MEMORY_STORE_MAX_BYTES, MEMORY_STORE_MAX_ENTRIES\) with security records, which are never evicted, and the state of other classes of callers within their shares$/);
+    } finally {
+      vi.restoreAllMocks();
+      await server.close();
+    }
+  });
+
+  test('a conversation grown past what one caller may hold is refused before its upstream is asked', async () => {
+    vi.spyOn(console, 'warn').mockImplementation(() => undefined);
+    vi.spyOn(console, 'error').mockImplementation(() => undefined);
+    const server = await serverWith(new MemoryStore({ maxBytes: 1_000_000, maxBytesPerCaller: 8_000 }));
+    try {
+      const first = await chatModern(server.mcpUrl, { message: `first ${'f'.repeat(3_000)}` });
+      expect(first.isError).toBeUndefined();
+      const second = `second ${'s'.repeat(3_000)}`;
+      const { result } = await (await postModern(server.mcpUrl, 2, 'tools/call', { name: 'chat_with_agent', arguments: { message: second, session_id: first.sessionId } })).json();
+      expect(result.content[0].text).toBe('This conversation has grown larger than the server keeps for one caller; the agent was not asked. Start a new conversation (omit session_id).');
+      expect(await upstream.requestsFor(second)).toEqual([]);
+    } finally {
+      vi.restoreAllMocks();
+      await server.close();
     }
   });
 });

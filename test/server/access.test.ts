@@ -11,7 +11,8 @@ import { createApp } from '../../lib/app.js';
 import { INSUFFICIENT_SCOPE, INVALID_PARAMS } from '../../lib/protocol/errors.js';
 import { DIRECTORY_READ, SKILLS_GET, SKILLS_LIST } from '../../lib/protocol/skills.js';
 import type { Principal } from '../../lib/server/context.js';
-import { createRegistry, type RegistryDefinition } from '../../lib/server/registry.js';
+import { createRegistry } from '../../lib/server/create-registry.js';
+import type { RegistryDefinition } from '../../lib/server/registry.js';
 import { MemoryStore } from '../../lib/store/memory.js';
 
 const DEFAULT = 'mcp';

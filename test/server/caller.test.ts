@@ -8,7 +8,7 @@ import { describe, expect, test } from 'vitest';
 import { handlerContext } from '../../lib/define/context.js';
 import { paymentIdOf } from '../../lib/pay/replay.js';
 import type { AnyPaymentPayload } from '../../lib/pay/payload.js';
-import { budgetOf, callerKey, keyOf, MAX_KEY_PART_CHARS, storeKeys } from '../../lib/server/caller.js';
+import { budgetOf, callerKey, concurrencyKeyOf, keyOf, MAX_KEY_PART_CHARS, storeKeys } from '../../lib/server/caller.js';
 import { createRequestContext } from '../../lib/server/context.js';
 import { createKeyring } from '../../lib/server/keyring.js';
 import { MemoryStore } from '../../lib/store/memory.js';
@@ -57,10 +57,16 @@ describe('a client-chosen string never makes a store key long', () => {
 });
 
 describe('whose share of the store a request writes to', () => {
-  test('a principal\'s own, whatever session it comes with; else the session\'s; else the pool', () => {
+  test('a principal\'s own, whatever session or address it comes with; else the session\'s; else the address\'s; each in its class', () => {
     const alice = { subject: 'alice' };
-    expect(budgetOf(alice, callerKey(alice, 's1'))).toEqual(budgetOf(alice, callerKey(alice, 's2')));
-    expect(budgetOf(undefined, caller)).toEqual({ owner: caller });
+    const address = concurrencyKeyOf(undefined, '192.0.2.1');
+    expect(budgetOf(alice, callerKey(alice, 's1'), address)).toEqual(budgetOf(alice, callerKey(alice, 's2')));
+    expect(budgetOf(alice, undefined)).toEqual({ owner: JSON.stringify(['alice']), class: 'principal' });
+    expect(budgetOf(undefined, caller, address)).toEqual({ owner: caller, class: 'session' });
+    expect(budgetOf(undefined, undefined, address)).toEqual({ owner: address, class: 'anonymous' });
+  });
+
+  test('a caller with neither an identity nor an address (in process) writes to the pool of its class', () => {
     expect(budgetOf(undefined, undefined)).toBe('anonymous');
   });
 });

@@ -9,7 +9,7 @@ import { agentDefinitions } from '../../lib/agent/index.js';
 import { createApp } from '../../lib/app.js';
 import type { CallContext, Principal } from '../../lib/server/context.js';
 import { MemoryStore } from '../../lib/store/memory.js';
-import { createRegistry } from '../../lib/server/registry.js';
+import { createRegistry } from '../../lib/server/create-registry.js';
 
 const echo = { id: 'echo', name: 'Echo', description: 'Says it back.', reply: async function* () { yield 'ok'; } };
 const tool = (name: string, scopes?: string[]) => ({ name, description: 'A tool.', ...(scopes ? { scopes } : {}), run: () => ({ content: [] }) });

@@ -5,7 +5,9 @@
  *   "ask …" the task turns input-required asking for a name; the answer (a message to that task) completes it ·
  *   "slow …" works for up to 20 s, checking for cancellation every 20 ms (then its task is canceled) ·
  *   "late …" works as "slow …" does, but names its task only LATE_MS after it starts (`working` resolves at the start) ·
- *   "fail" the task fails with a status message holding a secret · anything else: a working status naming the
+ *   "fail" the task fails with a status message holding a secret · "pace …" as anything else, its artifact's chunks
+ *   150 ms apart · "fault:huge <bytes>" an artifact of that many bytes · "fault:secrets" HTTP 500 (before the SDK's
+ *   handler) holding the key it was sent and upstream.ts's secretsText · anything else: a working status naming the
  *   message, then the reply as an artifact streamed in three appended chunks, "A2A echo: <text> (turn N of this context)".
  * It records every JSON-RPC request (method, params, authorization, A2A-Version) and every task it saw cancelled.
  */
@@ -16,6 +18,7 @@ import express from 'express';
 import { AGENT_CARD_PATH, Role, TaskState, type AgentCard, type Message, type Part, type Task } from '@a2a-js/sdk';
 import { AgentEvent, DefaultRequestHandler, InMemoryTaskStore, type AgentExecutor, type ExecutionEventBus, type RequestContext } from '@a2a-js/sdk/server';
 import { agentCardHandler, jsonRpcHandler, UserBuilder } from '@a2a-js/sdk/server/express';
+import { secretsText } from './upstream.js';
 
 export const A2A_SECRET = 'a2a-internal-secret-http://10.0.0.7/admin';
 
@@ -34,6 +37,8 @@ export interface A2aAgent {
   cardReads(): number;
   /** Task ids a CancelTask reached. */
   cancelled: Set<string>;
+  /** True once a CancelTask reached a task the message `text` started. */
+  cancelledFor(text: string): boolean;
   /** Resolves once a "slow" task for a message containing `marker` is working (a "late" one: once it starts). */
   working(marker: string): Promise<string>;
   close(): Promise<void>;
@@ -50,6 +55,8 @@ export const LATE_MS = 1000;
 
 class TestExecutor implements AgentExecutor {
   readonly cancelled = new Set<string>();
+  /** The text of the message that started each task. */
+  readonly texts = new Map<string, string>();
   readonly turns = new Map<string, number>();
   readonly waiters = new Map<string, (taskId: string) => void>();
 
@@ -60,6 +67,7 @@ class TestExecutor implements AgentExecutor {
   async execute(request: RequestContext, bus: ExecutionEventBus): Promise<void> {
     const { taskId, contextId, userMessage } = request;
     const message = textOf(userMessage);
+    if (!request.task) this.texts.set(taskId, message);
     const status = (state: TaskState, said?: string) => bus.publish(AgentEvent.statusUpdate({
       taskId, contextId, status: { state, message: said === undefined ? undefined : agentMessage(taskId, contextId, said), timestamp: new Date().toISOString() }, metadata: {},
     }));
@@ -97,18 +105,31 @@ class TestExecutor implements AgentExecutor {
       status(this.cancelled.has(taskId) ? TaskState.TASK_STATE_CANCELED : TaskState.TASK_STATE_COMPLETED);
       return;
     }
+    if (message.startsWith('fault:huge ')) {
+      this.artifact(bus, taskId, contextId, 'x'.repeat(Number(message.split(' ')[1])).match(/.{1,1000}/gs)!);
+      status(TaskState.TASK_STATE_COMPLETED);
+      return;
+    }
     const reply = `A2A echo: ${message} (turn ${turn} of this context)`;
-    const third = Math.ceil(reply.length / 3);
-    this.artifact(bus, taskId, contextId, [reply.slice(0, third), reply.slice(third, 2 * third), reply.slice(2 * third)]);
+    if (message.startsWith('pace')) {
+      await this.artifact(bus, taskId, contextId, reply.match(/.{1,8}/gs)!, 150);
+    } else {
+      const third = Math.ceil(reply.length / 3);
+      this.artifact(bus, taskId, contextId, [reply.slice(0, third), reply.slice(third, 2 * third), reply.slice(2 * third)]);
+    }
     status(TaskState.TASK_STATE_COMPLETED);
   }
 
-  artifact(bus: ExecutionEventBus, taskId: string, contextId: string, chunks: string[]) {
+  /** Publishes an artifact in `chunks`, `gapMs` apart (all at once without). */
+  async artifact(bus: ExecutionEventBus, taskId: string, contextId: string, chunks: string[], gapMs?: number) {
     const artifactId = crypto.randomUUID();
-    chunks.forEach((chunk, i) => bus.publish(AgentEvent.artifactUpdate({
-      taskId, contextId, append: i > 0, lastChunk: i === chunks.length - 1, metadata: undefined,
-      artifact: { artifactId, name: 'answer', description: '', parts: [text(chunk)], metadata: undefined, extensions: [] },
-    })));
+    for (const [i, chunk] of chunks.entries()) {
+      if (gapMs && i > 0) await sleep(gapMs);
+      bus.publish(AgentEvent.artifactUpdate({
+        taskId, contextId, append: i > 0, lastChunk: i === chunks.length - 1, metadata: undefined,
+        artifact: { artifactId, name: 'answer', description: '', parts: [text(chunk)], metadata: undefined, extensions: [] },
+      }));
+    }
   }
 }
 
@@ -130,15 +151,18 @@ export async function startA2aAgent(options: { streaming?: boolean; interfaceAt?
   };
   const requestHandler = new DefaultRequestHandler(card, new InMemoryTaskStore(), executor);
   app.use(`/${AGENT_CARD_PATH}`, (_req, _res, next) => { cardReads += 1; next(); }, agentCardHandler({ agentCardProvider: requestHandler }));
-  app.use('/a2a', express.json(), (req, _res, next) => {
+  app.use('/a2a', express.json(), (req, res, next) => {
     requests.push({ method: req.body?.method, params: req.body?.params, authorization: req.headers.authorization, version: req.headers['a2a-version'] as string | undefined });
-    next();
+    if (req.body?.params?.message?.parts?.[0]?.text !== 'fault:secrets') return next();
+    res.writeHead(500, { 'content-type': 'application/json' });
+    res.end(JSON.stringify({ error: secretsText(String(req.headers.authorization ?? '').replace(/^Bearer /, '')).text }));
   }, jsonRpcHandler({ requestHandler, userBuilder: UserBuilder.noAuthentication }));
   return {
     url,
     requests,
     cardReads: () => cardReads,
     cancelled: executor.cancelled,
+    cancelledFor: (text) => [...executor.cancelled].some((taskId) => executor.texts.get(taskId) === text),
     working: (marker) => new Promise((resolve) => void executor.waiters.set(marker, resolve)),
     close: () => new Promise((resolve) => {
       server.closeAllConnections();

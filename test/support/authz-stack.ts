@@ -8,7 +8,7 @@
 
 import { createMcpHandler } from '../../api/mcp.js';
 import { createProtectedResourceHandler } from '../../lib/auth/metadata.js';
-import { createAuthorizationServerHandler } from '../../lib/auth/server/handler.js';
+import { createAuthorizationServerHandler } from '../../lib/auth/authorization-server/handler.js';
 import { createDiscoveryHandler } from '../../lib/discovery/documents.js';
 import { startLocalServer } from '../../scripts/local-server.js';
 import { freePort } from './client-harness.js';

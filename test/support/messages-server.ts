@@ -5,19 +5,23 @@
  * prove it faithful by reading the same stream with the official @anthropic-ai/sdk. The last user text picks:
  *   "script {json}" a model that calls tools (as upstream-server.ts's scriptedModel: `steps` of calls, then `final`
  *     text quoting the tool results it was sent) · "slow …" text pieces 200 ms apart · "fault:error" an `error`
- *     event holding a secret after some text · anything else: a thinking block ("secret reasoning"), a server-side
+ *     event holding a secret after some text · "fault:huge <bytes>" that many bytes of text deltas · "fault:secrets"
+ *     HTTP 500 (startScripted) · anything else: a thinking block ("secret reasoning"), a server-side
  *     web_search tool and its result, then "Claude echo: <text> (history N)" in pieces, N the earlier messages.
  * Requests (headers and body) are recorded; `closed` counts replies the client went away from.
  */
 
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { secretsText } from './upstream.js';
 
 export const MESSAGES_SECRET = 'sk-ant-internal-9f8e7d http://10.1.2.3/admin';
 
 export interface RecordedRequest {
   headers: IncomingMessage['headers'];
   body: any;
+  /** The client went away before the reply ended. */
+  closed?: boolean;
 }
 
 export interface ScriptedServer {
@@ -40,7 +44,11 @@ export function readJson(req: IncomingMessage): Promise<any> {
   });
 }
 
-/** Starts `handle` on loopback, recording each request and counting replies cut short. */
+/**
+ * Starts `handle` on loopback, recording each request and counting replies cut short. "fault:secrets" is answered
+ * here for every scripted API: HTTP 500, an error body (both APIs' shape: `error.message`) holding the key the
+ * request carried and the secrets of upstream.ts's secretsText.
+ */
 export async function startScripted(
   lastText: (body: any) => string,
   handle: (body: any, res: ServerResponse, text: string) => Promise<void>,
@@ -49,9 +57,20 @@ export async function startScripted(
   let closed = 0;
   const server = createServer(async (req, res) => {
     const body = await readJson(req);
-    requests.push({ headers: req.headers, body });
-    res.on('close', () => { if (!res.writableEnded) closed += 1; });
-    await handle(body, res, lastText(body));
+    const recorded: RecordedRequest = { headers: req.headers, body };
+    requests.push(recorded);
+    res.on('close', () => {
+      if (res.writableEnded) return;
+      closed += 1;
+      recorded.closed = true;
+    });
+    const text = lastText(body);
+    if (text === 'fault:secrets') {
+      const key = String(req.headers['x-api-key'] ?? req.headers.authorization ?? '').replace(/^Bearer /, '');
+      res.writeHead(500, { 'content-type': 'application/json' });
+      return void res.end(JSON.stringify({ type: 'error', error: { type: 'api_error', message: secretsText(key).text } }));
+    }
+    await handle(body, res, text);
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   return {
@@ -128,6 +147,9 @@ export function startMessagesServer(): Promise<ScriptedServer> {
         const answer = `${body.model}: ${script.final ?? 'done'}${results.length ? ` [${results.join(' | ')}]` : ''}`;
         await block({ type: 'text', text: '' }, pieces(answer).map((t) => ({ type: 'text_delta', text: t })));
       }
+    } else if (text.startsWith('fault:huge ')) {
+      const bytes = Number(text.split(' ')[1]);
+      await block({ type: 'text', text: '' }, Array.from({ length: Math.ceil(bytes / 1000) }, () => ({ type: 'text_delta', text: 'x'.repeat(1000) })), 0);
     } else if (text === 'fault:error') {
       await block({ type: 'text', text: '' }, [{ type: 'text_delta', text: 'Partial' }]);
       event('error', { error: { type: 'overloaded_error', message: `Overloaded at ${MESSAGES_SECRET}` } });

@@ -6,6 +6,7 @@
  */
 
 import { spawn } from 'node:child_process';
+import { stderrToConsole } from './child-stderr.js';
 
 export async function inOwnProcess<T>(
   script: string, env: Record<string, string>, { nodeFlags = [], node = process.execPath }: { nodeFlags?: string[]; node?: string } = {},
@@ -13,8 +14,9 @@ export async function inOwnProcess<T>(
   const child = spawn(node, [...nodeFlags, '--import', 'tsx', '--input-type=module', '-e', script], {
     cwd: process.cwd(),
     env: { PATH: process.env.PATH!, ...env },
-    stdio: ['ignore', 'pipe', 'inherit'],
+    stdio: ['ignore', 'pipe', 'pipe'],
   });
+  stderrToConsole(child);
   let stdout = '';
   child.stdout.on('data', (chunk) => (stdout += chunk));
   await new Promise((resolve) => child.on('exit', resolve));

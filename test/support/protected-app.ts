@@ -5,7 +5,7 @@
 
 import { createMcpHandler } from '../../api/mcp.js';
 import { createApp, type App } from '../../lib/app.js';
-import { createBearerAuth, readAuthConfig } from '../../lib/auth/index.js';
+import { createBearerAuth, readAuthConfig, readSignIn } from '../../lib/auth/index.js';
 import type { ToolDefinition } from '../../lib/server/registry.js';
 import { startTestServer, type TestServer } from './server.js';
 
@@ -24,7 +24,7 @@ export function createProtectedApp(env: Record<string, string | undefined>): App
     definitions: [{ tools: PROTECTED_TOOLS }],
     stateSecret: 's'.repeat(32),
     origin: { local: true, allowedOrigins: new Set() },
-    auth: config && createBearerAuth(config, full),
+    auth: config && createBearerAuth(readSignIn(full), full),
     defaultScopes: config?.scopes,
   });
 }

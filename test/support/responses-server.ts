@@ -7,7 +7,8 @@
  * `previous_response_id` continues a chain: a follow-up carrying `function_call_output` items continues the turn
  * that asked for the calls. The turn's user text picks:
  *   "script {json}" calls tools as messages-server.ts's scripts do · "slow …" text pieces 200 ms apart ·
- *   "fault:error" an `error` event holding a secret · "fault:long-id" a response id of 305 characters · anything else: a reasoning summary ("secret reasoning"), a
+ *   "fault:error" an `error` event holding a secret · "fault:huge <bytes>" that many bytes of text deltas · "fault:secrets"
+ *   HTTP 500 (messages-server.ts's startScripted) · "fault:long-id" a response id of 305 characters · anything else: a reasoning summary ("secret reasoning"), a
  *   web_search_call, then "Responses echo: <text> (after <previous id or none>, turn N)", N the user turns in the chain.
  */
 
@@ -62,12 +63,12 @@ export function startResponsesServer(): Promise<ScriptedServer> {
       incomplete_details: null, previous_response_id: body.previous_response_id ?? null, parallel_tool_calls: true, tools: body.tools ?? [] });
     const event = (type: string, data: Record<string, unknown>) => res.write(`event: ${type}\ndata: ${JSON.stringify({ type, sequence_number: sequence++, ...data })}\n\n`);
     const pieces = (value: string, size = 8) => value.match(new RegExp(`.{1,${size}}`, 'gs')) ?? [];
-    const message = async (answer: string, gapMs = 1) => {
+    const message = async (answer: string, gapMs = 1, size = 8) => {
       const output_index = output.length;
       const item = { id: `msg_${output_index}`, type: 'message', status: 'in_progress', role: 'assistant', content: [] as any[] };
       event('response.output_item.added', { output_index, item });
       event('response.content_part.added', { item_id: item.id, output_index, content_index: 0, part: { type: 'output_text', text: '', annotations: [] } });
-      for (const delta of pieces(answer)) {
+      for (const delta of pieces(answer, size)) {
         if (res.destroyed) return;
         event('response.output_text.delta', { item_id: item.id, output_index, content_index: 0, delta, logprobs: [] });
         await sleep(gapMs);
@@ -100,6 +101,8 @@ export function startResponsesServer(): Promise<ScriptedServer> {
       } else {
         await message(`${body.model}: ${script.final ?? 'done'}${state.results.length ? ` [${state.results.join(' | ')}]` : ''}`);
       }
+    } else if (text.startsWith('fault:huge ')) {
+      await message('x'.repeat(Number(text.split(' ')[1])), 0, 1000);
     } else if (text === 'fault:error') {
       await message('Partial');
       event('error', { code: 'server_error', message: `Internal error at ${RESPONSES_SECRET}`, param: null });

@@ -46,11 +46,29 @@ export function costOf(requests: BridgeRequest[]): Cost {
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-/** The store traffic of `run`, including what it leaves running in the background for `settleMs` after. */
+/**
+ * Resolves once the store has been quiet for `settleMs`: no request in flight and none new. On a loaded machine
+ * (test files run four at a time) what a call leaves running can reach the store later than any fixed wait.
+ */
+async function quiet(redis: SharedRedis, settleMs: number, atMostMs = 5_000): Promise<void> {
+  const until = performance.now() + atMostMs;
+  for (let seen = -1; performance.now() < until;) {
+    const { requests } = redis.bridge;
+    if (requests.length === seen && requests.every((r) => r.end !== undefined)) return;
+    seen = requests.length;
+    await sleep(settleMs);
+  }
+}
+
+/**
+ * The store traffic of `run`, including what it leaves running in the background until the store is quiet, and
+ * none of what came before it (the previous call's background work is waited out first).
+ */
 export async function measure<T>(redis: SharedRedis, run: () => Promise<T>, settleMs = 100): Promise<{ cost: Cost; value: T }> {
+  await quiet(redis, settleMs);
   const from = redis.bridge.requests.length;
   const value = await run();
-  await sleep(settleMs);
+  await quiet(redis, settleMs);
   return { cost: costOf(redis.bridge.requests.slice(from)), value };
 }
 
@@ -63,6 +81,7 @@ export interface CostServer {
 export async function startCostServer(redis: SharedRedis, upstreamUrl: string, env: Record<string, string> = {}): Promise<CostServer> {
   const app = createDefaultApp({
     ...redis.bridge.env,
+    MCP_LOG: 'off',
     AGENTS: JSON.stringify([{ id: 'echo', format: 'openai', url: `${upstreamUrl}/v1`, model: 'test-model' }]),
     ...env,
   });

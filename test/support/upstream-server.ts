@@ -7,7 +7,7 @@
  *   "fault:huge <bytes>" a reply of that many bytes of text, streamed as fast as the client reads ·
  *   "fault:endless-event" one SSE event that never ends · "fault:leak" HTTP 500 whose body repeats the caller's
  *   key and an internal URL · "fault:huge-error" HTTP 500 with a 20 MB body · "fault:wait <ms> …" waits that long,
- *   then echoes · "fault:pace <ms> …" echoes in 8-character pieces that many ms apart (an agent that writes for minutes) ·
+ *   then echoes (on both formats) · "fault:pace <ms> …" echoes in 8-character pieces that many ms apart (an agent that writes for minutes) ·
  *   "fault:secrets" HTTP 500 whose body hides the caller's key split in two and base64-encoded, an
  *   internal host, a private address and a password (secretsText in upstream.ts) · "fault:stream-secrets" the same text as an
  *   error event inside a 200 stream.
@@ -306,6 +306,7 @@ async function platform(req: IncomingMessage, res: ServerResponse, body: any) {
     res.writeHead(200, { 'content-type': 'application/json' });
     return res.end(JSON.stringify({ unexpected: true }));
   }
+  if (message.startsWith('fault:wait ')) await sleep(sizeOf(message));
   const turn = (platformSessions.get(body.session_id) ?? 0) + 1;
   platformSessions.set(body.session_id, turn);
   res.writeHead(200, { 'content-type': 'application/json' });

@@ -2,6 +2,7 @@
 
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
+import { stderrToConsole } from './child-stderr.js';
 
 const SCRIPT = fileURLToPath(new URL('./upstream-server.ts', import.meta.url));
 
@@ -33,13 +34,16 @@ export interface Upstream {
   log(): Promise<UpstreamLogEntry[]>;
   /** Requests whose last user message is `message`. */
   requestsFor(message: string): Promise<UpstreamLogEntry[]>;
+  /** True once the request whose last user message is `message` was closed by the client before its reply ended. */
+  closedFor(message: string): Promise<boolean>;
   /** Polls the log until `predicate` holds, for at most `timeoutMs` (default 5 s), so a test fails rather than hangs. */
   waitFor(predicate: (log: UpstreamLogEntry[]) => boolean, timeoutMs?: number): Promise<UpstreamLogEntry[]>;
   stop(): void;
 }
 
 export async function startUpstream(): Promise<Upstream> {
-  const child = spawn(process.execPath, ['--import', 'tsx', SCRIPT], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const child = spawn(process.execPath, ['--import', 'tsx', SCRIPT], { stdio: ['ignore', 'pipe', 'pipe'] });
+  stderrToConsole(child);
   const url = await new Promise<string>((resolve, reject) => {
     child.stdout!.on('data', (chunk) => {
       const match = /listening on (http:\/\/\S+)/.exec(String(chunk));
@@ -53,6 +57,7 @@ export async function startUpstream(): Promise<Upstream> {
     url,
     log,
     requestsFor: async (message) => (await log()).filter((e) => e.kind === 'request' && lastUser(e) === message),
+    closedFor: async (message) => (await log()).some((e) => e.kind === 'closed' && lastUser(e) === message),
     async waitFor(predicate, timeoutMs = 5_000) {
       for (const end = Date.now() + timeoutMs; Date.now() < end;) {
         const entries = await log();

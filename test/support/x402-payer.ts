@@ -1,6 +1,6 @@
 /**
  * Test support: a payer with a throwaway key. It pays the way x402 clients do (`@x402/core` client with the
- * `@x402/evm` exact scheme), or signs a hand-made EIP-3009 authorization with viem for the cases a well-behaved
+ * `@x402/evm` exact scheme, or its upto scheme), or signs a hand-made EIP-3009 authorization with viem for the cases a well-behaved
  * client never produces (expired, paying someone else). Both are real EIP-712 signatures.
  */
 
@@ -9,6 +9,7 @@ import { encodePaymentSignatureHeader } from '@x402/core/http';
 import type { PaymentPayload, PaymentPayloadV1, PaymentRequired, PaymentRequirements, PaymentRequirementsV1 } from '@x402/core/types';
 import { ExactEvmScheme } from '@x402/evm/exact/client';
 import { ExactEvmSchemeV1 } from '@x402/evm/exact/v1/client';
+import { UptoEvmScheme } from '@x402/evm/upto/client';
 import { toHex, type Hex } from 'viem';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { TEST_NETWORK, TEST_NETWORK_V1 } from './x402-chain.js';
@@ -16,11 +17,15 @@ import { TEST_NETWORK, TEST_NETWORK_V1 } from './x402-chain.js';
 export function createPayer() {
   const account = privateKeyToAccount(generatePrivateKey());
   const client = new x402Client().register(TEST_NETWORK, new ExactEvmScheme(account));
+  // A client that pays by use only: offered both schemes, it signs the `upto` ceiling.
+  const byUse = new x402Client().register(TEST_NETWORK, new UptoEvmScheme(account));
   const v1 = new ExactEvmSchemeV1(account);
   return {
     address: account.address,
     /** What an x402 client sends after reading the PaymentRequired. */
     pay: (required: PaymentRequired): Promise<PaymentPayload> => client.createPaymentPayload(required),
+    /** What an x402 client that pays by use sends: a Permit2 authorization of the `upto` ceiling. */
+    payUpto: (required: PaymentRequired): Promise<PaymentPayload> => byUse.createPaymentPayload(required),
     /** What an x402 v1 client (`X-PAYMENT`) signs for the same requirement, written in v1 form. */
     async payV1(required: PaymentRequired): Promise<PaymentPayloadV1> {
       const [accepted] = required.accepts;

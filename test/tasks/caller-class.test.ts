@@ -8,7 +8,7 @@
 import { afterAll, beforeAll, describe, expect, test, vi } from 'vitest';
 import { createMcpHandler } from '../../api/mcp.js';
 import { createApp } from '../../lib/app.js';
-import { createBearerAuth, readAuthConfig } from '../../lib/auth/index.js';
+import { createBearerAuth, readAuthConfig, readSignIn } from '../../lib/auth/index.js';
 import { TASKS_EXTENSION } from '../../lib/protocol/tasks.js';
 import { conformanceTaskTools } from '../fixtures/conformance-tasks.js';
 import { createConformanceHandler } from '../fixtures/conformance-handler.js';
@@ -62,7 +62,7 @@ describe('a principal holds TASK_MAX_PER_CALLER whatever session it calls from',
     const config = readAuthConfig(env)!;
     server = await startTestServer(createMcpHandler(createApp({
       definitions: [{ tools: conformanceTaskTools }],
-      auth: createBearerAuth(config, env),
+      auth: createBearerAuth(readSignIn(env), env),
       tasks: BOUNDS,
       stateSecret: 's'.repeat(32),
       origin: { local: true, allowedOrigins: new Set() },

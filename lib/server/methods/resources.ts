@@ -7,8 +7,9 @@ import { INVALID_PARAMS, McpError, RESOURCE_NOT_FOUND_LEGACY } from '../../proto
 import { mayUse, requireAccess, type Scoped } from '../access.js';
 import type { RequestContext } from '../context.js';
 import { paginate } from '../pagination.js';
+import { matchTemplate } from '../create-registry.js';
 import {
-  findInSources, listTtl, matchTemplate, mergeEntries, withRegistries, type Registry, type ResourceContent,
+  findInSources, listTtl, mergeEntries, withRegistries, type Registry, type ResourceContent,
 } from '../registry.js';
 import type { Server } from '../server.js';
 import { cachedListPage } from '../list-cache.js';

@@ -1,8 +1,11 @@
-/** tools/list and tools/call: validation failures are tool results (SEP-1303); unknown tools are -32602. */
+/**
+ * tools/list and tools/call: validation failures are tool results (SEP-1303); unknown tools are -32602. A call reads
+ * find → access → validate → limit → run, and how it runs is the features' (server.ts CallStrategy: lib/tasks/).
+ */
 
 import { decodeHeaderValue, H_PARAM_PREFIX } from '../../protocol/headers.js';
 import {
-  HEADER_MISMATCH, INVALID_PARAMS, METHOD_NOT_FOUND, MISSING_REQUIRED_CLIENT_CAPABILITY, McpError, RETRY_AFTER_META,
+  HEADER_MISMATCH, INVALID_PARAMS, MISSING_REQUIRED_CLIENT_CAPABILITY, McpError, RETRY_AFTER_META,
 } from '../../protocol/errors.js';
 import { isObject } from '../../protocol/jsonrpc.js';
 import { mayUse, requireAccess } from '../access.js';
@@ -10,13 +13,10 @@ import type { RequestContext, ToolLimitRefusal } from '../context.js';
 import { cachedListPage } from '../list-cache.js';
 import { paginate } from '../pagination.js';
 import {
-  findInSources, listTtl, mergeEntries, withRegistries, type CompiledTool, type InputRequired, type ToolResult,
+  findInSources, listTtl, mergeEntries, withRegistries, type CompiledTool, type ToolResult,
 } from '../registry.js';
-import type { Server } from '../server.js';
+import type { Server, ToolOutcome } from '../server.js';
 import { cacheHints } from './lifecycle.js';
-import { callAsTask } from '../../tasks/call.js';
-import { asksForTask, missingTasksExtension } from '../../tasks/negotiate.js';
-import { callOnBehalf } from '../../tasks/on-behalf.js';
 
 export function listTools(server: Server, params: Record<string, unknown>, ctx: RequestContext) {
   return withRegistries(server.registry, server.sources, ctx, (registries) => cachedListPage(server, registries, params, ctx, () => {
@@ -32,7 +32,7 @@ export async function callTool(
   server: Server,
   params: Record<string, unknown>,
   ctx: RequestContext,
-): Promise<ToolResult | InputRequired | Record<string, unknown>> {
+): Promise<ToolOutcome> {
   const name = params.name;
   const tool = typeof name !== 'string' ? undefined
     : server.registry.tools.get(name) ?? (await findInSources(server.sources, ctx, (registry) => registry.tools.get(name)));
@@ -56,21 +56,8 @@ export async function callTool(
   // the requestState its first round was given (verified and used once), and was counted then.
   const refused = ctx.requestState === undefined ? await ctx.limitTool?.(tool.definition.name) : undefined;
   if (refused) return overToolLimit(refused, ctx);
-  const support = tool.definition.task?.support;
-  const asksTask = asksForTask(ctx, params);
-  if (support && asksTask) return callAsTask(server, tool, parsed, args, ctx);
-  if (support === 'required') {
-    if (ctx.era === 'modern') throw missingTasksExtension(`Tool ${tool.definition.name}`);
-    throw new McpError(METHOD_NOT_FOUND, `Tool ${tool.definition.name} must be called as a task (params.task).`);
-  }
-  // A legacy client must not ask a tool without task support for a task (2025-11-25 tasks §Tool-Level Negotiation);
-  // the modern wire tolerates and ignores the old `task` param (SEP-2663).
-  if (asksTask && ctx.era === 'legacy') throw new McpError(METHOD_NOT_FOUND, `Tool ${tool.definition.name} cannot be called as a task.`);
-  // A caller that did not ask for a task still gets its answer before its client gives up (lib/tasks/on-behalf.ts).
-  const deadline = tool.definition.task?.deadline;
-  if (deadline) return callOnBehalf(server, tool, deadline, parsed, args, ctx);
-  const outcome = await tool.definition.run(parsed, ctx);
-  return outcome;
+  // How it runs is the features' to say (lib/app.ts): as a task when asked, past a reply deadline; else the tool's run.
+  return server.runTool({ server, tool, parsed, args, params }, ctx);
 }
 
 /** The legacy listing names a tool's task support (Tool.execution.taskSupport); the 2026-07-28 Tool has no such field. */

@@ -5,10 +5,11 @@
  */
 
 import Anthropic from '@anthropic-ai/sdk';
-import { afterAll, beforeAll, describe, expect, test, vi } from 'vitest';
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { MESSAGES_SECRET, startMessagesServer, type ScriptedServer } from '../../support/messages-server.js';
+import { describeAgentFormat } from '../contract/suite.js';
 import { CHAT_SCOPE, DOCS_SCOPE, script, startToolsHarness, type ToolsHarness } from '../tools-setup.js';
-import { cancelledCall, chat, noted, until } from './setup.js';
+import { chat, noted } from './setup.js';
 
 const KEY = 'sk-ant-test-key-0123456789';
 let api: ScriptedServer;
@@ -74,16 +75,6 @@ describe.each(['legacy', 'modern'] as const)('an anthropic agent on the %s wire'
     expect(request!.headers).toMatchObject({ 'x-api-key': KEY, 'anthropic-version': '2023-06-01' });
     expect(request!.headers.authorization).toBeUndefined();
   });
-
-  test('another caller cannot continue the conversation', async () => {
-    const alice = await h.connect(era, 'alice', ALICE);
-    const { sessionId } = await chat(alice, 'claude', 'mine');
-    const bob = await h.connect(era, 'bob', ALICE);
-    const stolen = await chat(bob, 'claude', 'let me in', sessionId);
-    expect(stolen.result.isError).toBe(true);
-    expect(stolen.text).toMatch(/session_id is not a conversation this server started for you/);
-    expect(api.requestsFor('let me in')).toEqual([]);
-  });
 });
 
 describe('tools in the Messages wire', () => {
@@ -127,24 +118,24 @@ describe('bounds', () => {
   });
 });
 
-describe('failures and cancellation', () => {
-  test('an error event is an isError naming the agent; its text goes to the log, not the caller', async () => {
-    const logged = vi.spyOn(console, 'error').mockImplementation(() => undefined);
-    try {
-      const client = await h.connect('legacy', 'alice', ALICE);
-      const { result, text } = await chat(client, 'claude', 'fault:error');
-      expect(result.isError).toBe(true);
-      expect(text).toBe('Agent claude reported an error in its reply.');
-      expect(logged.mock.calls.flat().join(' ')).toContain('10.1.2.3');
-    } finally {
-      logged.mockRestore();
-    }
-  });
-
-  test('a cancelled call closes its upstream request', async () => {
-    const client = await h.connect('legacy', 'alice', ALICE);
-    const closed = api.closed();
-    expect(await cancelledCall(client, 'claude', 'slow one', (line) => line.startsWith('Claude'))).toBe('aborted');
-    await until(() => api.closed() > closed);
-  });
+// Isolation, cancellation and an error event (the cases this file checked itself before) are the contract's.
+describeAgentFormat('anthropic', {
+  progress: 'streams',
+  async start() {
+    const messages = await startMessagesServer();
+    return {
+      settings: { url: `${messages.url}/v1`, model: 'claude-model' },
+      says: {
+        reply: (message, turn) => `Claude echo: ${message} (history ${2 * (turn - 1)})`,
+        streamed: (marker) => `slow ${marker}`,
+        long: (marker) => `slow ${marker} ${'and on '.repeat(20)}`,
+        serverError: 'fault:secrets',
+        errorInReply: { message: 'fault:error', secret: MESSAGES_SECRET },
+        huge: (bytes) => `fault:huge ${bytes}`,
+      },
+      received: async (text) => messages.requestsFor(text).length > 0,
+      aborted: async (text) => messages.requestsFor(text).some((request) => request.closed),
+      close: () => messages.close(),
+    };
+  },
 });

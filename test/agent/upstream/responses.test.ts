@@ -5,11 +5,12 @@
  */
 
 import OpenAI from 'openai';
-import { afterAll, beforeAll, describe, expect, test, vi } from 'vitest';
-import { startResponsesServer } from '../../support/responses-server.js';
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { RESPONSES_SECRET, startResponsesServer } from '../../support/responses-server.js';
 import type { ScriptedServer } from '../../support/messages-server.js';
+import { describeAgentFormat } from '../contract/suite.js';
 import { CHAT_SCOPE, DOCS_SCOPE, script, startToolsHarness, type ToolsHarness } from '../tools-setup.js';
-import { cancelledCall, chat, noted, until } from './setup.js';
+import { chat, noted } from './setup.js';
 
 const KEY = 'sk-responses-test-key-0123456789';
 let api: ScriptedServer;
@@ -77,17 +78,6 @@ describe.each(['legacy', 'modern'] as const)('an openai-responses agent on the %
     expect(first.sessionId).not.toBe(request!.body.previous_response_id);
     expect(request!.headers.authorization).toBe(`Bearer ${KEY}`);
   });
-
-  test('another caller cannot continue the conversation, and its own starts from no response', async () => {
-    const alice = await h.connect(era, 'alice', ALICE);
-    const { sessionId } = await chat(alice, 'responder', 'mine');
-    const bob = await h.connect(era, 'bob', ALICE);
-    const stolen = await chat(bob, 'responder', 'let me in', sessionId);
-    expect(stolen.result.isError).toBe(true);
-    expect(stolen.text).toMatch(/session_id is not a conversation this server started for you/);
-    expect(api.requestsFor('let me in')).toEqual([]);
-    expect((await chat(bob, 'responder', 'my own')).text).toBe('Responses echo: my own (after none, turn 1)');
-  });
 });
 
 describe('tools in the Responses wire', () => {
@@ -131,24 +121,28 @@ describe('failures and cancellation', () => {
     expect(result.isError).toBe(true);
     expect(text).toBe('Agent responder: the upstream sent an id longer than 256 characters.');
   });
+});
 
-  test('an error event is an isError naming the agent; its text goes to the log, not the caller', async () => {
-    const logged = vi.spyOn(console, 'error').mockImplementation(() => undefined);
-    try {
-      const client = await h.connect('legacy', 'alice', ALICE);
-      const { result, text } = await chat(client, 'responder', 'fault:error');
-      expect(result.isError).toBe(true);
-      expect(text).toBe('Agent responder reported an error in its reply.');
-      expect(logged.mock.calls.flat().join(' ')).toContain('10.4.5.6');
-    } finally {
-      logged.mockRestore();
-    }
-  });
-
-  test('a cancelled call closes its upstream request', async () => {
-    const client = await h.connect('legacy', 'alice', ALICE);
-    const closed = api.closed();
-    expect(await cancelledCall(client, 'responder', 'slow one', (line) => line.startsWith('Response'))).toBe('aborted');
-    await until(() => api.closed() > closed);
-  });
+// Isolation, cancellation and an error event (the cases this file checked itself before) are the contract's.
+describeAgentFormat('openai-responses', {
+  progress: 'streams',
+  async start() {
+    const responses = await startResponsesServer();
+    return {
+      settings: { url: `${responses.url}/v1`, model: 'responder-model' },
+      says: {
+        // The upstream keeps the conversation: a later turn names the response it continues.
+        reply: (message, turn) => (turn === 1 ? `Responses echo: ${message} (after none, turn 1)`
+          : new RegExp(`^Responses echo: ${message} \\(after ${RESPONSE_ID.source}, turn ${turn}\\)$`)),
+        streamed: (marker) => `slow ${marker}`,
+        long: (marker) => `slow ${marker} ${'and on '.repeat(20)}`,
+        serverError: 'fault:secrets',
+        errorInReply: { message: 'fault:error', secret: RESPONSES_SECRET },
+        huge: (bytes) => `fault:huge ${bytes}`,
+      },
+      received: async (text) => responses.requestsFor(text).length > 0,
+      aborted: async (text) => responses.requestsFor(text).some((request) => request.closed),
+      close: () => responses.close(),
+    };
+  },
 });

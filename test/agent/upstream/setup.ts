@@ -29,14 +29,5 @@ export async function until(check: () => boolean | Promise<boolean>): Promise<vo
   throw new Error('the condition never held');
 }
 
-/** A call that is aborted once its progress shows `marker`: resolves to 'aborted' (or 'answered', which a test refutes). */
-export function cancelledCall(client: Client, agentId: string, message: string, marker: (progress: string) => boolean): Promise<string> {
-  const controller = new AbortController();
-  return client.callTool({ name: 'chat_with_agent', arguments: { agent_id: agentId, message } }, {
-    signal: controller.signal,
-    onprogress: (p) => { if (marker(p.message ?? '')) controller.abort(); },
-  }).then(() => 'answered', () => 'aborted');
-}
-
 /** True when a progress message is `note`, or is `note` with a count of others (notes within 100 ms come as one). */
 export const noted = (progress: string[], note: string) => progress.some((line) => line === note || line.startsWith(`${note} (and `));

@@ -6,9 +6,9 @@
  */
 
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { approvalCookie } from '../../../lib/auth/server/approvals.js';
-import { clientDigest } from '../../../lib/auth/server/clients.js';
-import { createServerKeyring } from '../../../lib/auth/server/keyring.js';
+import { approvalCookie } from '../../../lib/auth/authorization-server/approvals.js';
+import { clientDigest } from '../../../lib/auth/authorization-server/clients.js';
+import { createServerKeyring } from '../../../lib/auth/authorization-server/keyring.js';
 import { readSigningKey } from '../../../lib/auth/signing-key.js';
 import { authorizationUrl, pkce, register } from '../../support/authz-client.js';
 import { newSigningKey, startAuthzStack, type AuthzStack } from '../../support/authz-stack.js';

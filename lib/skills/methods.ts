@@ -6,16 +6,15 @@
  * may not use, and `skills/get` of one is 403 insufficient_scope.
  */
 
-import { INVALID_PARAMS, McpError } from '../../protocol/errors.js';
-import { entryOf } from '../../skills/entry.js';
-import type { CompiledSkill, DirectoryChild, SkillCatalog } from '../../skills/skill.js';
-import { mayUse, requireAccess } from '../access.js';
-import type { RequestContext } from '../context.js';
-import { paginate } from '../pagination.js';
-import type { Server } from '../server.js';
-import { cacheHints } from './lifecycle.js';
-
-const NONE: SkillCatalog = { skills: [], byUri: new Map(), directories: new Map() };
+import { INVALID_PARAMS, McpError } from '../protocol/errors.js';
+import { DIRECTORY_READ, SKILLS_GET, SKILLS_LIST } from '../protocol/skills.js';
+import { entryOf } from './entry.js';
+import type { CompiledSkill, DirectoryChild, SkillCatalog } from './skill.js';
+import { mayUse, requireAccess } from '../server/access.js';
+import type { RequestContext } from '../server/context.js';
+import { paginate } from '../server/pagination.js';
+import type { Handler, MethodTable, Server } from '../server/server.js';
+import { cacheHints } from '../server/methods/lifecycle.js';
 
 function requireUri(params: Record<string, unknown>): string {
   if (typeof params.uri !== 'string') throw new McpError(INVALID_PARAMS, 'params.uri must be a string.');
@@ -23,16 +22,16 @@ function requireUri(params: Record<string, unknown>): string {
 }
 
 /** Entries are atomic: a page holds whole skills, each with its complete `resources` set. */
-export async function listSkills(server: Server, params: Record<string, unknown>, ctx: RequestContext) {
-  const skills = (server.registry.skills ?? NONE).skills.filter((skill) => mayUse(server, skill, ctx));
+async function listSkills(server: Server, catalog: SkillCatalog, params: Record<string, unknown>, ctx: RequestContext) {
+  const skills = catalog.skills.filter((skill) => mayUse(server, skill, ctx));
   const { page, nextCursor } = paginate(skills, params.cursor, server.pageSize);
   return { skills: await Promise.all(page.map(entryOf)), ...(nextCursor ? { nextCursor } : {}), ...cacheHints(server.listTtlMs, ctx) };
 }
 
 /** One skill's entry by its SKILL.md URI; no cursor, since a single entry is not a list. */
-export async function getSkill(server: Server, params: Record<string, unknown>, ctx: RequestContext) {
+async function getSkill(server: Server, catalog: SkillCatalog, params: Record<string, unknown>, ctx: RequestContext) {
   const uri = requireUri(params);
-  const skill = (server.registry.skills ?? NONE).byUri.get(uri);
+  const skill = catalog.byUri.get(uri);
   if (!skill) throw new McpError(INVALID_PARAMS, `Not a skill this server serves: ${uri}`, { uri });
   requireAccess(server, skill, uri, ctx);
   return { skill: await entryOf(skill), ...cacheHints(server.readTtlMs, ctx) };
@@ -42,9 +41,8 @@ export async function getSkill(server: Server, params: Record<string, unknown>, 
  * The direct children of a directory resource, paginated as resources/list is. A directory lists as a list does:
  * only what lies in skills the caller may use, and one holding none of them is no directory for that caller.
  */
-export function readDirectory(server: Server, params: Record<string, unknown>, ctx: RequestContext) {
+function readDirectory(server: Server, { skills, directories }: SkillCatalog, params: Record<string, unknown>, ctx: RequestContext) {
   const uri = requireUri(params);
-  const { skills, directories } = server.registry.skills ?? NONE;
   const usable = skills.filter((skill) => mayUse(server, skill, ctx));
   const visible = (child: DirectoryChild) => usable.some((skill) => holds(skill, child.uri));
   const children = usable.length === skills.length ? directories.get(uri) : directories.get(uri)?.filter(visible);
@@ -56,4 +54,12 @@ export function readDirectory(server: Server, params: Record<string, unknown>, c
 /** True when `uri` is in `skill` (its root, a directory or file in it) or above it (a directory holding it). */
 function holds(skill: CompiledSkill, uri: string): boolean {
   return skill.root === uri || skill.root.startsWith(`${uri}/`) || uri.startsWith(`${skill.root}/`);
+}
+
+type SkillMethod = (server: Server, catalog: SkillCatalog, params: Record<string, unknown>, ctx: RequestContext) => unknown;
+
+/** The skills extension's methods by name, over `catalog` (an empty one answers them emptily). */
+export function skillMethods(catalog: SkillCatalog): MethodTable {
+  const bind = (method: SkillMethod): Handler => (server, params, ctx) => method(server, catalog, params, ctx);
+  return { [SKILLS_LIST]: bind(listSkills), [SKILLS_GET]: bind(getSkill), [DIRECTORY_READ]: bind(readDirectory) };
 }

@@ -4,28 +4,28 @@
  * before the store is read: an id of another caller, or one made up, is an unknown task (-32602) either way.
  */
 
-import { INVALID_PARAMS, McpError } from '../../protocol/errors.js';
-import { isObject, notificationMessage } from '../../protocol/jsonrpc.js';
-import { META_RELATED_TASK, TASK_STATUS_NOTIFICATION, isTerminal } from '../../protocol/tasks.js';
-import { resumeTask, taskRef, TASK_LABEL } from '../../tasks/call.js';
-import { asksForTask, missingTasksExtension } from '../../tasks/negotiate.js';
-import { endKey, endTask, fileAnswers, readTask, type ReadTask, type TaskRef } from '../../tasks/record.js';
-import { taskWindow } from '../../tasks/quota.js';
-import { awaitRemote, cancelRemote, refreshRemote, RemoteUnavailableError } from '../../tasks/remote.js';
-import { HEARTBEAT_MISSES } from '../../tasks/settings.js';
-import { legacyTask, modernTask } from '../../tasks/wire.js';
-import { storeKeys, taskOwnerOf } from '../caller.js';
-import type { RequestContext } from '../context.js';
-import { paginate } from '../pagination.js';
-import type { Server } from '../server.js';
+import { INVALID_PARAMS, McpError } from '../protocol/errors.js';
+import { isObject, notificationMessage } from '../protocol/jsonrpc.js';
+import { META_RELATED_TASK, TASK_STATUS_NOTIFICATION, isTerminal } from '../protocol/tasks.js';
+import { resumeTask, taskRef, TASK_LABEL } from './call.js';
+import { asksForTask, missingTasksExtension } from './negotiate.js';
+import { endKey, endTask, fileAnswers, readTask, type ReadTask, type TaskRef } from './record.js';
+import { taskWindow } from './quota.js';
+import { awaitRemote, cancelRemote, refreshRemote, RemoteUnavailableError } from './remote.js';
+import { HEARTBEAT_MISSES, type TaskSettings } from './settings.js';
+import { legacyTask, modernTask } from './wire.js';
+import { storeKeys, taskOwnerOf } from '../server/caller.js';
+import type { RequestContext } from '../server/context.js';
+import { paginate } from '../server/pagination.js';
+import type { Handler, MethodTable, Server } from '../server/server.js';
 
 const unknownTask = () => new McpError(INVALID_PARAMS, 'Unknown task.');
 
-async function findTask(server: Server, params: Record<string, unknown>, ctx: RequestContext): Promise<{ ref: TaskRef; read: ReadTask }> {
+async function findTask(server: Server, settings: TaskSettings, params: Record<string, unknown>, ctx: RequestContext): Promise<{ ref: TaskRef; read: ReadTask }> {
   if (ctx.era === 'modern' && !asksForTask(ctx, params)) throw missingTasksExtension(ctx.method);
   const { taskId } = params;
   if (typeof taskId !== 'string') throw new McpError(INVALID_PARAMS, 'params.taskId must be a string.');
-  const ref = taskRef(server, ctx, taskId);
+  const ref = taskRef(settings, ctx, taskId);
   if (!(await server.keyring.check(TASK_LABEL, taskId, ref.owner))) throw unknownTask();
   const stored = await readTask(ref);
   if (!stored) throw unknownTask();
@@ -40,15 +40,15 @@ async function findTask(server: Server, params: Record<string, unknown>, ctx: Re
   return { ref, read };
 }
 
-export async function getTask(server: Server, params: Record<string, unknown>, ctx: RequestContext) {
-  const { ref, read } = await findTask(server, params, ctx);
-  return ctx.era === 'modern' ? modernTask(ref.taskId, read.view, server.tasks) : legacyTask(ref.taskId, read.view, server.tasks);
+async function getTask(server: Server, settings: TaskSettings, params: Record<string, unknown>, ctx: RequestContext) {
+  const { ref, read } = await findTask(server, settings, params, ctx);
+  return ctx.era === 'modern' ? modernTask(ref.taskId, read.view, settings) : legacyTask(ref.taskId, read.view, settings);
 }
 
 /** Answers to the task's input requests; the ack is empty and the task moves on when the last one is in. */
-export async function updateTask(server: Server, params: Record<string, unknown>, ctx: RequestContext) {
+async function updateTask(server: Server, settings: TaskSettings, params: Record<string, unknown>, ctx: RequestContext) {
   if (!isObject(params.inputResponses)) throw new McpError(INVALID_PARAMS, 'params.inputResponses must be an object.');
-  const { ref, read } = await findTask(server, params, ctx);
+  const { ref, read } = await findTask(server, settings, params, ctx);
   await fileAnswers(ref, read.record, params.inputResponses);
   const after = await readTask(ref);
   if (after?.answered) await resumeTask(server, ctx, ref, after.record, after.answered);
@@ -60,8 +60,8 @@ export async function updateTask(server: Server, params: Record<string, unknown>
  * an empty ack, also for a task already ended (SEP-2663 §Task Cancellation). Legacy: the cancelled task, and
  * -32602 for a task already ended (2025-11-25 tasks §Task Cancellation).
  */
-export async function cancelTask(server: Server, params: Record<string, unknown>, ctx: RequestContext) {
-  const { ref, read } = await findTask(server, params, ctx);
+async function cancelTask(server: Server, settings: TaskSettings, params: Record<string, unknown>, ctx: RequestContext) {
+  const { ref, read } = await findTask(server, settings, params, ctx);
   if (ctx.era === 'modern') {
     if (!isTerminal(read.view.status)) {
       await cancelRemote(server, ctx, read);
@@ -72,26 +72,26 @@ export async function cancelTask(server: Server, params: Record<string, unknown>
   if (isTerminal(read.view.status)) throw new McpError(INVALID_PARAMS, `Task is already ${read.view.status}.`);
   await cancelRemote(server, ctx, read);
   const end = await endTask(ref, { status: 'cancelled' });
-  return legacyTask(ref.taskId, { ...read.view, status: end.status, updatedAt: end.at }, server.tasks);
+  return legacyTask(ref.taskId, { ...read.view, status: end.status, updatedAt: end.at }, settings);
 }
 
 /**
  * Legacy: waits for the task to end and answers what the tool call would have (2025-11-25 tasks §Result Retrieval).
  * A client that waited hears the end on its open stream first (notifications/tasks/status, optional in the spec).
  */
-export async function taskResult(server: Server, params: Record<string, unknown>, ctx: RequestContext) {
-  const found = await findTask(server, params, ctx);
+async function taskResult(server: Server, settings: TaskSettings, params: Record<string, unknown>, ctx: RequestContext) {
+  const found = await findTask(server, settings, params, ctx);
   const { ref } = found;
   let view = found.read.record.remote === undefined || isTerminal(found.read.view.status) ? found.read.view
     : (await awaitRemote(server, ctx, ref, found.read)).view;
   while (!isTerminal(view.status)) {
     // Woken by the end at once on this instance, else by the store's watch tick; a dead worker is found by readTask.
-    await ctx.store.watch([endKey(ref)], ([end]) => end !== undefined, { signal: ctx.signal, timeoutMs: server.tasks.heartbeatMs * HEARTBEAT_MISSES });
+    await ctx.store.watch([endKey(ref)], ([end]) => end !== undefined, { signal: ctx.signal, timeoutMs: settings.heartbeatMs * HEARTBEAT_MISSES });
     if (ctx.signal.aborted) throw new McpError(INVALID_PARAMS, 'The wait for the task was cancelled.');
     const read = await readTask(ref);
     if (!read) throw unknownTask();
     view = read.view;
-    if (isTerminal(view.status)) ctx.outbound?.write(notificationMessage(TASK_STATUS_NOTIFICATION, legacyTask(ref.taskId, view, server.tasks)));
+    if (isTerminal(view.status)) ctx.outbound?.write(notificationMessage(TASK_STATUS_NOTIFICATION, legacyTask(ref.taskId, view, settings)));
   }
   const related = { [META_RELATED_TASK]: { taskId: ref.taskId } };
   if (view.status === 'completed') {
@@ -106,12 +106,26 @@ export async function taskResult(server: Server, params: Record<string, unknown>
  * Legacy: the caller's tasks, newest last; a caller without an identity has none it can list. The index has a list
  * per window of TASK_TTL_MS (lib/tasks/quota.ts): a task still kept was made in this window or the previous one.
  */
-export async function listTasks(server: Server, params: Record<string, unknown>, ctx: RequestContext) {
+async function listTasks(server: Server, settings: TaskSettings, params: Record<string, unknown>, ctx: RequestContext) {
   const owner = taskOwnerOf(ctx.caller);
-  const window = taskWindow(server.tasks);
+  const window = taskWindow(settings);
   const ids = owner === '' ? [] : (await Promise.all([window - 1, window].map((w) => ctx.store.range<string>(storeKeys.taskIndex(owner, w), 0)))).flat();
   const { page, nextCursor } = paginate(ids, params.cursor, server.pageSize);
-  const reads = await Promise.all(page.map((taskId) => readTask(taskRef(server, ctx, taskId)).then((read) => ({ taskId, read }))));
-  const tasks = reads.filter(({ read }) => read).map(({ taskId, read }) => legacyTask(taskId, read!.view, server.tasks));
+  const reads = await Promise.all(page.map((taskId) => readTask(taskRef(settings, ctx, taskId)).then((read) => ({ taskId, read }))));
+  const tasks = reads.filter(({ read }) => read).map(({ taskId, read }) => legacyTask(taskId, read!.view, settings));
   return { tasks, ...(nextCursor ? { nextCursor } : {}) };
+}
+
+type TaskMethod = (server: Server, settings: TaskSettings, params: Record<string, unknown>, ctx: RequestContext) => unknown;
+
+/** The task methods of both wires by name, for tasks kept as `settings` say (lib/protocol/methods.ts says which wire has which). */
+export function taskMethods(settings: TaskSettings): MethodTable {
+  const bind = (method: TaskMethod): Handler => (server, params, ctx) => method(server, settings, params, ctx);
+  return {
+    'tasks/get': bind(getTask),
+    'tasks/update': bind(updateTask),
+    'tasks/cancel': bind(cancelTask),
+    'tasks/result': bind(taskResult),
+    'tasks/list': bind(listTasks),
+  };
 }

@@ -5,7 +5,7 @@
  */
 
 import { beforeAll, describe, expect, test } from 'vitest';
-import { publicAddressCheck } from '../../../lib/auth/server/public-address.js';
+import { publicAddressCheck } from '../../../lib/auth/authorization-server/public-address.js';
 
 let isPublic: (address: string) => boolean;
 beforeAll(async () => {

@@ -7,7 +7,7 @@
 
 import { createServer, type Server } from 'node:http';
 import { afterAll, beforeAll, describe, expect, test, vi } from 'vitest';
-import { createAuthorizationServerHandler } from '../../../lib/auth/server/handler.js';
+import { createAuthorizationServerHandler } from '../../../lib/auth/authorization-server/handler.js';
 import { authorizationUrl, codeFor, pkce, register, tokenRequest } from '../../support/authz-client.js';
 import { newSigningKey, startAuthzStack, type AuthzStack } from '../../support/authz-stack.js';
 

@@ -6,8 +6,8 @@
 
 import { describe, expect, test } from 'vitest';
 import { readAuthConfig } from '../../../lib/auth/config.js';
-import { readAuthServerConfig } from '../../../lib/auth/server/config.js';
-import { createAuthorizationServerHandler } from '../../../lib/auth/server/handler.js';
+import { readAuthServerConfig } from '../../../lib/auth/authorization-server/config.js';
+import { createAuthorizationServerHandler } from '../../../lib/auth/authorization-server/handler.js';
 import { newSigningKey } from '../../support/signing-key.js';
 
 const KEY = newSigningKey();
