@@ -12,7 +12,7 @@ import { createToolbox, type ToolCallRecord, type ToolboxOptions } from './toolb
 import { InputNeeded } from './ask-client.js';
 import { AgentError, type Agent, type AgentTools, type AgentTurn, type Ask, type ChatMessage, type ToolOutcome, type UpstreamState } from './types.js';
 import { createCountedWarning } from '../warn.js';
-import type { UsageMeter } from '../usage/meter.js';
+import type { ModelRequestUsage, UsageReport } from '../usage/meter.js';
 
 export interface Tooling {
   connect: ToolboxOptions['connect'];
@@ -55,20 +55,20 @@ class AgentTurnOf implements AgentTurn {
   readonly upstreamState: UpstreamState | undefined;
   readonly traceHeaders: Record<string, string> | undefined;
   readonly modelCalls: RequestBudget;
-  readonly usage: UsageMeter;
+  readonly usage: UsageReport;
   readonly note: (message: string) => void;
   readonly tools: AgentTools | undefined;
   readonly #session: Turn['session'];
   readonly #ask: () => Ask;
 
-  constructor(turn: Turn, options: AskOptions, tools: AgentTools | undefined) {
+  constructor(turn: Turn, options: AskOptions, tools: AgentTools | undefined, usage: UsageReport) {
     this.message = turn.message;
     this.history = turn.history;
     this.upstreamState = turn.upstreamState;
     this.traceHeaders = options.ctx.observation?.traceHeaders;
     this.#ask = options.ask;
     this.modelCalls = options.budget;
-    this.usage = options.ctx.usage;
+    this.usage = usage;
     this.note = options.note;
     this.tools = tools;
     this.#session = turn.session;
@@ -108,16 +108,31 @@ export async function ask(agent: Agent, turn: Turn, chain: readonly string[], op
     note: options.note,
     record: (call) => void options.calls.push(call),
   }) : undefined;
+  // An upstream format reports each request it makes (budget.ts metered); an in-process agent reports its own, if any.
+  const own = agent.profile.kind === 'in-process' ? new OwnReports(ctx.usage) : undefined;
   let reply = '';
   try {
-    for await (const chunk of agent.reply(new AgentTurnOf(turn, options, toolbox))) {
+    for await (const chunk of agent.reply(new AgentTurnOf(turn, options, toolbox, own ?? ctx.usage))) {
       reply += chunk;
       onText?.(chunk);
     }
   } finally {
+    // A turn that said nothing of its usage spent an unknown amount, never none (rule 17).
+    if (own && !own.reported) ctx.usage.record(undefined);
     await toolbox?.close();
   }
   return reply;
+}
+
+/** An in-process agent's reports, passed on to the call's meter; whether it made any. */
+class OwnReports implements UsageReport {
+  reported = false;
+  constructor(readonly meter: UsageReport) {}
+
+  record(usage: ModelRequestUsage | undefined): void {
+    this.reported = true;
+    this.meter.record(usage);
+  }
 }
 
 const overLimit = createCountedWarning((detail, count) => `refused ${count} nested agent turn(s) over the caller's rate limit (latest: ${detail})`);

@@ -21,6 +21,7 @@ import { Cancellation, type CancelView, type SignalSource } from '../server/canc
 import type { TokenSpend } from '../server/context.js';
 import { createCountedWarning } from '../warn.js';
 import { AgentError, callCancelled, type ModelCalls, type ToolOutcome } from './types.js';
+import type { ModelRequestUsage, UsageReport } from '../usage/meter.js';
 
 export interface BudgetLimits {
   /** AGENT_MAX_UPSTREAM_CALLS: upstream model requests one request may make, across its whole agent chain. */
@@ -189,12 +190,23 @@ export class RequestBudget implements ModelCalls {
   }
 }
 
-/** An upstream model request as a budget sees it: counted and given a place before `run` starts, the place given back after. */
-export async function* metered<T>(calls: ModelCalls | undefined, agentId: string, run: () => AsyncGenerator<string, T>): AsyncGenerator<string, T> {
+/** What a format says of one request's usage as it reads the reply; the last report stands (docs/agents.md "Usage"). */
+export type ReportUsage = (usage: ModelRequestUsage | undefined) => void;
+
+/**
+ * An upstream model request as a budget sees it: counted and given a place before `run` starts, the place given back
+ * after. `run` reports what its upstream said of the request's usage; once it ends, however it ends, that is recorded
+ * in `usage` as one model request (rule 17), unknown when it said nothing.
+ */
+export async function* metered<T>(
+  calls: ModelCalls | undefined, agentId: string, run: (report: ReportUsage) => AsyncGenerator<string, T>, usage?: UsageReport,
+): AsyncGenerator<string, T> {
   const release = await calls?.start(agentId);
+  let said: ModelRequestUsage | undefined;
   try {
-    return yield* run();
+    return yield* run((read) => void (said = read));
   } finally {
     release?.();
+    usage?.record(said);
   }
 }

@@ -25,6 +25,7 @@ import { quickCheckOf } from '../server/quick-args.js';
 import { DEFAULT_TASK_AFTER_MS, defaultBudget, type ReplyDeadlineSettings } from './config.js';
 import { chatDeadline } from './reply-deadline.js';
 import type { input } from './chat-schema.js';
+import { USAGE_META, usageMeta } from '../usage/report.js';
 
 /**
  * zod, the largest part of a cold start, loads with the first call rather than with tools/list, and only for
@@ -187,7 +188,7 @@ async function converse(
   const stateWrites = () => (saved ? [upstreamStateWrite(session, saved.value)] : []);
   // One budget for everything this call sets off, nested agents included; its signal is the caller's and the clock's.
   const budget = new RequestBudget(team.budget, agent.profile.id, ctx.cancellation, tokens);
-  const failed = (text: string) => ({ value: toolError(calls.length ? `${text} ${describeCalls(calls)}` : text) });
+  const failed = (text: string) => ({ value: withUsage(toolError(calls.length ? `${text} ${describeCalls(calls)}` : text), ctx) });
   const stopped = () => failed(budget.timedOut ? budget.timeoutMessage : callCancelled(agent.profile.id).message);
   try {
     progress.note(`Asking ${agent.profile.name}…`);
@@ -207,7 +208,7 @@ async function converse(
     progress.flush();
     const structured = { agent_id: agent.profile.id, session_id: session.id, reply, ...(agent.tools ? { tool_calls: calls } : {}) };
     return {
-      value: { content: [{ type: 'text', text: reply }], structuredContent: structured },
+      value: withUsage({ content: [{ type: 'text', text: reply }], structuredContent: structured }, ctx),
       writes: agent.keepsHistory ? [turnWrite(session, history, message, reply), ...stateWrites()] : stateWrites(),
     };
   } catch (error) {
@@ -227,6 +228,12 @@ async function converse(
   } finally {
     budget.close();
   }
+}
+
+/** `result` with what the call's agents spent so far in its `_meta` (rule 17), a failed turn's too: it was spent. */
+function withUsage(result: ToolResult, ctx: RequestContext): ToolResult {
+  const usage = usageMeta(ctx.usage.total);
+  return usage ? { ...result, _meta: { ...result._meta, [USAGE_META]: usage } } : result;
 }
 
 /** What the caller is told when the store failed the turn: before the agent was asked (`ran` false), or after. */

@@ -3,7 +3,7 @@
  * Upstream adapters (the formats of upstream/index.ts) and in-process agents all fit this one shape.
  */
 
-import type { UsageMeter } from '../usage/meter.js';
+import type { UsageReport } from '../usage/meter.js';
 import type { Rate } from '../limits/rate.js';
 import type { Format } from './upstream/formats.js';
 
@@ -52,9 +52,11 @@ export interface AgentTurn {
   modelCalls?: ModelCalls;
   /**
    * The call's token meter (lib/usage/meter.ts): an agent reports each model request's usage here, or `undefined` when
-   * its upstream said nothing. Absent outside a chat call.
+   * its upstream said nothing. The upstream formats report through `metered` (budget.ts); an in-process agent calls
+   * `turn.usage?.record({ input, output })` itself, and one that reports nothing in a turn counts as one request of
+   * unknown usage (ask.ts). Absent outside a chat call.
    */
-  usage?: UsageMeter;
+  usage?: UsageReport;
 }
 
 /**

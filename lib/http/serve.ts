@@ -91,7 +91,7 @@ export async function serveLegacy(
       const one = observation.message(m);
       const release = deps.calls.take(slotKey, m);
       const reply = one.run(() => (release
-        ? deps.dispatch(m, { ...base, observation: one }).finally(release)
+        ? deps.dispatch(m, { ...base, observation: one, usage: one.usage }).finally(release)
         : Promise.resolve(errorMessage(readId(m), tooManyCalls(deps.calls.max)))));
       return reply.then(observation.noteReply);
     }));
@@ -110,7 +110,7 @@ export async function serveLegacy(
   // Recognised legacy clients cancel explicitly (notifications/cancelled, watched by the dispatcher).
   return frameCall({
     version: legacyReplyVersion(message, classified.version),
-    run: (outbound) => observation.runCall(() => deps.dispatch(message, { ...base, outbound })).finally(release),
+    run: (outbound) => observation.runCall(() => deps.dispatch(message, { ...base, outbound, usage: observation.usage })).finally(release),
     statusOf: (reply) => ('error' in reply ? httpStatusFor('legacy', reply.error.code) : 200),
     headersOf: (reply) => ('error' in reply ? errorHeaders(reply) : issued ? { [H_SESSION_ID]: issued } : undefined),
     log: polling ? { store: base.store, streamId: crypto.randomUUID(), owner: caller, maxBytes: deps.bounds.maxStreamLogBytes } : undefined,
@@ -151,6 +151,8 @@ export async function serveModern(request: Request, classified: Ok<'modern'>, de
     limitTool: deps.limits?.limitToolFor?.(request, principal),
     tokenBudget: deps.limits?.tokensFor?.(request, principal),
     concurrencyKey,
+    // The call's token meter, made here so the request's log line and span read what its agents spent.
+    usage: observation.usage,
   };
   return frameCall({
     version,

@@ -17,6 +17,8 @@ import { TASK_STATUS_NOTIFICATION } from '../protocol/tasks.js';
 import { H_TRACEPARENT, H_TRACESTATE, META_TRACEPARENT, META_TRACESTATE, readTraceContext, type TraceContext } from '../protocol/trace-context.js';
 import type { CallObservation, Principal, ToolFailure } from '../server/context.js';
 import { StoreUnavailableError } from '../store/types.js';
+import { UsageMeter, type UsageTotal } from '../usage/meter.js';
+import { addTotals } from '../usage/report.js';
 import { outcomeOf, reachedTarget, type Answer, type Ended } from './outcome.js';
 import { startRequestSpan, type CallerClues, type RequestSpan } from './tracing.js';
 
@@ -67,8 +69,20 @@ export class Operation implements CallObservation {
   #toolFailure?: ToolFailure;
   #failed = false;
   #span?: RequestSpan;
+  #usage?: UsageMeter;
 
   constructor(readonly clues: CallerClues, readonly parent?: Operation) {}
+
+  /** The message's call's token meter (lib/usage/meter.ts), which the transport hands the call; made when first read. */
+  get usage(): UsageMeter {
+    return (this.#usage ??= new UsageMeter());
+  }
+
+  /** What the message's agents spent, for the span and the log line; undefined when it made no model request. */
+  usageTotal(): UsageTotal | undefined {
+    const total = this.#usage?.total;
+    return total && total.modelRequests > 0 ? total : undefined;
+  }
 
   elapsedMs(): number {
     return performance.now() - this.#start;
@@ -200,6 +214,8 @@ export class Observation extends Operation {
   upstreamMs?: number;
   /** The trace context of the HTTP request's headers, which a batch's messages without their own carry on. */
   readonly #headerTrace?: TraceContext;
+  /** A batch's messages, whose usage the request's line sums. */
+  readonly #messages: BatchMessage[] = [];
   #settled?: Promise<void>;
   #done = true;
 
@@ -234,6 +250,7 @@ export class Observation extends Operation {
     one.trace = this.#headerTrace;
     one.carry(one.trace);
     one.read(message, this.era!);
+    this.#messages.push(one);
     return one;
   }
 
@@ -241,6 +258,17 @@ export class Observation extends Operation {
     this.caller = principal ? (session ? 'token+session' : 'token') : session ? 'session' : 'anonymous';
     this.clues.authorized = principal !== undefined;
     this.clues.clientId = principal?.clientId;
+  }
+
+  /** A batch's: the sum of its messages'. */
+  override usageTotal(): UsageTotal | undefined {
+    if (this.batch === undefined) return super.usageTotal();
+    let sum: UsageTotal | undefined;
+    for (const one of this.#messages) {
+      const total = one.usageTotal();
+      if (total) sum = sum ? addTotals(sum, total) : total;
+    }
+    return sum;
   }
 
   override noteUpstream(ms: number): void {

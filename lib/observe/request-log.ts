@@ -1,11 +1,13 @@
 /**
  * One JSON line per request to the MCP endpoint, on stdout (docs/observability.md "Observability"): what was called, by
- * what kind of caller, how it ended (and why an upstream agent failed, as a code) and how long it and its upstream took. Only the fields of an Observation, which
+ * what kind of caller, how it ended (and why an upstream agent failed, as a code), how long it and its upstream took and
+ * the tokens its agents spent. Only the fields of an Observation, which
  * holds no token, caller id, message text or URL. On by default; `MCP_LOG=off` turns it off.
  */
 
 import { traceIdOf } from '../protocol/trace-context.js';
 import type { Observation } from './observation.js';
+import type { UsageTotal } from '../usage/meter.js';
 
 type Env = Record<string, string | undefined>;
 
@@ -70,7 +72,22 @@ export function formatRequestLog(observation: Observation, status: number): stri
   if (cause !== undefined) line += `,"cause":${text(cause)}`;
   const traceId = trace && traceIdOf(trace.traceparent);
   if (traceId !== undefined) line += `,"trace_id":"${traceId}"`;
+  const usage = observation.usageTotal();
+  if (usage !== undefined) line += usageFields(usage);
   return `${line}}`;
+}
+
+/**
+ * What the call's agents spent (rule 17): with every request unknown the tokens say "unknown", never 0; with some,
+ * the counts are of the others and `unknown_requests` says how many are missing from them.
+ */
+function usageFields(usage: UsageTotal): string {
+  let fields = `,"model_requests":${usage.modelRequests}`;
+  if (usage.unknownRequests === usage.modelRequests) return `${fields},"input_tokens":"unknown","output_tokens":"unknown"`;
+  fields += `,"input_tokens":${usage.input},"output_tokens":${usage.output},"cached_input_tokens":${usage.cachedInput},"cache_write_tokens":${usage.cacheWrite}`;
+  if (usage.unknownRequests > 0) fields += `,"unknown_requests":${usage.unknownRequests}`;
+  if (usage.estimated) fields += ',"tokens_estimated":true';
+  return fields;
 }
 
 export type Report = (observation: Observation, status: number) => void;

@@ -9,6 +9,7 @@ import type { RequestId } from '../protocol/jsonrpc.js';
 // chunk the MCP function then loads at start (bench/cold-start.mjs measures it).
 import type { TraceContext } from '../protocol/trace-context.js';
 import type { Ended } from './outcome.js';
+import type { UsageTotal } from '../usage/meter.js';
 import {
   clientNameOf, ROUTE, VERCEL_RPC_AUTH_OUTCOME, VERCEL_RPC_CLIENT_NAME, VERCEL_RPC_OUTCOME, VERCEL_RPC_ROUTE,
 } from './vercel-rpc.js';
@@ -43,6 +44,8 @@ export interface SpanSource {
   reachedTarget(): boolean;
   errorCode(): number | undefined;
   carry(context: TraceContext): void;
+  /** What the message's agents spent; undefined when it made no model request. */
+  usageTotal(): UsageTotal | undefined;
 }
 
 /** A started server span: `within` runs the call in its context; `end` closes it with the outcome. */
@@ -116,6 +119,12 @@ export function beginSpan(otel: Api, source: SpanSource): RequestSpan {
       }
       const code = source.errorCode();
       if (code !== undefined) span.setAttribute('rpc.response.status_code', String(code));
+      // The GenAI conventions' token counts, only when every request said its usage: a partial sum would read as the whole.
+      const usage = source.usageTotal();
+      if (usage !== undefined && usage.unknownRequests === 0) {
+        span.setAttribute('gen_ai.usage.input_tokens', usage.input);
+        span.setAttribute('gen_ai.usage.output_tokens', usage.output);
+      }
       const errorType = source.errorType(status);
       if (errorType) {
         span.setAttribute('error.type', errorType);

@@ -44,6 +44,8 @@ export function taskContext(
     era: ctx.era, protocolVersion: ctx.protocolVersion, principal: ctx.principal, caller: ctx.caller,
     clientCapabilities: ctx.clientCapabilities, logLevel: ctx.logLevel, store: ctx.store, chargeCaller: ctx.chargeCaller,
     limitTool: ctx.limitTool, tokenBudget: ctx.tokenBudget, concurrencyKey: ctx.concurrencyKey, outbound: link.outbound, observation: link.observation, report: link.report,
+    // The call's one meter: what its run spends is the call's, whether it answers in the response or as a task.
+    usage: ctx.usage,
   };
   const params = { name: record.tool, arguments: record.args, _meta: round.meta };
   return createRequestContext(call, ctx.requestId, 'tools/call', params, {

@@ -50,7 +50,13 @@ const EMPTY: UsageTotal = Object.freeze({
 
 type Listener = (delta: UsageDelta, total: UsageTotal) => void;
 
-export class UsageMeter {
+/** Where an agent reports its model requests (types.ts AgentTurn.usage): the call's meter, or a view that passes reports on to it. */
+export interface UsageReport {
+  /** One model request's usage; `undefined` when its upstream reported none. */
+  record(usage: ModelRequestUsage | undefined): void;
+}
+
+export class UsageMeter implements UsageReport {
   #total: UsageTotal = EMPTY;
   readonly #listeners = new Set<Listener>();
 

@@ -101,7 +101,7 @@ describe('the caller\'s scopes bound the agent', () => {
     const message = script({ final: 'plain' });
     await client.callTool({ name: 'chat_with_agent', arguments: { agent_id: 'writer', message } });
     const [request] = await h.upstream.requestsFor(message);
-    expect(Object.keys(request!.body!)).toEqual(['model', 'messages', 'stream']);
+    expect(Object.keys(request!.body!)).toEqual(['model', 'messages', 'stream', 'stream_options']);
   });
 });
 

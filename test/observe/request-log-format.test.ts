@@ -34,7 +34,19 @@ function reference(observation: Observation, status: number, durationMs: number)
     error: observation.errorType(status),
     cause: observation.cause,
     trace_id: observation.trace && traceIdOf(observation.trace.traceparent),
+    ...usageRecord(observation),
   });
+}
+
+/** The usage fields of the record: none without a model request; "unknown" tokens when no request said its usage. */
+function usageRecord(observation: Observation): Record<string, unknown> {
+  const usage = observation.usageTotal();
+  if (!usage) return {};
+  if (usage.unknownRequests === usage.modelRequests) return { model_requests: usage.modelRequests, input_tokens: 'unknown', output_tokens: 'unknown' };
+  return {
+    model_requests: usage.modelRequests, input_tokens: usage.input, output_tokens: usage.output, cached_input_tokens: usage.cachedInput,
+    cache_write_tokens: usage.cacheWrite, unknown_requests: usage.unknownRequests || undefined, tokens_estimated: usage.estimated || undefined,
+  };
 }
 
 /** The line with its duration replaced by the one the reference is given (the clock moves between the two). */
@@ -72,6 +84,31 @@ describe('a request log line is the JSON.stringify of its record', () => {
     const r = lineWith(refused, 401);
     expect(r.line).toBe(reference(refused, 401, r.durationMs));
     expect(JSON.parse(r.line)).toEqual({ time: expect.any(String), msg: 'mcp request', caller: 'anonymous', status: 401, duration_ms: r.durationMs, error: '401' });
+  });
+});
+
+describe('the tokens a call\'s agents spent', () => {
+  const chat = () => observe({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'chat_with_agent' } });
+
+  test('known, some unknown, estimated: the counts, how many requests are missing from them, and that they are estimates', () => {
+    const observation = chat();
+    observation.usage.record({ input: 1200, output: 340, cachedInput: 1000, cacheWrite: 20 });
+    let { line, durationMs } = lineWith(observation, 200);
+    expect(line).toBe(reference(observation, 200, durationMs));
+    expect(JSON.parse(line)).toMatchObject({ model_requests: 1, input_tokens: 1200, output_tokens: 340, cached_input_tokens: 1000, cache_write_tokens: 20 });
+    observation.usage.record(undefined);
+    observation.usage.record({ input: 5, output: 5, estimated: true });
+    ({ line, durationMs } = lineWith(observation, 200));
+    expect(line).toBe(reference(observation, 200, durationMs));
+    expect(JSON.parse(line)).toMatchObject({ model_requests: 3, input_tokens: 1205, unknown_requests: 1, tokens_estimated: true });
+  });
+
+  test('every request unknown: the tokens say "unknown"', () => {
+    const observation = chat();
+    observation.usage.record(undefined);
+    const { line, durationMs } = lineWith(observation, 200);
+    expect(line).toBe(reference(observation, 200, durationMs));
+    expect(JSON.parse(line)).toMatchObject({ model_requests: 1, input_tokens: 'unknown', output_tokens: 'unknown' });
   });
 });
 

@@ -9,6 +9,8 @@
  *   "fault:failtool" the route's tool throws · "slow …" text pieces 200 ms apart · anything else: a reasoning part
  *   ("secret reasoning"), a call of the route's own `weather` tool (run server-side: "21 C"), then
  *   "Route echo: <text> (history N, weather 21 C)", N the earlier messages.
+ * The finish part carries the steps' total usage as message metadata (3 input and 5 output tokens a step), unless the
+ * request's body says `sendUsage: false`.
  * GET /__log answers what it received: each request's body and x-route-secret header, and whether the client left
  * before its reply ended; and how many replies were cut short.
  * Prints "listening on http://127.0.0.1:PORT".
@@ -80,6 +82,11 @@ const server = createServer(async (req, res) => {
     // The error reaches the stream as its error part; the route need not print it too.
     onError: () => undefined,
   });
-  result.pipeUIMessageStreamToResponse(res, { sendReasoning: true, onError: (error) => `Route failed: ${error?.message ?? error}` });
+  result.pipeUIMessageStreamToResponse(res, {
+    sendReasoning: true,
+    onError: (error) => `Route failed: ${error?.message ?? error}`,
+    // The one line docs/agents.md shows a route adding to report its usage; a request with `sendUsage: false` leaves it out.
+    ...(body.sendUsage === false ? {} : { messageMetadata: ({ part }) => (part.type === 'finish' ? { usage: part.totalUsage } : undefined) }),
+  });
 });
 server.listen(0, '127.0.0.1', () => console.log(`listening on http://127.0.0.1:${server.address().port}`));

@@ -101,6 +101,14 @@ function lastUserText(body: any): string {
   return '';
 }
 
+/**
+ * What message_start says a request spent: 10 new input tokens, 50 written to the prompt cache, and 200 read from it
+ * once the conversation has more than one message; `message_delta` then says 20 output tokens in all, its other counts null.
+ */
+function messageUsage(body: any) {
+  return { input_tokens: 10, cache_creation_input_tokens: 50, cache_read_input_tokens: (body.messages?.length ?? 0) > 1 ? 200 : 0, output_tokens: 1 };
+}
+
 export function startMessagesServer(): Promise<ScriptedServer> {
   return startScripted(lastUserText, async (body, res, text) => {
     let index = 0;
@@ -118,7 +126,7 @@ export function startMessagesServer(): Promise<ScriptedServer> {
     const pieces = (value: string, size = 8) => value.match(new RegExp(`.{1,${size}}`, 'gs')) ?? [];
     res.writeHead(200, { 'content-type': 'text/event-stream', 'request-id': 'req_test' });
     event('message_start', { message: { id: `msg_${crypto.randomUUID()}`, type: 'message', role: 'assistant', content: [], model: body.model,
-      stop_reason: null, stop_sequence: null, usage: { input_tokens: 10, output_tokens: 1 } } });
+      stop_reason: null, stop_sequence: null, usage: messageUsage(body) } });
     event('ping', {});
     let stop = 'end_turn';
     const messages: any[] = body.messages ?? [];
@@ -154,7 +162,8 @@ export function startMessagesServer(): Promise<ScriptedServer> {
       await block({ type: 'text', text: '' }, pieces(answer).map((t) => ({ type: 'text_delta', text: t })), text.startsWith('slow') ? 200 : 1);
     }
     if (res.destroyed) return;
-    event('message_delta', { delta: { stop_reason: stop, stop_sequence: null }, usage: { output_tokens: 20 } });
+    // The counts a delta does not update are null (the SDK's MessageDeltaUsage), the output tokens a running total.
+    event('message_delta', { delta: { stop_reason: stop, stop_sequence: null }, usage: { input_tokens: null, cache_creation_input_tokens: null, cache_read_input_tokens: null, output_tokens: 20 } });
     event('message_stop', {});
     res.end();
   });

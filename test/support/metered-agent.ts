@@ -28,15 +28,18 @@ export function createMeteredAgent(id = 'metered', options: { delayMs?: number; 
       const plan = PLAN.exec(turn.message.trim());
       if (!plan) throw new Error(`not a plan: ${turn.message}`);
       const usage = plan[2] === undefined ? undefined : { input: Number(plan[2]), output: Number(plan[3]) };
+      // What this turn reported, as the call's meter summed it (an agent sees only its report channel).
+      const total = { modelRequests: 0, input: 0, output: 0, unknownRequests: 0 };
       for (let i = 0; i < Number(plan[1]); i++) {
         yield* metered(turn.modelCalls, id, async function* () {
           started += 1;
           if (options.delayMs) await new Promise((resolve) => setTimeout(resolve, options.delayMs));
           turn.usage!.record(usage);
+          total.modelRequests += 1;
+          if (usage) { total.input += usage.input; total.output += usage.output; } else total.unknownRequests += 1;
           return undefined;
         });
       }
-      const total = turn.usage!.total;
       yield `${total.modelRequests} model requests: ${total.input} input and ${total.output} output tokens` +
         (total.unknownRequests ? `, ${total.unknownRequests} unknown` : '');
     },

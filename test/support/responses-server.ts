@@ -29,6 +29,12 @@ interface Kept {
   turns: number;
 }
 
+/** What response.completed says a request spent: 120 input tokens, 100 of them cached when it continues a response, and 30 output. */
+function responseUsage(body: any) {
+  const cached = body.previous_response_id ? 100 : 0;
+  return { input_tokens: 120, input_tokens_details: { cached_tokens: cached }, output_tokens: 30, output_tokens_details: { reasoning_tokens: 0 }, total_tokens: 150 };
+}
+
 export function startResponsesServer(): Promise<ScriptedServer> {
   const kept = new Map<string, Kept>();
   const userText = (body: any): string | undefined => {
@@ -120,7 +126,7 @@ export function startResponsesServer(): Promise<ScriptedServer> {
       await message(`Responses echo: ${text} (after ${body.previous_response_id ?? 'none'}, turn ${state.turns})`, text.startsWith('slow') ? 200 : 1);
     }
     if (res.destroyed) return;
-    event('response.completed', { response: response('completed') });
+    event('response.completed', { response: { ...response('completed'), usage: responseUsage(body) } });
     res.end();
   });
 }

@@ -14,6 +14,7 @@
  * OpenAI only: "fault:tool-flood <n>" n tool-call events with distinct indexes and nothing else ·
  *   "fault:empty-events <bytes>" that many bytes of `data: {"choices":[]}` events, then a short answer ·
  *   "fault:huge-json <bytes>" a non-streamed JSON completion whose content is that many bytes.
+ * "fault:no-usage …" echoes without the usage chunk `stream_options.include_usage` asks for (completionUsage below).
  * "script {json}" makes it a scripted model that calls tools (scriptedModel below).
  * Otherwise it echoes, naming how many history messages it received. GET /__log returns what it saw:
  * each request (path, authorization, traceparent, body, the client's port) and each connection the client closed before the
@@ -162,6 +163,23 @@ interface Script {
 const sse = (res: ServerResponse, value: unknown) => res.write(`data: ${JSON.stringify(value)}\n\n`);
 
 /**
+ * The chunk a request asking `stream_options.include_usage` gets last before [DONE], as the API sends it: empty
+ * `choices` and the request's `usage`, here 100 prompt tokens per message sent (all but the last cached) and 20
+ * completion tokens. A last user message starting "fault:no-usage" gets none, as from a server that ignores the option.
+ */
+function completionUsage(body: any) {
+  const sent = body.messages?.length ?? 0;
+  return { prompt_tokens: 100 * sent, completion_tokens: 20, total_tokens: 100 * sent + 20, prompt_tokens_details: { cached_tokens: 100 * Math.max(sent - 1, 0) } };
+}
+
+function endCompletion(res: ServerResponse, body: any, message: string) {
+  if (body.stream_options?.include_usage === true && !message.startsWith('fault:no-usage')) {
+    sse(res, { id: 'chatcmpl-usage', object: 'chat.completion.chunk', created: 1_800_000_000, model: body.model, choices: [], usage: completionUsage(body) });
+  }
+  res.end('data: [DONE]\n\n');
+}
+
+/**
  * A scripted OpenAI-compatible model (a fake: it stands in for a hosted LLM). It streams `tool_calls` as the
  * real API does: deltas carrying index, id and name first, then the arguments in small fragments, parallel
  * calls interleaved, `finish_reason: "tool_calls"`; once its steps are done it answers with text that
@@ -192,13 +210,13 @@ async function scriptedModel(res: ServerResponse, body: any, message: string) {
       await sleep(1);
     }
     sse(res, { choices: [{ index: 0, delta: {}, finish_reason: 'tool_calls' }] });
-    return res.end('data: [DONE]\n\n');
+    return endCompletion(res, body, message);
   }
   const results = since.filter((m) => m.role === 'tool').map((m) => m.content);
   const text = `${body.model}: ${script.final ?? 'done'}${results.length ? ` [${results.join(' | ')}]` : ''}`;
   for (const piece of text.match(/.{1,16}/gs) ?? []) sse(res, { choices: [{ index: 0, delta: { content: piece } }] });
   sse(res, { choices: [{ index: 0, delta: {}, finish_reason: 'stop' }] });
-  res.end('data: [DONE]\n\n');
+  endCompletion(res, body, message);
 }
 
 async function openai(req: IncomingMessage, res: ServerResponse, body: any) {
@@ -264,7 +282,7 @@ async function openai(req: IncomingMessage, res: ServerResponse, body: any) {
     res.write(`data: ${JSON.stringify({ choices: [{ delta: { content: piece } }] })}\n\n`);
     await sleep(delay);
   }
-  if (!message.startsWith('late-end')) return res.end('data: [DONE]\n\n');
+  if (!message.startsWith('late-end')) return endCompletion(res, body, message);
   res.write('data: [DONE]\n\n');
   await sleep(20);
   res.end();

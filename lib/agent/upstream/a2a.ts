@@ -96,7 +96,7 @@ export const createReply: LazyFormat['createReply'] = (kit, profile, settings) =
       const outcome = yield* kit.metered(turn.modelCalls, profile.id, () =>
         send(kit, profile, target, endpoint.streaming, turn, { message }, (ids) => {
           ({ contextId = contextId, taskId = taskId } = ids);
-        }));
+        }), turn.usage); // A2A has no usage convention: each message sent counts as one request of unknown usage.
       if (outcome.state !== 'TASK_STATE_INPUT_REQUIRED') {
         save();
         return;

@@ -10,6 +10,7 @@
  */
 
 import type { AgentTurn } from '../types.js';
+import type { ModelRequestUsage } from '../../usage/meter.js';
 import type { LazyFormat } from './settings.js';
 import { parseObject } from './wire.js';
 
@@ -25,12 +26,29 @@ interface UiMessage {
   parts: Array<{ type: 'text'; text: string }>;
 }
 
+/**
+ * The usage a route sends as message metadata: `messageMetadata: ({ part }) => part.type === 'finish' ? { usage:
+ * part.totalUsage } : undefined` (docs/agents.md). `totalUsage` is the AI SDK's LanguageModelUsage, summed over the
+ * route's steps; `inputTokenDetails` (AI SDK 6 and later) or `cachedInputTokens` (AI SDK 5) say the cached part.
+ */
+function usageOf(metadata: unknown): ModelRequestUsage | undefined {
+  const usage = (metadata as { usage?: unknown } | null | undefined)?.usage;
+  if (typeof usage !== 'object' || usage === null) return undefined;
+  const read = usage as { inputTokens?: number; outputTokens?: number; cachedInputTokens?: number; inputTokenDetails?: { cacheReadTokens?: number; cacheWriteTokens?: number } };
+  return {
+    input: read.inputTokens,
+    output: read.outputTokens,
+    cachedInput: read.inputTokenDetails?.cacheReadTokens ?? read.cachedInputTokens,
+    cacheWrite: read.inputTokenDetails?.cacheWriteTokens,
+  };
+}
+
 export const createReply: LazyFormat['createReply'] = (kit, profile, settings) => {
   const { target } = settings;
   return async function* reply(turn: AgentTurn) {
     const messages: UiMessage[] = turn.history.map((m, i) => ({ id: `m${i + 1}`, role: m.role === 'assistant' ? 'assistant' : 'user', parts: [{ type: 'text', text: m.content }] }));
     messages.push({ id: `m${messages.length + 1}`, role: 'user', parts: [{ type: 'text', text: turn.message }] });
-    yield* kit.metered(turn.modelCalls, profile.id, async function* () {
+    yield* kit.metered(turn.modelCalls, profile.id, async function* (report) {
       const upstream = await kit.postUpstream(target, { ...settings.body, id: turn.sessionId, messages, trigger: 'submit-message' }, turn.signal, turn.traceHeaders);
       const type = upstream.response.headers.get('content-type') ?? '';
       if (!type.includes(kit.EVENT_STREAM)) {
@@ -67,7 +85,11 @@ export const createReply: LazyFormat['createReply'] = (kit, profile, settings) =
           case 'abort':
             throw new kit.AgentError(`Agent ${profile.id}: the upstream stopped its reply.`);
           case 'finish':
+            if (part.messageMetadata !== undefined) report(usageOf(part.messageMetadata));
             ended = true;
+            break;
+          case 'message-metadata':
+            report(usageOf(part.messageMetadata));
             break;
           default:
             // start, steps, text and reasoning bounds, reasoning deltas, tool input deltas and outputs, sources, files,
@@ -76,6 +98,6 @@ export const createReply: LazyFormat['createReply'] = (kit, profile, settings) =
         }
       }
       if (!ended) throw new kit.AgentError(`Agent ${profile.id}: the upstream stream ended before it finished.`);
-    });
+    }, turn.usage);
   };
 };

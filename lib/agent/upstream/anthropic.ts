@@ -10,7 +10,9 @@
  * calls a reply.
  */
 
+import type { ReportUsage } from '../budget.js';
 import type { FunctionCall, FunctionSpec, ToolStep } from '../tool-loop.js';
+import type { ModelRequestUsage } from '../../usage/meter.js';
 import type { AgentProfile, AgentTurn } from '../types.js';
 import type { FormatSettings, LazyFormat } from './settings.js';
 import type { Kit } from './kit.js';
@@ -39,19 +41,46 @@ function messagesOf(opening: readonly Message[], steps: readonly ToolStep[]): Me
   return messages;
 }
 
+/** The Messages API's `usage`: `input_tokens` are those after the last cache breakpoint, the cache's own counted apart. */
+interface AnthropicUsage {
+  input_tokens?: number;
+  output_tokens?: number;
+  cache_read_input_tokens?: number | null;
+  cache_creation_input_tokens?: number | null;
+}
+
+const usageFields = (value: unknown): AnthropicUsage | undefined => (typeof value === 'object' && value !== null ? (value as AnthropicUsage) : undefined);
+
+/** `usage` with the counts `delta` gives; a count it leaves null (input tokens in most deltas) keeps its earlier value, as the SDK keeps it. */
+function updated(usage: AnthropicUsage | undefined, delta: AnthropicUsage): AnthropicUsage {
+  const next: Record<string, unknown> = { ...usage };
+  for (const [key, value] of Object.entries(delta)) if (value !== null && value !== undefined) next[key] = value;
+  return next as AnthropicUsage;
+}
+
+/** A request's usage as the meter takes it (it checks the numbers): input is every input token, cached ones included. */
+function usageOf(usage: AnthropicUsage | undefined): ModelRequestUsage | undefined {
+  if (!usage) return undefined;
+  const read = usage.cache_read_input_tokens ?? 0;
+  const written = usage.cache_creation_input_tokens ?? 0;
+  // A part that is not a number makes the sum one too (NaN, or a string), which the meter reads as unknown.
+  const input = typeof usage.input_tokens === 'number' ? usage.input_tokens + read + written : undefined;
+  return { input, output: usage.output_tokens, cachedInput: read, cacheWrite: written };
+}
+
 export const createReply: LazyFormat['createReply'] = (kit, profile, settings) => {
   const target: UpstreamTarget = { ...settings.target, url: messagesUrl(settings.target.url) };
   return async function* reply(turn: AgentTurn) {
     const opening: Message[] = turn.history.map((m) => ({ role: m.role === 'assistant' ? 'assistant' : 'user', content: m.content }));
     opening.push({ role: 'user', content: turn.message });
-    const complete = (steps: readonly ToolStep[], functions?: FunctionSpec[]) => kit.metered(turn.modelCalls, profile.id, () => request(kit, profile, target, settings, turn, {
+    const complete = (steps: readonly ToolStep[], functions?: FunctionSpec[]) => kit.metered(turn.modelCalls, profile.id, (report) => request(kit, profile, target, settings, turn, report, {
       model: settings.model,
       max_tokens: settings.maxTokens,
       ...(settings.systemPrompt ? { system: settings.systemPrompt } : {}),
       messages: messagesOf(opening, steps),
       stream: true,
       ...(functions ? { tools: functions.map((f) => ({ name: f.name, description: f.description, input_schema: f.parameters })) } : {}),
-    }));
+    }), turn.usage);
     if (!turn.tools) {
       yield* complete([]);
       return;
@@ -65,7 +94,8 @@ export const createReply: LazyFormat['createReply'] = (kit, profile, settings) =
 
 /** One request: streams the reply's text, then returns it with the `tool_use` calls the model asked for. */
 async function* request(
-  kit: Kit, profile: AgentProfile, target: UpstreamTarget, settings: FormatSettings, turn: AgentTurn, body: Record<string, unknown>,
+  kit: Kit, profile: AgentProfile, target: UpstreamTarget, settings: FormatSettings, turn: AgentTurn, report: ReportUsage,
+  body: Record<string, unknown>,
 ): AsyncGenerator<string, { text: string; calls: FunctionCall[] }> {
   const upstream = await kit.postUpstream(target, body, turn.signal, turn.traceHeaders);
   const max = settings.maxToolCallsPerReply;
@@ -80,6 +110,7 @@ async function* request(
     // One JSON message: a compatible server that does not stream.
     const message = parseObject(kit, target, await readAll(upstream));
     if (message.type === 'error') throw kit.streamError(target, JSON.stringify(message));
+    report(usageOf(usageFields(message.usage)));
     const content = Array.isArray(message.content) ? (message.content as Array<Record<string, unknown>>) : undefined;
     if (!content) throw new kit.AgentError(`Agent ${profile.id}: the upstream reply has no content.`);
     for (const [index, block] of content.entries()) {
@@ -93,6 +124,8 @@ async function* request(
     return { text, calls: [...calls.values()] };
   }
   let stopped = false;
+  // message_start's usage, then message_delta's: a delta's counts are running totals that replace the earlier ones.
+  let usage: AnthropicUsage | undefined;
   for await (const data of kit.sseData(upstream.chunks())) {
     const event = parseObject(kit, target, data);
     switch (event.type) {
@@ -119,13 +152,22 @@ async function* request(
         // thinking_delta and signature_delta: reasoning, never the reply.
         break;
       }
+      case 'message_start':
+        usage = usageFields((event.message as { usage?: unknown } | undefined)?.usage);
+        report(usageOf(usage));
+        break;
+      case 'message_delta': {
+        const delta = usageFields(event.usage);
+        if (delta) report(usageOf(usage = updated(usage, delta)));
+        break;
+      }
       case 'message_stop':
         stopped = true;
         break;
       case 'error':
         throw kit.streamError(target, data);
       default:
-        // message_start, content_block_stop, message_delta, ping, and events added later.
+        // content_block_stop, ping, and events added later.
         break;
     }
     if (stopped) break;

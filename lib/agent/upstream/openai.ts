@@ -7,7 +7,7 @@
  * calls a reply. Every byte of the reply counts towards the reply cap where it is read (request.ts).
  */
 
-import { metered } from '../budget.js';
+import { metered, type ReportUsage } from '../budget.js';
 import { runToolLoop, tooManyCalls, type FunctionCall, type FunctionSpec, type ToolStep } from '../tool-loop.js';
 import { AgentError, type Agent, type AgentProfile, type AgentTurn } from '../types.js';
 import { streamError } from './error-text.js';
@@ -16,6 +16,7 @@ import { upstreamJson } from './json.js';
 import { postUpstream, type UpstreamTarget } from './request.js';
 import { sseData } from './sse.js';
 import { EVENT_STREAM } from '../../protocol/headers.js';
+import type { ModelRequestUsage } from '../../usage/meter.js';
 
 /** The default of AGENT_MAX_TOOL_CALLS_PER_REPLY: well past what a model asks for, far below what hurts. */
 export const DEFAULT_MAX_TOOL_CALLS_PER_REPLY = 128;
@@ -56,6 +57,20 @@ interface ToolCallDelta {
 interface CompletionChunk {
   choices?: Array<{ delta?: { content?: unknown; tool_calls?: ToolCallDelta[] }; message?: { content?: unknown; tool_calls?: ToolCallDelta[] } }>;
   error?: { message?: string };
+  usage?: CompletionUsage | null;
+}
+
+/** The chat completions wire's `usage`: prompt tokens include the cached ones. */
+interface CompletionUsage {
+  prompt_tokens?: number;
+  completion_tokens?: number;
+  prompt_tokens_details?: { cached_tokens?: number } | null;
+}
+
+/** A request's usage as the meter takes it (it checks the numbers); undefined when the upstream sent none. */
+function usageOf(usage: CompletionUsage | null | undefined): ModelRequestUsage | undefined {
+  if (!usage) return undefined;
+  return { input: usage.prompt_tokens, output: usage.completion_tokens, cachedInput: usage.prompt_tokens_details?.cached_tokens };
 }
 
 export function createOpenAiAgent(profile: AgentProfile, options: FormatSettings): Agent {
@@ -70,12 +85,13 @@ export function createOpenAiAgent(profile: AgentProfile, options: FormatSettings
         { role: 'user', content: turn.message },
       ];
       // Each request spends one of the request's model calls (budget.ts).
-      const complete = (steps: readonly ToolStep[], functions?: FunctionSpec[]) => metered(turn.modelCalls, profile.id, () => {
-        const body = { model: options.model, messages: messagesOf(opening, steps), stream: true };
-        return completion(profile.id, target, options, turn, functions
+      const complete = (steps: readonly ToolStep[], functions?: FunctionSpec[]) => metered(turn.modelCalls, profile.id, (report) => {
+        // include_usage: the stream's last chunk (empty `choices`) then says what the request spent.
+        const body = { model: options.model, messages: messagesOf(opening, steps), stream: true, stream_options: { include_usage: true } };
+        return completion(profile.id, target, options, turn, report, functions
           ? { ...body, tools: functions.map((f) => ({ type: 'function', function: { name: f.name, description: f.description, parameters: f.parameters } })) }
           : body);
-      });
+      }, turn.usage);
       if (!turn.tools) {
         yield* complete([]);
         return;
@@ -95,7 +111,7 @@ export function createOpenAiAgent(profile: AgentProfile, options: FormatSettings
 
 /** One request: streams the reply's text, then returns it with the tool calls the model asked for. */
 async function* completion(
-  agentId: string, target: UpstreamTarget, options: FormatSettings, turn: AgentTurn, body: Record<string, unknown>,
+  agentId: string, target: UpstreamTarget, options: FormatSettings, turn: AgentTurn, report: ReportUsage, body: Record<string, unknown>,
 ): AsyncGenerator<string, { text: string; calls: FunctionCall[] }> {
   const upstream = await postUpstream(target, body, turn.signal, turn.traceHeaders);
   const calls = new ToolCalls(options.maxToolCallsPerReply);
@@ -107,7 +123,9 @@ async function* completion(
     // Some compatible servers ignore `stream: true` and answer one JSON completion.
     let json = '';
     for await (const chunk of upstream.chunks()) json += chunk;
-    const message = parse(target, json).choices?.[0]?.message;
+    const completion = parse(target, json);
+    report(usageOf(completion.usage));
+    const message = completion.choices?.[0]?.message;
     add(message?.tool_calls);
     if (typeof message?.content !== 'string' && calls.isEmpty()) throw new AgentError(`Agent ${agentId}: the upstream reply has no message content.`);
     const text = typeof message?.content === 'string' ? message.content : '';
@@ -121,7 +139,9 @@ async function* completion(
       sawDone = true;
       break;
     }
-    const delta = parse(target, data).choices?.[0]?.delta;
+    const chunk = parse(target, data);
+    if (chunk.usage) report(usageOf(chunk.usage));
+    const delta = chunk.choices?.[0]?.delta;
     add(delta?.tool_calls);
     const content = delta?.content;
     if (typeof content === 'string' && content) {

@@ -14,7 +14,8 @@ export function createPlatformAgent(profile: AgentProfile, options: FormatSettin
     profile,
     keepsHistory: false,
     // The request spends one of the request's model calls (budget.ts).
-    reply: (turn: AgentTurn) => metered(turn.modelCalls, profile.id, () => platformReply(profile, options, turn)),
+    // The platform contract says nothing of usage: each turn counts as one request of unknown usage.
+    reply: (turn: AgentTurn) => metered(turn.modelCalls, profile.id, () => platformReply(profile, options, turn), turn.usage),
   };
 }
 

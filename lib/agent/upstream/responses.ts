@@ -10,7 +10,9 @@
  * (tool-loop.ts): the next request continues the previous response with one `function_call_output` item per call.
  */
 
+import type { ReportUsage } from '../budget.js';
 import type { FunctionCall, FunctionSpec, ToolStep } from '../tool-loop.js';
+import type { ModelRequestUsage } from '../../usage/meter.js';
 import type { AgentProfile, AgentTurn } from '../types.js';
 import type { FormatSettings, LazyFormat } from './settings.js';
 import type { Kit } from './kit.js';
@@ -36,12 +38,12 @@ export const createReply: LazyFormat['createReply'] = (kit, profile, settings) =
   return async function* reply(turn: AgentTurn) {
     // The response the next request continues: the conversation's last one, then each of this turn's.
     let previous = handleOf(turn.upstreamState?.value)?.responseId;
-    const complete = (steps: readonly ToolStep[], functions?: FunctionSpec[]) => kit.metered(turn.modelCalls, profile.id, async function* () {
+    const complete = (steps: readonly ToolStep[], functions?: FunctionSpec[]) => kit.metered(turn.modelCalls, profile.id, async function* (report) {
       const last = steps.at(-1);
       const input = last
         ? last.calls.map((call, i) => ({ type: 'function_call_output', call_id: call.id, output: last.results[i]! }))
         : [{ role: 'user', content: turn.message }];
-      const answer = yield* request(kit, profile, target, settings, turn, {
+      const answer = yield* request(kit, profile, target, settings, turn, report, {
         model: settings.model,
         input,
         ...(settings.systemPrompt ? { instructions: settings.systemPrompt } : {}),
@@ -52,7 +54,7 @@ export const createReply: LazyFormat['createReply'] = (kit, profile, settings) =
       });
       previous = answer.responseId ?? previous;
       return answer;
-    });
+    }, turn.usage);
     if (!turn.tools) yield* complete([]);
     else {
       yield* kit.runToolLoop({
@@ -64,6 +66,13 @@ export const createReply: LazyFormat['createReply'] = (kit, profile, settings) =
   };
 };
 
+/** A response's `usage` as the meter takes it (it checks the numbers); input tokens include the cached ones. */
+function usageOf(value: unknown): ModelRequestUsage | undefined {
+  if (typeof value !== 'object' || value === null) return undefined;
+  const usage = value as { input_tokens?: number; output_tokens?: number; input_tokens_details?: { cached_tokens?: number } | null };
+  return { input: usage.input_tokens, output: usage.output_tokens, cachedInput: usage.input_tokens_details?.cached_tokens };
+}
+
 /** Output item types the upstream runs itself, by the name a progress line gives them. */
 function ownToolName(item: Record<string, unknown>): string | undefined {
   const type = typeof item.type === 'string' ? item.type : '';
@@ -73,7 +82,8 @@ function ownToolName(item: Record<string, unknown>): string | undefined {
 
 /** One request: streams the reply's text, then returns it with the calls asked for and the response's id. */
 async function* request(
-  kit: Kit, profile: AgentProfile, target: UpstreamTarget, settings: FormatSettings, turn: AgentTurn, body: Record<string, unknown>,
+  kit: Kit, profile: AgentProfile, target: UpstreamTarget, settings: FormatSettings, turn: AgentTurn, report: ReportUsage,
+  body: Record<string, unknown>,
 ): AsyncGenerator<string, { text: string; calls: FunctionCall[]; responseId?: string }> {
   const upstream = await kit.postUpstream(target, body, turn.signal, turn.traceHeaders);
   const max = settings.maxToolCallsPerReply;
@@ -104,6 +114,7 @@ async function* request(
     const response = parseObject(kit, target, await readAll(upstream));
     if (response.error) throw kit.streamError(target, JSON.stringify(response.error));
     responseId = upstreamId(kit, profile.id, response.id);
+    report(usageOf(response.usage));
     const output = Array.isArray(response.output) ? (response.output as Array<Record<string, unknown>>) : [];
     for (const [index, item] of output.entries()) {
       added(index, item);
@@ -142,8 +153,11 @@ async function* request(
       case 'response.completed':
       case 'response.incomplete':
         idOf(event);
+        report(usageOf((event.response as { usage?: unknown } | undefined)?.usage));
         return result();
       case 'response.failed':
+        // A failed response may still say what it spent.
+        report(usageOf((event.response as { usage?: unknown } | undefined)?.usage));
         throw kit.streamError(target, JSON.stringify((event.response as { error?: unknown } | undefined)?.error ?? event));
       case 'error':
         throw kit.streamError(target, data);

@@ -8,6 +8,7 @@ import { afterAll, beforeAll, expect, test } from 'vitest';
 import { createMcpHandler } from '../../../api/mcp.js';
 import { agentDefinitions } from '../../../lib/agent/index.js';
 import { createApp } from '../../../lib/app.js';
+import { USAGE_META } from '../../../lib/usage/report.js';
 import { startUpstream, type Upstream, type UpstreamLogEntry } from '../../support/upstream.js';
 
 let upstream: Upstream;
@@ -34,6 +35,8 @@ test('an upstream stream of another kind: an isError at once, and the upstream s
   expect((await response.json()).result).toEqual({
     content: [{ type: 'text', text: 'Agent misrouted: the upstream\'s stream is not an AI SDK UI message stream.' }],
     isError: true,
+    // The request was sent, and what it spent is unknown.
+    _meta: { [USAGE_META]: { input: 0, output: 0, cachedInput: 0, cacheWrite: 0, modelRequests: 1, unknownRequests: 1, estimated: false } },
   });
   const ours = (e: UpstreamLogEntry) => e.kind === 'closed' && e.body?.messages?.at(-1)?.parts?.[0]?.text === message;
   const closed = (await upstream.waitFor((entries) => entries.some(ours), 3_000)).find(ours)!;
