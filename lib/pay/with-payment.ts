@@ -29,8 +29,8 @@ import { cancelledUnpaid, facilitatorUnavailable, paymentRequired, recordUnavail
 
 /** Where tools/list shows that a tool is paid, and its price. */
 export const PRICE_META_KEY = 'x402/price';
-/** Where a paid result says what was charged for it: scheme, amount and price, and for `upto` how it was reckoned. */
-export const CHARGED_META_KEY = 'x402/charged';
+/** Where a paid result says what was charged for it (scheme, amount, price; for `upto` how it was reckoned): a key of our own, as USAGE_META is, not one in x402's namespace. */
+export const CHARGED_META_KEY = 'dev.agent-mcp/charged';
 
 /** `tool` behind x402 at `offer`; X402_PRICE (the engine's default) when the tool names no price of its own. */
 export function withPayment<Input extends z.ZodType>(
