@@ -3,7 +3,7 @@
  * counts against one budget. One round trip per check (an EVALSHA of the library's script; EVAL once per
  * Redis when the script is not cached yet). Both packages load on the first check.
  *
- * Failure policy input (measured against a closed port; docs/rate-limits.md "When Redis is down or slow"): the
+ * Failure policy input (measured against a closed port; docs/rate-limits.md, on Redis down or slow): the
  * library only fails open on a *slow* answer (its `timeout`); an unreachable Redis makes it throw, after retries of
  * ≈4.3 s by default. So the client here never retries,
  * every request is aborted after LIMIT_TIMEOUT_MS, and the library's timeout is the same: a check adds at
