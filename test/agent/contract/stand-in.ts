@@ -21,6 +21,11 @@ export interface StandIn {
   progress: ProgressKind;
   /** Why the format has no error inside a 2xx reply, when it has none (the suite then names the reason instead of checking). */
   noErrorInReply?: string;
+  /**
+   * What the format's upstream says of the tokens an ordinary reply spent: `reported` (the stand-in reports usage as
+   * the vendor's API does), or why the format has no way to say it (its requests are then counted as unknown).
+   */
+  usage: 'reported' | { unknown: string };
   start(): Promise<RunningStandIn>;
 }
 
@@ -46,10 +51,6 @@ export interface RunningStandIn {
   received(text: string): Promise<boolean>;
   /** True once the stand-in saw the request for `text` end before its reply did (the connection closed, or its task cancelled). */
   aborted(text: string): Promise<boolean>;
-  /*
-   * Usage (tokens): a later issue counts the tokens each format's upstream reports (docs/architecture.md, rule 17).
-   * Its stand-ins then declare here what an ordinary reply reports, and the suite's `usage` slot checks it.
-   */
   /** Stops what `start` started (absent when the stand-in belongs to the test file that lent it). */
   close?(): Promise<void>;
 }

@@ -2,7 +2,7 @@
  * One contract for every agent format, as @upstash/ratelimit runs one suite against every store: agent-mcp, built by
  * the production path (createDefaultApp) with two API-key callers, serves one agent of the format on a stand-in;
  * official MCP SDK clients call chat_with_agent over HTTP on loopback, and the suite checks what docs/agents.md
- * promises of every format: two turns, progress, cancel, errors scrubbed, the reply bound, isolation, usage (a slot).
+ * promises of every format: two turns, progress, cancel, errors scrubbed, the reply bound, isolation, usage.
  * Turns, isolation and errors run on both wires; progress, cancel and the bound on one, since a format is handed the
  * same turn on either (test/agent/failures.test.ts checks cancellation on both wires).
  * A format's test file calls `describeAgentFormat(format, standIn)` with its stand-in (stand-in.ts).
@@ -17,6 +17,7 @@ import { bearer, keyLine, mintTestKey } from '../../support/api-keys.js';
 import { connectHttp, createV2Client, type Era } from '../../support/sdk.js';
 import { startTestServer, type TestServer } from '../../support/server.js';
 import { chat, until } from '../upstream/setup.js';
+import { USAGE_META, type UsageMeta } from '../../../lib/usage/report.js';
 import { CONTRACT_ERROR, CONTRACT_KEY, type RunningStandIn, type StandIn } from './stand-in.js';
 
 /** AGENT_MAX_REPLY_BYTES of the suite's server: small, so a reply over it costs little to send. */
@@ -179,8 +180,26 @@ export function describeAgentFormat(format: Format, declared: StandIn): void {
       }
     });
 
-    // The tokens the upstream reports reach the call's meter, its result's _meta and the log line (docs/architecture.md
-    // rule 17): filled by the issue that counts tokens, with what each stand-in declares it reports.
-    test.todo('usage: the tokens the upstream reports are counted once, into the call\'s meter');
+    // The tokens the upstream reports reach the call's one meter and its result's _meta (docs/architecture.md rule 17);
+    // a format with no way to say them counts its requests as unknown, never as zero tokens.
+    describe.each(ERAS)('on the %s wire', (era) => {
+      const usage = declared.usage;
+      test(usage === 'reported'
+        ? 'usage: the tokens the upstream reports are counted, in the result\'s _meta'
+        : `usage: unknown, never zero (${usage.unknown})`, async () => {
+        const client = await connect(era);
+        const { result } = await chat(client, id, `usage ${fresh()}`);
+        expect(result.isError).toBeFalsy();
+        const said = (result._meta as Record<string, UsageMeta> | undefined)?.[USAGE_META];
+        expect(said?.modelRequests).toBeGreaterThanOrEqual(1);
+        if (usage === 'reported') {
+          expect(said).toMatchObject({ unknownRequests: 0, estimated: false });
+          expect(said!.input).toBeGreaterThan(0);
+          expect(said!.output).toBeGreaterThan(0);
+        } else {
+          expect(said).toMatchObject({ unknownRequests: said!.modelRequests, input: 0, output: 0 });
+        }
+      });
+    });
   });
 }

@@ -40,6 +40,7 @@ const sent = (server: A2aAgent, text: string) => server.requests.filter((r) => r
 // here too, with the one CancelTask it sends and a task named late.
 describeAgentFormat('a2a', {
   progress: 'streams',
+  usage: { unknown: 'A2A has no standard place for token usage' },
   async start() {
     const a2a = await startA2aAgent();
     return {

@@ -33,6 +33,7 @@ const requestsFor = async (text: string) =>
 // and cancellation (the cases this file checked itself before) are the contract's.
 describeAgentFormat('ai-sdk', {
   progress: 'streams',
+  usage: 'reported',
   start: async () => ({
     settings: { url: route.url },
     says: {

@@ -121,6 +121,7 @@ describe('bounds', () => {
 // Isolation, cancellation and an error event (the cases this file checked itself before) are the contract's.
 describeAgentFormat('anthropic', {
   progress: 'streams',
+  usage: 'reported',
   async start() {
     const messages = await startMessagesServer();
     return {

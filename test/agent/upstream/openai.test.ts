@@ -10,6 +10,7 @@ import { describeAgentFormat } from '../contract/suite.js';
 
 describeAgentFormat('openai', {
   progress: 'streams',
+  usage: 'reported',
   async start() {
     const upstream = await startUpstream();
     return {

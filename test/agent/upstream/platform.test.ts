@@ -5,6 +5,7 @@ import { describeAgentFormat } from '../contract/suite.js';
 
 describeAgentFormat('platform', {
   progress: 'whole',
+  usage: { unknown: 'a platform endpoint answers text, with no usage' },
   noErrorInReply: 'its reply is one JSON body, read whole; a body without text is a malformed reply (test/agent/failures.test.ts)',
   async start() {
     const upstream = await startUpstream();

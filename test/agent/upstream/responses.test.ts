@@ -126,6 +126,7 @@ describe('failures and cancellation', () => {
 // Isolation, cancellation and an error event (the cases this file checked itself before) are the contract's.
 describeAgentFormat('openai-responses', {
   progress: 'streams',
+  usage: 'reported',
   async start() {
     const responses = await startResponsesServer();
     return {
