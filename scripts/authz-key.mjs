@@ -13,4 +13,15 @@ export function newAuthServerKey() {
   return JSON.stringify({ kty, crv, x, y, d });
 }
 
-if (import.meta.url === pathToFileURL(process.argv[1]).href) console.log(`AUTH_SERVER_KEY='${newAuthServerKey()}'`);
+const USAGE = `Usage: npm run authz-key
+  Prints a new AUTH_SERVER_KEY line: an ES256 signing key for the built-in authorization server (docs/oauth.md).
+  Keep it secret: whoever holds it can sign tokens.`;
+
+if (import.meta.url === pathToFileURL(process.argv[1]).href) {
+  const [arg] = process.argv.slice(2);
+  if (arg === '--help' || arg === '-h' || arg === 'help') console.log(USAGE);
+  else if (arg !== undefined) {
+    console.error(`authz-key: unknown argument "${arg}"\n${USAGE}`);
+    process.exitCode = 2;
+  } else console.log(`AUTH_SERVER_KEY='${newAuthServerKey()}'`);
+}

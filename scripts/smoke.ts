@@ -12,11 +12,20 @@
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { SmokeFailure, checkAccess, checkDiscovery, type Step } from './smoke-discovery.js';
 
+const USAGE = `Usage: npm run smoke -- <mcp-url> [--header "Name: Value"]...
+  <mcp-url>   the MCP endpoint, e.g. https://your-app.vercel.app/mcp or http://localhost:3000/mcp
+  --header    sent on every request: "x-vercel-protection-bypass: <secret>" for a protected preview,
+              "Authorization: Bearer <key or token>" for a server with API keys or OAuth on`;
+
 function parseArgs(argv: string[]) {
   const headers: Record<string, string> = {};
   let url: string | undefined;
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i]!;
+    if (arg === '--help' || arg === '-h' || arg === 'help') {
+      console.log(USAGE);
+      process.exit(0);
+    }
     if (arg === '--header' || arg === '-H') {
       const [name, ...rest] = (argv[++i] ?? '').split(':');
       if (!name || rest.length === 0) throw new TypeError(`--header must look like "Name: Value", got "${argv[i]}"`);
@@ -27,8 +36,19 @@ function parseArgs(argv: string[]) {
       throw new TypeError(`Unexpected argument: ${arg}`);
     }
   }
-  if (!url) throw new TypeError('Usage: npm run smoke -- <mcp-url> [--header "Name: Value"]...');
+  if (!url) throw new TypeError('no MCP URL given.');
+  if (!URL.canParse(url)) throw new TypeError(`"${url}" is not a URL; give the MCP endpoint's, e.g. http://localhost:3000/mcp.`);
   return { url: new URL(url), headers };
+}
+
+/** The arguments, or the reason they are wrong and the usage, printed without a stack trace (exit 2). */
+function argsOrExit(argv: string[]) {
+  try {
+    return parseArgs(argv);
+  } catch (error) {
+    console.error(`smoke: ${error instanceof Error ? error.message : String(error)}\n${USAGE}`);
+    process.exit(2);
+  }
 }
 
 /** Errors a step already printed. */
@@ -75,7 +95,7 @@ async function checkTools(url: URL, headers: Record<string, string>): Promise<vo
   }
 }
 
-const { url, headers } = parseArgs(process.argv.slice(2));
+const { url, headers } = argsOrExit(process.argv.slice(2));
 console.log(`smoke test of ${url.href}`);
 let ok = false;
 try {

@@ -204,3 +204,33 @@ describe('a 401 without an OAuth challenge from something that does not say it i
     expect(code).toBe(1);
   });
 });
+
+describe('smoke\'s own arguments', () => {
+  function run(args: string[]): Promise<{ code: number | null; out: string; err: string }> {
+    const child = tsx(['scripts/smoke.ts', ...args]);
+    let out = '';
+    let err = '';
+    child.stdout!.on('data', (chunk) => { out += chunk; });
+    child.stderr!.on('data', (chunk) => { err += chunk; });
+    return new Promise((resolve) => child.on('exit', (code) => resolve({ code, out, err })));
+  }
+
+  test('--help prints the usage and exits 0, checking nothing', async () => {
+    const { code, out } = await run(['--help']);
+    expect(code).toBe(0);
+    expect(out).toMatch(/^Usage: npm run smoke -- <mcp-url> \[--header "Name: Value"\]\.\.\./);
+    expect(out).not.toContain('smoke test of');
+  });
+
+  test.each([
+    [['not-a-url'], '"not-a-url" is not a URL'],
+    [[], 'no MCP URL given'],
+    [['http://localhost:1/mcp', '--header', 'no-colon'], '--header must look like "Name: Value"'],
+  ])('%j: says what is wrong and the usage, exit 2, no stack trace', async (args, said) => {
+    const { code, err } = await run(args);
+    expect(code).toBe(2);
+    expect(err).toContain(`smoke: ${said}`);
+    expect(err).toContain('Usage: npm run smoke');
+    expect(err).not.toMatch(/^\s+at /m);
+  });
+});
