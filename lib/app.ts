@@ -27,6 +27,7 @@ import { createBearerAuth, describeAuth, readAuthScopes, readSignIn, type Bearer
 import { readPayConfig } from './pay/config.js';
 import { createPaymentEngine } from './pay/engine.js';
 import { withPaidTool } from './pay/with-payment.js';
+import { agentOffers } from './pay/agent-offers.js';
 import { AGENT_ORIGIN } from './agent/index.js';
 import { selectStore } from './store/select.js';
 import { describeRequestBounds, readRequestBounds, type RequestBounds } from './http/bounds.js';
@@ -140,7 +141,8 @@ export function defaultDefinitions(
   // A deployment's own skills list before the agents' (docs/skills.md).
   const ownSkills = options.skills?.length ? [{ origin: ADDITIONS_ORIGIN, skills: options.skills }] : [];
   const chatOffer = pay && { price: pay.price, tokens: pay.tokens };
-  return [...ownSkills, engine ? withPaidTool(agents, 'chat_with_agent', engine, chatOffer) : agents, additionDefinitions(options, engine)];
+  const paidAgents = chatOffer && engine && withPaidTool(agents, 'chat_with_agent', engine, chatOffer, agentOffers(readAgents(env, options.agents ?? []), chatOffer));
+  return [...ownSkills, paidAgents || agents, additionDefinitions(options, engine)];
 }
 
 /**

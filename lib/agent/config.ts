@@ -19,6 +19,13 @@ import { DEFAULT_MAX_TOOL_CALLS_PER_REPLY } from './upstream/openai.js';
 import { DEFAULT_MAX_TOKENS, FORMAT_FIELD_CHECKS, FORMAT_TABLE, FORMATS, type Format } from './upstream/index.js';
 import { DEFAULT_MAX_REPLY_BYTES } from './upstream/request.js';
 import { parseRate, type Rate } from '../limits/rate.js';
+import { parseUsd } from '../pay/price.js';
+import type { TokenPrices, UsdPrice } from '../pay/price.js';
+
+/** An agent's token prices as configured: the ceiling may come from X402_MAX_PRICE (readAgents). */
+type AgentPrices = Omit<TokenPrices, 'max'> & { max?: UsdPrice };
+/** An agent as read, before its ceiling is settled. */
+type ReadAgent = Omit<Agent, 'prices'> & { prices?: AgentPrices };
 
 type Env = Record<string, string | undefined>;
 
@@ -44,10 +51,15 @@ interface UpstreamAgentConfig {
   headersEnv?: Record<string, string>;
   /** Tokens each caller may spend with this agent per window (lib/limits/tokens.ts), e.g. `20000/1d`. */
   tokenBudget?: string;
+  /** This agent's token prices (USD per million tokens) and ceiling per call, over X402_PRICE_INPUT/OUTPUT/X402_MAX_PRICE. */
+  priceInput?: string;
+  priceOutput?: string;
+  maxPrice?: string;
 }
 
+const PRICE_FIELDS = ['priceInput', 'priceOutput', 'maxPrice'] as const;
 const KEYS = new Set(['id', 'name', 'description', 'format', 'url', 'model', 'apiKeyEnv', 'timeoutMs', 'systemPrompt', 'upstreamAgent', 'tools',
-  'maxToolSteps', 'tokenBudget', ...Object.keys(FORMAT_FIELD_CHECKS)]);
+  'maxToolSteps', 'tokenBudget', ...PRICE_FIELDS, ...Object.keys(FORMAT_FIELD_CHECKS)]);
 const NON_EMPTY = 'must be a non-empty string';
 
 const CHECKS: Check[] = [
@@ -80,6 +92,28 @@ function tokenBudgetOf(where: string, value: string | undefined): Rate | undefin
   const rate = value === undefined ? undefined : parseRate(where, value, 'tokens');
   if (value !== undefined && !rate) throw new TypeError(`${where} must be a token budget such as 100000/1d; leave it out for none.`);
   return rate;
+}
+
+/**
+ * An agent's own token prices (`priceInput`, `priceOutput`, per million tokens; `maxPrice`, the ceiling of one call), or
+ * undefined when it sets none. Both token prices come together; without `maxPrice` the ceiling is X402_MAX_PRICE's,
+ * filled in by readAgents. `where` names the agent in the error.
+ */
+function agentPricesOf(where: string, fields: Partial<Record<(typeof PRICE_FIELDS)[number], unknown>>): AgentPrices | undefined {
+  if (PRICE_FIELDS.every((field) => fields[field] === undefined)) return undefined;
+  const read = (field: (typeof PRICE_FIELDS)[number], example: string, positive: boolean) => {
+    const value = fields[field];
+    const price = typeof value === 'string' ? parseUsd(value) : undefined;
+    if (!price || (positive && !/[1-9]/.test(price))) throw new TypeError(`${where} ${field} must be a ${positive ? 'positive ' : ''}USD amount such as ${example}, got ${JSON.stringify(value)}.`);
+    return price;
+  };
+  if (fields.priceInput === undefined || fields.priceOutput === undefined) {
+    throw new TypeError(`${where} ${fields.priceInput === undefined ? 'priceInput' : 'priceOutput'} is not set; an agent's token prices need both priceInput and priceOutput.`);
+  }
+  const input = read('priceInput', '"$3"', false);
+  const output = read('priceOutput', '"$15"', false);
+  if (!/[1-9]/.test(input + output)) throw new TypeError(`${where} priceInput and priceOutput are both zero; set a price for input or output tokens, or leave them out.`);
+  return { input, output, ...(fields.maxPrice !== undefined ? { max: read('maxPrice', '"$0.50"', true) } : {}) };
 }
 
 /** What the entry's format (upstream/index.ts) asks of it: its own checks, its own fields only, `tools` only where it calls ours. */
@@ -136,6 +170,10 @@ export interface InProcessAgentDefinition {
   tools?: string[];
   /** Tokens each caller may spend with this agent per window (lib/limits/tokens.ts), e.g. `20000/1d`; none by default. */
   tokenBudget?: string;
+  /** This agent's token prices (USD per million tokens, e.g. `$3`) and ceiling per paid call; see AGENTS' fields. */
+  priceInput?: string;
+  priceOutput?: string;
+  maxPrice?: string;
 }
 
 /** Bounds on agents that use tools (docs/agents.md "Give your agent tools"). */
@@ -300,7 +338,7 @@ interface UpstreamSettings {
   limits: ToolLimits;
 }
 
-function toAgent(config: UpstreamAgentConfig, env: Env, { timeoutMs, maxReplyBytes, maxJsonDepth, errorDetail, paid, limits }: UpstreamSettings): Agent {
+function toAgent(config: UpstreamAgentConfig, env: Env, { timeoutMs, maxReplyBytes, maxJsonDepth, errorDetail, paid, limits }: UpstreamSettings): ReadAgent {
   const row = FORMAT_TABLE[config.format];
   const profile: AgentProfile = {
     id: config.id,
@@ -324,18 +362,22 @@ function toAgent(config: UpstreamAgentConfig, env: Env, { timeoutMs, maxReplyByt
     maxToolCallsPerReply: limits.maxCallsPerReply,
   });
   const tokenBudget = tokenBudgetOf(`AGENTS: agent ${config.id} tokenBudget`, config.tokenBudget);
-  return { ...agent, ...(config.tools ? { tools: config.tools } : {}), ...(tokenBudget ? { tokenBudget } : {}) };
+  const prices = agentPricesOf(`AGENTS: agent ${config.id}`, config);
+  return { ...agent, ...(config.tools ? { tools: config.tools } : {}), ...(tokenBudget ? { tokenBudget } : {}), ...(prices ? { prices } : {}) };
 }
 
-function inProcess(definition: InProcessAgentDefinition, paid: boolean): Agent {
+function inProcess(definition: InProcessAgentDefinition, paid: boolean): ReadAgent {
   return {
     profile: { id: definition.id, name: definition.name, description: definition.description, kind: 'in-process', paid },
     keepsHistory: true,
     reply: definition.reply,
     ...(definition.tools ? { tools: definition.tools } : {}),
     ...(definition.tokenBudget !== undefined ? { tokenBudget: tokenBudgetOf(`in-process agent ${definition.id} tokenBudget`, definition.tokenBudget) } : {}),
+    ...withPrices(agentPricesOf(`in-process agent ${definition.id}`, definition)),
   };
 }
+
+const withPrices = (prices: AgentPrices | undefined) => (prices ? { prices } : {});
 
 /** Each agent's own token budget per caller (`tokenBudget`), by id: what lib/limits/tokens.ts charges. */
 export function agentTokenBudgets(agents: readonly Agent[]): ReadonlyMap<string, Rate> {
@@ -354,8 +396,9 @@ export function readAgents(env: Env, extra: InProcessAgentDefinition[] = []): Ag
     limits: readToolLimits(env),
   };
   const configured = [readDefaultAgent(env), ...readAgentList(env)].filter((a): a is UpstreamAgentConfig => a !== undefined);
-  const agents = [...configured.map((c) => toAgent(c, env, settings)), ...extra.map((d) => inProcess(d, paid))];
-  if (agents.length === 0) agents.push(inProcess({ ...DEMO_AGENT, reply: demoAgent }, paid));
+  const read = [...configured.map((c) => toAgent(c, env, settings)), ...extra.map((d) => inProcess(d, paid))];
+  if (read.length === 0) read.push(inProcess({ ...DEMO_AGENT, reply: demoAgent }, paid));
+  const agents = read.map((agent) => withCeiling(agent, env, paid));
   const ids = new Set<string>();
   for (const agent of agents) {
     if (ids.has(agent.profile.id)) throw new TypeError(`AGENTS: duplicate agent id "${agent.profile.id}".`);
@@ -363,6 +406,18 @@ export function readAgents(env: Env, extra: InProcessAgentDefinition[] = []): Ag
   }
   for (const agent of agents) checkAgentTools(agent, ids);
   return agents;
+}
+
+/**
+ * A paid agent's prices without `maxPrice` take X402_MAX_PRICE's ceiling; with neither, start-up stops naming the agent.
+ * Without X402_PAY_TO nothing is paid, so the prices are checked (above) and not kept.
+ */
+function withCeiling({ prices, ...agent }: ReadAgent, env: Env, paid: boolean): Agent {
+  if (!prices || !paid) return agent;
+  if (prices.max) return { ...agent, prices: { ...prices, max: prices.max } };
+  const max = parseUsd(env.X402_MAX_PRICE);
+  if (!max) throw new TypeError(`agent ${agent.profile.id} sets priceInput and priceOutput but no maxPrice, and X402_MAX_PRICE is not set: give it a maxPrice (the most one call may cost, e.g. "$0.50").`);
+  return { ...agent, prices: { ...prices, max } };
 }
 
 /** Every `agent:<id>` an agent names must be an agent; an in-process agent's patterns are checked here too. */

@@ -2,10 +2,11 @@
 
 import type { ResourceDefinition } from '../server/registry.js';
 import type { Agent } from './types.js';
+import { uptoPrices } from '../pay/with-payment.js';
 
-/** `scopes`: what reaching the agents takes (the chat tool's); absent means the server's default. */
+/** A paid agent with token prices of its own says them (`prices`). `scopes`: what reaching the agents takes (the chat tool's); absent means the server's default. */
 export function agentResources(agents: Agent[], scopes?: string[]): ResourceDefinition[] {
-  return agents.map(({ profile }) => {
+  return agents.map(({ profile, prices }) => {
     const uri = `agent://${profile.id}`;
     return {
       uri,
@@ -14,7 +15,7 @@ export function agentResources(agents: Agent[], scopes?: string[]): ResourceDefi
       title: profile.name,
       description: profile.description,
       mimeType: 'application/json',
-      read: () => [{ uri, mimeType: 'application/json', text: JSON.stringify(profile) }],
+      read: () => [{ uri, mimeType: 'application/json', text: JSON.stringify({ ...profile, ...(prices ? { prices: uptoPrices(prices) } : {}) }) }],
     };
   });
 }

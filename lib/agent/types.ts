@@ -5,6 +5,7 @@
 
 import type { UsageReport } from '../usage/meter.js';
 import type { Rate } from '../limits/rate.js';
+import type { TokenPrices } from '../pay/price.js';
 import type { Format } from './upstream/formats.js';
 
 export type AgentKind = Format | 'in-process';
@@ -116,6 +117,8 @@ export interface Agent {
   tools?: string[];
   /** Tokens each caller may spend with this agent per window (`tokenBudget`, lib/limits/tokens.ts); absent: none of its own. */
   tokenBudget?: Rate;
+  /** Its own token prices for paid calls (`priceInput`, `priceOutput`, `maxPrice` else X402_MAX_PRICE); absent: the deployment's. */
+  prices?: TokenPrices;
   /** Streams the reply's text. Throws an AgentError for failures a caller should see. */
   reply(turn: AgentTurn): AsyncIterable<string>;
 }

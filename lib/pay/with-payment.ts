@@ -23,7 +23,7 @@ import {
 import type { PaymentRequirements } from '@x402/core/types';
 import type { MatchedRequirements, PaymentEngine } from './engine.js';
 import { PAYMENT_RESPONSE_META_KEY, readPayment } from './payload.js';
-import { chargeFor, fromAtomic, type Charge, type Offer } from './price.js';
+import { chargeFor, fromAtomic, type Charge, type Offer, type TokenPrices } from './price.js';
 import { claimPayment, fingerprintOf, forgetPaid, paymentIdOf, recordPaid, recordSettling, releasePayment } from './replay.js';
 import { cancelledUnpaid, facilitatorUnavailable, paymentRequired, recordUnavailable, settlementFailed } from './results.js';
 
@@ -32,16 +32,25 @@ export const PRICE_META_KEY = 'x402/price';
 /** Where a paid result says what was charged for it (scheme, amount, price; for `upto` how it was reckoned): a key of our own, as USAGE_META is, not one in x402's namespace. */
 export const CHARGED_META_KEY = 'dev.agent-mcp/charged';
 
-/** `tool` behind x402 at `offer`; X402_PRICE (the engine's default) when the tool names no price of its own. */
+/** What one call's arguments cost, when that depends on them (chat_with_agent: its agent's token prices). */
+export type OfferOf = (args: Record<string, unknown>) => Offer;
+
+/**
+ * `tool` behind x402 at `offer`; X402_PRICE (the engine's default) when the tool names no price of its own. With
+ * `offerOf`, each call's PaymentRequired, verification and settlement use the offer of its arguments; tools/list
+ * still shows `offer`.
+ */
 export function withPayment<Input extends z.ZodType>(
-  tool: ToolDefinition<Input>, engine: PaymentEngine, offer: Offer = { price: engine.config.price },
+  tool: ToolDefinition<Input>, engine: PaymentEngine, offer: Offer = { price: engine.config.price }, offerOf?: OfferOf,
 ): ToolDefinition<Input> {
   const { network, payTo } = engine.config;
-  const { price, tokens } = offer;
+  const { price, tokens: listedTokens } = offer;
   const resource = { url: `mcp://tool/${tool.name}`, description: `Tool: ${tool.name}`, mimeType: 'application/json' };
-  const required = (error: string) => paymentRequired(engine, resource, error, offer);
 
   async function runPaid(args: z.output<Input>, ctx: RequestContext): Promise<ToolResult | InputRequired> {
+    const callOffer = offerOf ? offerOf(args as Record<string, unknown>) : offer;
+    const { tokens } = callOffer;
+    const required = (error: string) => paymentRequired(engine, resource, error, callOffer);
     const input = readPayment(ctx.meta, engine.config.payloadBounds);
     if (input.kind === 'none') return required('Payment required to access this tool');
     if (input.kind === 'invalid') return required(input.reason);
@@ -59,7 +68,7 @@ export function withPayment<Input extends z.ZodType>(
       return { content: [{ type: 'text', text: 'A call paid with this payment is still running; send the same payment again later to get its result.' }], isError: true };
     }
     try {
-      const verified = await engine.verify(payload, resource, offer);
+      const verified = await engine.verify(payload, resource, callOffer);
       if (verified.kind === 'unavailable') return facilitatorUnavailable(engine, verified.reason);
       if (verified.kind === 'refused') return required(verified.reason);
       const result = await tool.run(args, withReplyHeld(ctx));
@@ -82,7 +91,7 @@ export function withPayment<Input extends z.ZodType>(
         : await engine.settle(payload, verified.requirements, charge?.amount);
       if (settled.kind === 'failed') {
         await forgetPaid(ctx.store, id).catch((error) => console.error('[agent-mcp] the record of a payment that failed to settle could not be removed:', error));
-        return settlementFailed(engine, resource, settled.reason, offer, settled.receipt);
+        return settlementFailed(engine, resource, settled.reason, callOffer, settled.receipt);
       }
       const paid: ToolResult = { ...priced, _meta: { ...priced._meta, [PAYMENT_RESPONSE_META_KEY]: settled.receipt } };
       await recordPaid(ctx.store, id, { fingerprint, result: paid }).catch((error) => {
@@ -98,16 +107,19 @@ export function withPayment<Input extends z.ZodType>(
   // clients (which @x402/mcp's client builds on) validate structuredContent even on isError results, so they
   // would reject the payment request itself. Successful results keep their structuredContent.
   const { output: _unlisted, ...listed } = tool;
-  const byUse = tokens
-    ? ` Or, paid by use (x402 upto): ${tokens.input} per million input tokens and ${tokens.output} per million output tokens, at most ${tokens.max} a call.`
+  const byUse = listedTokens
+    ? ` Or, paid by use (x402 upto): ${listedTokens.input} per million input tokens and ${listedTokens.output} per million output tokens, at most ${listedTokens.max} a call.`
     : '';
   return {
     ...listed,
     description: `${tool.description} Each call costs ${price}, paid with x402 on ${network}.${byUse}`,
-    _meta: { ...tool._meta, [PRICE_META_KEY]: { scheme: 'exact', price, network, payTo, ...(tokens ? { upto: { perMillionTokens: { input: tokens.input, output: tokens.output }, max: tokens.max } } : {}) } },
+    _meta: { ...tool._meta, [PRICE_META_KEY]: { scheme: 'exact', price, network, payTo, ...(listedTokens ? { upto: uptoPrices(listedTokens) } : {}) } },
     run: runPaid,
   };
 }
+
+/** Token prices as tools/list and an agent's resource say them. */
+export const uptoPrices = (tokens: TokenPrices) => ({ perMillionTokens: { input: tokens.input, output: tokens.output }, max: tokens.max });
 
 const isUpto = (requirements: MatchedRequirements): requirements is PaymentRequirements => requirements.scheme === 'upto';
 
@@ -126,6 +138,6 @@ const withCharged = (result: ToolResult, charged: Record<string, unknown>): Tool
   ({ ...result, _meta: { ...result._meta, [CHARGED_META_KEY]: charged } });
 
 /** `definition` with the tool called `name` made paid; other entries unchanged. */
-export function withPaidTool(definition: RegistryDefinition, name: string, engine: PaymentEngine, offer?: Offer): RegistryDefinition {
-  return { ...definition, tools: definition.tools?.map((tool) => (tool.name === name ? withPayment(tool, engine, offer) : tool)) };
+export function withPaidTool(definition: RegistryDefinition, name: string, engine: PaymentEngine, offer?: Offer, offerOf?: OfferOf): RegistryDefinition {
+  return { ...definition, tools: definition.tools?.map((tool) => (tool.name === name ? withPayment(tool, engine, offer, offerOf) : tool)) };
 }
