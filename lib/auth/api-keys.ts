@@ -53,10 +53,11 @@ export interface ApiKeys {
 const keyPrincipal = (name: string, scopes: readonly string[]): Principal => ({ kind: 'api-key', subject: name, scopes: [...scopes] });
 
 /** The MCP_API_KEYS line of a key: what `npm run key -- create` prints. */
-export function apiKeyLine(name: string, key: string, scopes: readonly string[], rate?: string): string {
+export function apiKeyLine(name: string, key: string, scopes: readonly string[], rate?: string, tokens?: string): string {
   const fields = [name, `sha256=${apiKeyDigest(key).toString('hex')}`];
   if (scopes.length) fields.push(`scopes=${scopes.join(',')}`);
   if (rate) fields.push(`rate=${rate}`);
+  if (tokens) fields.push(`tokens=${tokens}`);
   return fields.join(' ');
 }
 

@@ -6,6 +6,7 @@
 import { spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, test, vi } from 'vitest';
+import { readApiKeys } from '../../lib/auth/api-keys.js';
 import { bearer, startKeyServer } from '../support/api-keys.js';
 import { post } from '../support/rpc.js';
 import type { TestServer } from '../support/server.js';
@@ -43,6 +44,14 @@ describe('npm run key -- create', () => {
     expect(run.stdout.split(minted!).length - 1).toBe(2); // the key, and the header a client sends; nowhere else
   });
 
+  test('--tokens gives the key a token budget of its own: tokens= in the line, read back by the server\'s parser', () => {
+    const run = key('create', '--name', 'ci', '--rate', '60/1m', '--tokens', '100000/1d');
+    expect(run.code, run.stderr).toBe(0);
+    const { line } = printed(run.stdout);
+    expect(line).toMatch(/^ci sha256=[0-9a-f]{64} rate=60\/1m tokens=100000\/1d$/);
+    expect([...readApiKeys({ MCP_API_KEYS: line! })!.tokens.values()]).toEqual([{ limit: 100000, windowMs: 86_400_000, text: '100000/1d' }]);
+  });
+
   test('every run mints a new key', () => {
     const [a, b] = [key('create', '--name', 'ci'), key('create', '--name', 'ci')].map((run) => printed(run.stdout).key);
     expect(a).not.toBe(b);
@@ -65,6 +74,7 @@ describe('npm run key -- create', () => {
     ['a name that looks like a key', ['create', '--name', 'agentmcp_ci'], '--name must not hold "agentmcp_"'],
     ['a scope with a quote', ['create', '--name', 'ci', '--scopes', 'a,"b"'], '--scopes: ""b"" is not a scope'],
     ['a bad rate', ['create', '--name', 'ci', '--rate', 'lots'], '--rate must look like 60/1m'],
+    ['a bad token budget', ['create', '--name', 'ci', '--tokens', '0/1d'], '--tokens must look like 100000/1d'],
     ['an unknown option', ['create', '--name', 'ci', '--scope', 'a'], "Unknown option '--scope'"],
   ])('%s exits 1 naming the problem, and prints no key', (_name, args, message) => {
     const run = key(...args);
@@ -77,7 +87,7 @@ describe('npm run key -- create', () => {
     const run = key(...args);
     expect(run.code, run.stderr).toBe(0);
     expect(run.stdout).toMatch(/^usage: npm run key -- create --name <name>/);
-    for (const option of ['--name', '--scopes', '--rate']) expect(run.stdout).toContain(`\n  ${option} `);
+    for (const option of ['--name', '--scopes', '--rate', '--tokens']) expect(run.stdout).toContain(`\n  ${option} `);
     expect(run.stdout).not.toContain('agentmcp_');
     expect(run.stderr).toBe('');
   });
