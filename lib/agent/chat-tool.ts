@@ -221,7 +221,10 @@ async function converse(
       // The agent, an upstream this tool calls, failed the turn: the call's span says api_error, the log line why.
       ctx.observation?.noteToolFailure?.(UPSTREAM_FAILED);
       ctx.observation?.noteCause?.(error.code ?? 'agent_error');
-      return failed(error.message);
+      // A turn a token budget stopped says when to try again, as the refusal before a call does (overTokenBudget).
+      const retryAfterSeconds = tokens?.stopped?.retryAfterSeconds;
+      const result = failed(error.message);
+      return retryAfterSeconds === undefined ? result : { value: { ...result.value, _meta: { ...result.value._meta, [RETRY_AFTER_META]: retryAfterSeconds } } };
     }
     console.error(`[agent-mcp] agent ${agent.profile.id} failed:`, error);
     return failed(`Agent ${agent.profile.id} failed unexpectedly.`);

@@ -191,6 +191,7 @@ class CallSpend implements TokenSpend {
       this.#stopped = {
         variable: over.budget.variable,
         reason: `${SPENT}: ${over.budget.sentence} (${over.budget.variable}); the turn was stopped. Retry after ${over.retryAfterSeconds} s.`,
+        retryAfterSeconds: over.retryAfterSeconds,
       };
     }
   }

@@ -56,6 +56,8 @@ export interface CallObservation {
 export interface ChargeRefusal {
   variable: string;
   reason: string;
+  /** When the spent budget has room again, where that is known (a token budget crossed mid-call). */
+  retryAfterSeconds?: number;
 }
 
 /** Charges the caller's rate limits `cost` requests (default 1) for work beyond the request itself. */

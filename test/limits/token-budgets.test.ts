@@ -60,7 +60,7 @@ describe('a caller\'s token budget (TOKEN_BUDGET_CALLER)', () => {
     expect(agent.started).toBe(6);
   });
 
-  test('a call that crosses the budget mid-way starts no further model request: its turn ends with an isError naming the budget', async () => {
+  test('a call that crosses the budget mid-way starts no further model request: its turn ends with an isError naming the budget and _meta.retryAfterSeconds', async () => {
     const agent = createMeteredAgent();
     const url = await start({ TOKEN_BUDGET_CALLER: '10000/1d' }, agent);
     const bob = await client(url);
@@ -68,7 +68,10 @@ describe('a caller\'s token budget (TOKEN_BUDGET_CALLER)', () => {
     expect(result.isError).toBe(true);
     // 7 requests spend 10,500: the 7th crosses the budget, and the 8th is never started.
     expect(agent.started).toBe(7);
-    expect(firstText(result)).toMatch(/^Agent metered: Token budget spent: this caller may spend 10000 tokens every day \(TOKEN_BUDGET_CALLER\); the turn was stopped\. Retry after \d+ s\.$/);
+    const retryAfter = result._meta?.[RETRY_AFTER_META] as number;
+    expect(retryAfter).toBeGreaterThan(0);
+    expect(retryAfter).toBeLessThanOrEqual(2 * DAY);
+    expect(firstText(result)).toBe(`Agent metered: Token budget spent: this caller may spend 10000 tokens every day (TOKEN_BUDGET_CALLER); the turn was stopped. Retry after ${retryAfter} s.`);
   });
 
   test('a call that crosses the budget mid-way runs no further tool step: the agent it would ask is answered "not run"', async () => {
