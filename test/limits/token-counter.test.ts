@@ -5,15 +5,13 @@
  * decides what it does. Clocks are frozen, never slept on.
  */
 
-import { createServer } from 'node:net';
-import type { Redis } from '@upstash/redis';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { parseRate } from '../../lib/limits/rate.js';
 import { createMemoryTokenCounter, createUpstashTokenCounter, type TokenCounter } from '../../lib/limits/token-counter.js';
 import { createTokenBudgets, msUntilRoom, readTokenSettings } from '../../lib/limits/tokens.js';
-import { loadUpstashClient } from '../../lib/store/upstash-client.js';
 import { UsageMeter } from '../../lib/usage/meter.js';
 import { startSharedRedis, type SharedRedis } from '../support/shared-redis.js';
+import { closedPort, countingClient } from '../support/upstash-commands.js';
 
 let redis: SharedRedis;
 beforeAll(async () => {
@@ -24,33 +22,6 @@ afterAll(() => redis.stop());
 const HOUR = 3_600_000;
 const prefix = () => `t${crypto.randomUUID().slice(0, 8)}:tb:`;
 const rate = (text: string) => parseRate('test', text, 'tokens')!;
-
-async function countingClient() {
-  const real = await loadUpstashClient(redis.config, { retries: 0 });
-  const commands: string[] = [];
-  const client = new Proxy(real, {
-    get(target, property, receiver) {
-      const value = Reflect.get(target, property, receiver);
-      if ((property === 'evalsha' || property === 'eval') && typeof value === 'function') {
-        return (...args: unknown[]) => {
-          commands.push(property);
-          return value.apply(target, args);
-        };
-      }
-      return value;
-    },
-  }) as Redis;
-  return { client, commands };
-}
-
-function closedPort(): Promise<number> {
-  return new Promise((resolve) => {
-    const probe = createServer().listen(0, '127.0.0.1', () => {
-      const { port } = probe.address() as { port: number };
-      probe.close(() => resolve(port));
-    });
-  });
-}
 
 describe('the counter', () => {
   const counters: Array<[string, () => TokenCounter]> = [
@@ -70,7 +41,7 @@ describe('the counter', () => {
   });
 
   test('on Upstash a read or a charge of a call\'s budgets is one command, however many budgets it has', async () => {
-    const { client, commands } = await countingClient();
+    const { client, commands } = await countingClient(redis.config);
     const counter = createUpstashTokenCounter(redis.config, { prefix: prefix(), timeoutMs: 5_000, client });
     const keys = ['caller', 'agent', 'deployment'].map((key) => ({ key, windowMs: HOUR }));
     await counter.spend(keys, 0, Date.now());

@@ -4,15 +4,12 @@
  * the failure policy when Redis is unreachable or slow.
  */
 
-import { createServer } from 'node:net';
-import type { Redis } from '@upstash/redis';
 import { afterAll, afterEach, beforeAll, describe, expect, test, vi } from 'vitest';
 import { createLimitCheck, createLimitCount } from '../../lib/limits/check.js';
 import { createLimitsFromEnv } from '../../lib/limits/index.js';
 import { createUpstashLimiter, LIMIT_TIMEOUT_MS } from '../../lib/limits/upstash.js';
-import { loadUpstashClient } from '../../lib/store/upstash-client.js';
-import type { UpstashConfig } from '../../lib/store/upstash-config.js';
 import { startSharedRedis, type SharedRedis } from '../support/shared-redis.js';
+import { closedPort, countingClient } from '../support/upstash-commands.js';
 
 let redis: SharedRedis;
 beforeAll(async () => {
@@ -22,35 +19,6 @@ afterAll(() => redis.stop());
 afterEach(() => vi.restoreAllMocks());
 
 const prefix = () => `t${crypto.randomUUID().slice(0, 8)}:rl`;
-
-/** The real client, wrapped so every limiter command is counted. */
-async function countingClient(config: UpstashConfig) {
-  const real = await loadUpstashClient(config, { retries: 0 });
-  const commands: string[] = [];
-  const client = new Proxy(real, {
-    get(target, property, receiver) {
-      const value = Reflect.get(target, property, receiver);
-      if ((property === 'evalsha' || property === 'eval') && typeof value === 'function') {
-        return (...args: unknown[]) => {
-          commands.push(property);
-          return value.apply(target, args);
-        };
-      }
-      return value;
-    },
-  }) as Redis;
-  return { client, commands };
-}
-
-/** A loopback port nothing listens on: connections are refused at once. */
-function closedPort(): Promise<number> {
-  return new Promise((resolve) => {
-    const probe = createServer().listen(0, '127.0.0.1', () => {
-      const { port } = probe.address() as { port: number };
-      probe.close(() => resolve(port));
-    });
-  });
-}
 
 describe('the sliding window on real Redis', () => {
   test('admits the limit, then denies; remaining counts down', async () => {
