@@ -42,6 +42,7 @@ import { describeTaskSettings, readTaskSettings, type TaskSettings } from './tas
 // skills methods (2 KB) likewise: on demand, they put a 7 KB shared chunk on the start path (docs/performance.md).
 import { tasksFeature } from './tasks/feature.js';
 import { servedSkills } from './skills/feature.js';
+import { paymentsFeature } from './pay/feature.js';
 
 export { INSTRUCTIONS, SERVER_INFO } from './identity.js';
 
@@ -104,7 +105,7 @@ export function createApp(options: AppOptions): App {
   // mount publishes under a taken name is left out when it connects (mount://status says which).
   mounts?.reserve(registry);
   // The MCP core, with the features it is served with (docs/architecture.md "The floor").
-  const features = [tasksFeature(options.tasks), skills.feature];
+  const features = [tasksFeature(options.tasks), skills.feature, paymentsFeature];
   const server = createServer({ ...options, sources, info: options.info ?? SERVER_INFO, registry, features });
   const dispatch = createDispatcher(server);
   const store = options.store ?? new MemoryStore();

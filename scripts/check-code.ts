@@ -5,8 +5,9 @@
  * that answers every request "server misconfigured".
  *
  * The build cannot see the deployment's environment, so the code is built on the defaults, with stand-ins only for
- * what the code itself asks of the environment: a paid tool needs X402_PAY_TO, an in-process agent that names
- * `agent:<id>` of no agent in the code names one AGENTS defines. Those settings stay start-up's to check.
+ * what the code itself asks of the environment: a paid (or priced) tool, resource or prompt needs X402_PAY_TO, an
+ * in-process agent that names `agent:<id>` of no agent in the code names one AGENTS defines. Those settings stay
+ * start-up's to check.
  *
  * `tsx scripts/check-code.ts`: exit 0 with one line saying what was checked, or exit 1 with start-up's line.
  */
@@ -28,7 +29,8 @@ const STAND_IN_AGENT_URL = 'https://agent.invalid/chat';
 /** The environment the code is built in: empty, but for the stand-ins the code asks for. */
 export function codeCheckEnv(code: Additions): Env {
   const env: Env = {};
-  if (code.tools?.some((tool) => tool.paid)) env.X402_PAY_TO = STAND_IN_PAY_TO;
+  const entries = [...code.tools ?? [], ...code.resources ?? [], ...code.resourceTemplates ?? [], ...code.prompts ?? []];
+  if (entries.some((entry) => entry.paid || entry.price !== undefined)) env.X402_PAY_TO = STAND_IN_PAY_TO;
   const own = new Set((code.agents ?? []).map((agent) => agent.id));
   // Only well-formed patterns: a malformed one is the code's error, which start-up's own check names.
   const patterns = (code.agents ?? []).flatMap((agent) => (Array.isArray(agent.tools) ? agent.tools : []))

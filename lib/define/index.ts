@@ -5,13 +5,16 @@
  */
 
 import type { InProcessAgentDefinition } from '../agent/config.js';
-import type { PromptDefinition, ResourceDefinition, ResourceTemplateDefinition } from '../server/registry.js';
 import type { SkillDefinition } from '../skills/skill.js';
+import type { UserPrompt } from './prompt.js';
+import type { UserResource, UserResourceTemplate } from './resource.js';
 import type { UserTool } from './tool.js';
 
 export { defineTool, type ToolContext, type ToolSpec, type ToolReturn, type ToolAnnotations, type UserTool } from './tool.js';
-export { defineResource, defineResourceTemplate, type ResourceSpec, type ResourceTemplateSpec, type ReadReturn } from './resource.js';
-export { definePrompt, type PromptSpec } from './prompt.js';
+export {
+  defineResource, defineResourceTemplate, type ResourceSpec, type ResourceTemplateSpec, type ReadReturn, type UserResource, type UserResourceTemplate,
+} from './resource.js';
+export { definePrompt, type PromptSpec, type UserPrompt } from './prompt.js';
 export { ToolError } from './errors.js';
 export type { Elicited } from './elicit.js';
 export type { HandlerContext } from './context.js';
@@ -21,9 +24,9 @@ export type { SkillDefinition } from '../skills/skill.js';
 /** Everything a deployment adds; names must not collide with agent-mcp's own or a mount's (checked at start-up). */
 export interface Additions {
   tools?: UserTool[];
-  resources?: ResourceDefinition[];
-  resourceTemplates?: ResourceTemplateDefinition[];
-  prompts?: PromptDefinition[];
+  resources?: UserResource[];
+  resourceTemplates?: UserResourceTemplate[];
+  prompts?: UserPrompt[];
   agents?: InProcessAgentDefinition[];
   /** Skills of its own, listed before the agents' (docs/skills.md). */
   skills?: SkillDefinition[];

@@ -20,11 +20,21 @@ export interface PromptSpec<A extends PromptArguments> {
   icons?: Icon[];
   /** OAuth scopes a caller needs to see, get and complete it; absent means the server's default (AUTH_SCOPES). */
   scopes?: string[];
+  /** Each get behind x402 at X402_PRICE (docs/payments.md "Paid resources and prompts"); start-up fails without X402_PAY_TO. */
+  paid?: boolean;
+  /** Each get behind x402 at this price (e.g. `'$0.05'`) instead of X402_PRICE; implies `paid`. */
+  price?: `$${string}`;
   /** A string is one user message; or the messages themselves. */
   get(args: z.output<A>, ctx: HandlerContext): string | PromptResult | Promise<string | PromptResult>;
 }
 
-export function definePrompt<A extends PromptArguments>(spec: PromptSpec<A>): PromptDefinition {
+/** A prompt as the app serves it, with its payment setting for the app to apply (lib/define/additions.ts). */
+export interface UserPrompt extends PromptDefinition {
+  paid?: boolean;
+  price?: `$${string}`;
+}
+
+export function definePrompt<A extends PromptArguments>(spec: PromptSpec<A>): UserPrompt {
   const { get, arguments: schema, ...listed } = spec;
   return {
     ...listed,

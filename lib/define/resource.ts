@@ -20,6 +20,22 @@ interface Described {
   icons?: Icon[];
   /** OAuth scopes a caller needs to see and read it (and complete a template's variables); absent means the server's default (AUTH_SCOPES). */
   scopes?: string[];
+  /** Each read behind x402 at X402_PRICE (docs/payments.md "Paid resources and prompts"); start-up fails without X402_PAY_TO. */
+  paid?: boolean;
+  /** Each read behind x402 at this price (e.g. `'$0.05'`) instead of X402_PRICE; implies `paid`. */
+  price?: `$${string}`;
+}
+
+/** A resource as the app serves it, with its payment setting for the app to apply (lib/define/additions.ts). */
+export interface UserResource extends ResourceDefinition {
+  paid?: boolean;
+  price?: `$${string}`;
+}
+
+/** A resource template as the app serves it, with its payment setting. */
+export interface UserResourceTemplate extends ResourceTemplateDefinition {
+  paid?: boolean;
+  price?: `$${string}`;
 }
 
 export interface ResourceSpec extends Described {
@@ -34,12 +50,12 @@ export interface ResourceTemplateSpec<T extends string> extends Described {
   read(uri: string, variables: Record<TemplateVariables<T>, string>, ctx: HandlerContext): ReadReturn | Promise<ReadReturn>;
 }
 
-export function defineResource(spec: ResourceSpec): ResourceDefinition {
+export function defineResource(spec: ResourceSpec): UserResource {
   const { read, ...listed } = spec;
   return { ...listed, read: async (ctx) => contentsOf(spec.uri, spec.mimeType, await read(handlerContext(ctx))) };
 }
 
-export function defineResourceTemplate<T extends string>(spec: ResourceTemplateSpec<T>): ResourceTemplateDefinition {
+export function defineResourceTemplate<T extends string>(spec: ResourceTemplateSpec<T>): UserResourceTemplate {
   const { read, complete, ...listed } = spec;
   type Complete = (value: string, context: Record<string, string>, ctx: HandlerContext) => string[] | Promise<string[]>;
   const completers = complete && Object.fromEntries(Object.entries<Complete | undefined>(complete).flatMap(([name, completer]) => completer ? [[

@@ -8,7 +8,7 @@
 
 import {
   HEADER_MISMATCH, INSUFFICIENT_SCOPE, INVALID_PARAMS, INVALID_REQUEST, METHOD_NOT_FOUND, MISSING_REQUIRED_CLIENT_CAPABILITY,
-  PARSE_ERROR, RATE_LIMITED, RESOURCE_NOT_FOUND_LEGACY, SESSION_NOT_FOUND, TRANSPORT_ERROR, UNSUPPORTED_PROTOCOL_VERSION,
+  PARSE_ERROR, PAYMENT_REQUIRED, RATE_LIMITED, RESOURCE_NOT_FOUND_LEGACY, SESSION_NOT_FOUND, TRANSPORT_ERROR, UNSUPPORTED_PROTOCOL_VERSION,
   URL_ELICITATION_REQUIRED,
 } from '../protocol/errors.js';
 import { isObject, type JsonRpcResponse } from '../protocol/jsonrpc.js';
@@ -34,12 +34,13 @@ const REQUEST_ERRORS: ReadonlyMap<number, string> = new Map([
   [UNSUPPORTED_PROTOCOL_VERSION, 'invalid_request'],
   // (mcp-handler also maps the codes of its draft MCP Events, which agent-mcp does not serve.)
   // agent-mcp's own: a refused transport step, a header that contradicts the body, an unknown session, a rate
-  // limit, a missing scope.
+  // limit, a missing scope, a paid read or get without its payment.
   [TRANSPORT_ERROR, 'invalid_request'],
   [HEADER_MISMATCH, 'invalid_request'],
   [SESSION_NOT_FOUND, 'not_found'],
   [RATE_LIMITED, 'rate_limited'],
   [INSUFFICIENT_SCOPE, 'forbidden'],
+  [PAYMENT_REQUIRED, 'payment_required'],
 ]);
 
 /** The texts of a tool result that failed its input schema (ours: lib/server/methods/tools.ts; the SDK's). */

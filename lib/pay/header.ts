@@ -1,7 +1,7 @@
 /**
  * A payment sent as an HTTP header (`X-PAYMENT`, `PAYMENT-SIGNATURE`) pays for the one `tools/call` its POST
  * carries: it is moved into that call's `params._meta["x402/payment"]`, so it is verified, settled once and
- * replay-checked by exactly the rules of a `_meta` payment (with-payment.ts). A header belongs to one HTTP
+ * replay-checked by exactly the rules of a `_meta` payment (paywall.ts). A header belongs to one HTTP
  * request, so:
  * - on a request that is not `tools/call` (initialize, tools/list, a notification) it is ignored: x402 HTTP
  *   clients attach it to whatever they retry, and nothing is charged there;

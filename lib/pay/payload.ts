@@ -19,6 +19,14 @@ export const PAYMENT_META_KEY = 'x402/payment';
 export const PAYMENT_META_KEY_DOTTED = 'x402.payment';
 export const PAYMENT_RESPONSE_META_KEY = 'x402/payment-response';
 
+/**
+ * x402's MCP extension (x402 `specs/transports-v2/mcp.md` "Extension binding"): a 2026-07-28 client that declares it
+ * in a request's client capabilities gets, for a paid operation without an acceptable payment, a result of type
+ * `payment_required` with the PaymentRequired in `paymentRequired`, before anything runs.
+ */
+export const X402_EXTENSION = 'org.x402/payment';
+export const RESULT_TYPE_PAYMENT_REQUIRED = 'payment_required';
+
 /** x402 v1's payment header (the seed tutorial's); v2 clients send `PAYMENT-SIGNATURE`. */
 export const H_X_PAYMENT = 'x-payment';
 export const H_PAYMENT_SIGNATURE = 'payment-signature';

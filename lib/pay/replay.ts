@@ -10,15 +10,14 @@
  */
 
 import { sha256Hex } from '../digest.js';
-import type { ToolResult } from '../server/registry.js';
 import type { Store } from '../store/types.js';
 import type { AnyPaymentPayload } from './payload.js';
 import { caipNetworkOf, isV1 } from './v1.js';
 
-/** What a settled payment bought: the result, bound to the call it paid for. */
+/** What a settled payment bought: the result (a tool's, a read's, a prompt's), bound to the call it paid for. */
 export interface PaidRecord {
   fingerprint: string;
-  result: ToolResult;
+  result: unknown;
   /** Set from just before settlement until the settled record replaces it. */
   settling?: true;
 }
@@ -91,7 +90,7 @@ export async function claimPayment(store: Store, id: string, signal: AbortSignal
  * Records the result before the payment is settled: a StoreUnavailableError (a full store's StoreFullError
  * among them) means the payment must not be settled, since a replay of it could not be answered.
  */
-export async function recordSettling(store: Store, id: string, fingerprint: string, result: ToolResult): Promise<void> {
+export async function recordSettling(store: Store, id: string, fingerprint: string, result: unknown): Promise<void> {
   await recordsIn(store).set(recordKey(id), { fingerprint, result, settling: true } satisfies PaidRecord, RECORD_TTL_MS);
 }
 

@@ -71,3 +71,12 @@ export function allowsClientRequest(capabilities: ClientCapabilities, method: st
   const mode = params.mode === 'url' ? 'url' : 'form';
   return isObject(modes[mode]) || (mode === 'form' && !isObject(modes.url));
 }
+
+/**
+ * True when `capabilities` (a 2026-07-28 request's `_meta["io.modelcontextprotocol/clientCapabilities"]`) declare
+ * the extension `id` in their `extensions` map (SEP-2133): an extension is chosen per request.
+ */
+export function declaresExtension(capabilities: ClientCapabilities, id: string): boolean {
+  const extensions = capabilities.extensions;
+  return isObject(extensions) && isObject(extensions[id]);
+}

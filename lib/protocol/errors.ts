@@ -37,6 +37,12 @@ export const RETRY_AFTER_META = 'retryAfterSeconds';
  * like RATE_LIMITED it mirrors the HTTP status, outside the reserved JSON-RPC range.
  */
 export const INSUFFICIENT_SCOPE = 403;
+/**
+ * A paid resources/read or prompts/get without a payment, for a client that did not declare x402's `org.x402/payment`
+ * extension (x402 `specs/transports-v2/mcp.md` binds only tools/call otherwise): the PaymentRequired in `data`. The
+ * code is @x402/mcp's (`MCP_PAYMENT_REQUIRED_CODE`), which its client reads; it rides on HTTP 200 like any method error.
+ */
+export const PAYMENT_REQUIRED = 402;
 
 /** A JSON-RPC error object as it goes on the wire. */
 export interface RpcError {

@@ -371,7 +371,7 @@ export const HELD_PROGRESS_MESSAGE = 'Working on it; the reply is sent once it i
 
 /**
  * `ctx` for work whose reply may not reach the client before the work returns and its caller lets it out: a paid
- * call, whose result leaves only once settled (lib/pay/with-payment.ts; docs/architecture.md rule 15). Every way
+ * call, whose result leaves only once settled (lib/pay/paywall.ts; docs/architecture.md rule 15). Every way
  * the work tells the client what it has while it runs is gated here, in one place: progress notifications keep their
  * numbers and say HELD_PROGRESS_MESSAGE, log notifications are not sent, and the run's report (what the answers at a
  * reply deadline and the calls that collect a run show) keeps no text or status line. Questions the work asks the

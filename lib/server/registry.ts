@@ -44,6 +44,19 @@ export function isInputRequired(value: unknown): value is InputRequired {
   return typeof value === 'object' && value !== null && (value as InputRequired).inputRequired === true;
 }
 
+/**
+ * A result of a type an extension adds to a method's results (x402's `payment_required`, which the `org.x402/payment`
+ * extension adds to tools/call, resources/read and prompts/get): sent as it is, on the 2026-07-28 wire only, to a
+ * client that declared the extension on the request.
+ */
+export interface OtherResult {
+  resultType: string;
+  [field: string]: unknown;
+}
+
+export const isOtherResult = (value: unknown): value is OtherResult =>
+  typeof value === 'object' && value !== null && typeof (value as OtherResult).resultType === 'string';
+
 /** A JSON Schema published verbatim, for tools whose schema zod cannot express; arguments are not validated. */
 export interface RawJsonSchema {
   jsonSchema: Record<string, unknown>;
@@ -86,8 +99,16 @@ export interface ToolDefinition<Input extends z.ZodType = z.ZodType> {
   requiredClientCapabilities?: Record<string, Record<string, unknown>>;
   /** Whether a call may become a task, and how (ToolTask); absent: never. */
   task?: ToolTask<z.output<Input>>;
-  run(args: z.output<Input>, ctx: RequestContext): ToolResult | InputRequired | Promise<ToolResult | InputRequired>;
+  /**
+   * What answers a call before it runs or becomes a task, when something must come first (a paid tool's
+   * `payment_required` for a call that carries no payment); undefined to run it. Read after the arguments are valid.
+   */
+  precheck?(args: z.output<Input>, ctx: RequestContext): OtherResult | undefined | Promise<OtherResult | undefined>;
+  run(args: z.output<Input>, ctx: RequestContext): RunOutcome | Promise<RunOutcome>;
 }
+
+/** What a tool's run answers: its result, a request for input (modern wire), or a result of an extension's type. */
+export type RunOutcome = ToolResult | InputRequired | OtherResult;
 
 export interface ResourceContent {
   uri: string;
@@ -97,6 +118,12 @@ export interface ResourceContent {
   _meta?: Record<string, unknown>;
 }
 
+/**
+ * What a read answers: its contents; or a whole result, the contents with `_meta` (a paid read's receipt), or a
+ * result of an extension's type (OtherResult).
+ */
+export type ReadOutcome = ResourceContent[] | { contents: ResourceContent[]; _meta?: Record<string, unknown> } | OtherResult;
+
 export interface ResourceDefinition {
   uri: string;
   name: string;
@@ -104,9 +131,10 @@ export interface ResourceDefinition {
   description?: string;
   mimeType?: string;
   icons?: Icon[];
+  _meta?: Record<string, unknown>;
   /** OAuth scopes a caller needs to see and read this resource; absent means the server's default (lib/server/access.ts). */
   scopes?: string[];
-  read(ctx: RequestContext): ResourceContent[] | Promise<ResourceContent[]>;
+  read(ctx: RequestContext): ReadOutcome | Promise<ReadOutcome>;
 }
 
 /** Values for an argument being typed (`value`), given the arguments already chosen (`context`). */
@@ -121,8 +149,9 @@ export interface ResourceTemplateDefinition {
   icons?: Icon[];
   /** OAuth scopes a caller needs to see, read and complete this template; absent means the server's default. */
   scopes?: string[];
+  _meta?: Record<string, unknown>;
   complete?: Record<string, Completer>;
-  read(uri: string, variables: Record<string, string>, ctx: RequestContext): ResourceContent[] | Promise<ResourceContent[]>;
+  read(uri: string, variables: Record<string, string>, ctx: RequestContext): ReadOutcome | Promise<ReadOutcome>;
 }
 
 export interface PromptArgument {
@@ -134,6 +163,7 @@ export interface PromptArgument {
 export interface PromptResult {
   description?: string;
   messages: Array<{ role: 'user' | 'assistant'; content: Content }>;
+  _meta?: Record<string, unknown>;
 }
 
 export interface PromptDefinition {
@@ -142,11 +172,15 @@ export interface PromptDefinition {
   description: string;
   arguments?: PromptArgument[];
   icons?: Icon[];
+  _meta?: Record<string, unknown>;
   /** OAuth scopes a caller needs to see, get and complete this prompt; absent means the server's default. */
   scopes?: string[];
   complete?: Record<string, Completer>;
-  get(args: Record<string, string>, ctx: RequestContext): PromptResult | InputRequired | Promise<PromptResult | InputRequired>;
+  get(args: Record<string, string>, ctx: RequestContext): PromptOutcome | Promise<PromptOutcome>;
 }
+
+/** What a prompts/get answers: the prompt, a request for input (modern wire), or a result of an extension's type. */
+export type PromptOutcome = PromptResult | InputRequired | OtherResult;
 
 export interface RegistryDefinition {
   /** Who defines these entries (e.g. "tools/index.ts"), named when a name is defined twice. */

@@ -7,11 +7,12 @@
 import { INTERNAL_ERROR, INVALID_PARAMS, McpError } from '../protocol/errors.js';
 import { keepAlive } from '../http/keep-alive.js';
 import type { Cancellation } from '../server/cancellation.js';
-import { isInputRequired, type InputRequired, type ToolResult } from '../server/registry.js';
+import { isInputRequired, type InputRequired, type RunOutcome } from '../server/registry.js';
 import { storeFailureSentence, StoreUnavailableError } from '../store/types.js';
 import { endKey, endTask, writeRecord, type InputRequests, type TaskRecord, type TaskRef } from './record.js';
 
-export type Outcome = ToolResult | InputRequired;
+/** A run's answer; a result of an extension's type (x402's payment_required) is the task's result as it is. */
+export type Outcome = RunOutcome;
 
 /** A call's work once it settled: its value, or what it threw, kept as a value to race, keep or rethrow. */
 export type Settled<T> = { value: T } | { error: unknown };

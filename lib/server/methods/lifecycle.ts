@@ -34,8 +34,8 @@ export function setLogLevel(_server: Server, params: Record<string, unknown>) {
   return {};
 }
 
-/** `ttlMs` + `cacheScope` (modern wire only); private once results may depend on who asks. */
-export function cacheHints(ttlMs: number, ctx: RequestContext): Record<string, unknown> {
+/** `ttlMs` + `cacheScope` (modern wire only); private once results may depend on who asks, or when `scope` says so. */
+export function cacheHints(ttlMs: number, ctx: RequestContext, scope?: 'private'): Record<string, unknown> {
   if (ctx.era !== 'modern') return {};
-  return { ttlMs, cacheScope: ctx.principal ? 'private' : 'public' };
+  return { ttlMs, cacheScope: scope ?? (ctx.principal ? 'private' : 'public') };
 }

@@ -9,7 +9,7 @@ import type { RequestContext } from '../context.js';
 import { paginate } from '../pagination.js';
 import { matchTemplate } from '../create-registry.js';
 import {
-  findInSources, listTtl, mergeEntries, withRegistries, type Registry, type ResourceContent,
+  findInSources, isOtherResult, listTtl, mergeEntries, withRegistries, type ReadOutcome, type Registry,
 } from '../registry.js';
 import type { Server } from '../server.js';
 import { cachedListPage } from '../list-cache.js';
@@ -46,13 +46,17 @@ export function listResourceTemplates(server: Server, params: Record<string, unk
 export async function readResource(server: Server, params: Record<string, unknown>, ctx: RequestContext) {
   const uri = params.uri;
   if (typeof uri !== 'string') throw new McpError(INVALID_PARAMS, 'params.uri must be a string.');
-  const contents = await findContents(server, uri, ctx);
+  const read = await findContents(server, uri, ctx);
+  if (isOtherResult(read)) return read;
+  const { contents, _meta } = Array.isArray(read) || read === undefined ? { contents: read, _meta: undefined } : read;
   if (!contents || contents.length === 0) throw notFound(uri, ctx);
-  return { contents, ...cacheHints(server.readTtlMs, ctx) };
+  // A result with its own `_meta` (a paid read's receipt) is the caller's alone: nobody else may be served it from a cache.
+  const hints = _meta ? cacheHints(0, ctx, 'private') : cacheHints(server.readTtlMs, ctx);
+  return { contents, ...(_meta ? { _meta } : {}), ...hints };
 }
 
-/** The contents of `uri`, once the caller is known to hold the scopes of the resource or template that serves it. */
-async function findContents(server: Server, uri: string, ctx: RequestContext): Promise<ResourceContent[] | undefined> {
+/** What serves `uri` answers, once the caller is known to hold the scopes of the resource or template that serves it. */
+async function findContents(server: Server, uri: string, ctx: RequestContext): Promise<ReadOutcome | undefined> {
   const reader = findReader(server.registry, uri) ?? (await findInSources(server.sources, ctx, (r) => findReader(r, uri)));
   if (!reader) return undefined;
   requireAccess(server, reader.entry, uri, ctx);
@@ -60,7 +64,7 @@ async function findContents(server: Server, uri: string, ctx: RequestContext): P
 }
 
 /** What serves `uri` in `registry`: the resource of that URI, else the first template it matches. */
-function findReader(registry: Registry, uri: string): { entry: Scoped; read(ctx: RequestContext): ResourceContent[] | Promise<ResourceContent[]> } | undefined {
+function findReader(registry: Registry, uri: string): { entry: Scoped; read(ctx: RequestContext): ReadOutcome | Promise<ReadOutcome> } | undefined {
   const resource = registry.resources.get(uri);
   if (resource) return { entry: resource, read: (ctx) => resource.read(ctx) };
   for (const template of registry.templates) {

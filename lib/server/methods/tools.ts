@@ -56,6 +56,9 @@ export async function callTool(
   // the requestState its first round was given (verified and used once), and was counted then.
   const refused = ctx.requestState === undefined ? await ctx.limitTool?.(tool.definition.name) : undefined;
   if (refused) return overToolLimit(refused, ctx);
+  // What must come first answers before the call runs or becomes a task (a paid tool's payment_required).
+  const first = tool.definition.precheck && (await tool.definition.precheck(parsed, ctx));
+  if (first) return first;
   // How it runs is the features' to say (lib/app.ts): as a task when asked, past a reply deadline; else the tool's run.
   return server.runTool({ server, tool, parsed, args, params }, ctx);
 }
