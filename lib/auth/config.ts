@@ -5,7 +5,7 @@
  * variable.
  */
 
-import { readSigningKey, SIGNING_ALGORITHM, SIGNING_KEY_VARIABLE, type SigningKey } from './signing-key.js';
+import { readSigningKeys, SIGNING_ALGORITHM, SIGNING_KEY_VARIABLE, type PublicJwk, type SigningKey } from './signing-key.js';
 
 type Env = Record<string, string | undefined>;
 
@@ -19,8 +19,10 @@ export interface AuthConfig {
    * undefined when the built-in server issues the tokens: its issuer is the request's public origin (issuerFor).
    */
   issuer?: string;
-  /** The built-in server's key, whose public half verifies its tokens (AUTH_SERVER_KEY). */
+  /** The built-in server's key, which signs its tokens (AUTH_SERVER_KEY). */
   signingKey?: SigningKey;
+  /** The public keys that verify the built-in server's tokens: AUTH_SERVER_KEY's, then a rotation's next and old ones. */
+  acceptedKeys?: PublicJwk[];
   jwksUrl?: string;
   /** Fixed audience; otherwise the canonical MCP URL of the request's public origin (RFC 8707). */
   audience?: string;
@@ -80,14 +82,16 @@ export function readIssuerConfig(env: Env): AuthConfig | undefined {
   };
 }
 
-/** Auth by the built-in authorization server (AUTH_SERVER_KEY): its own ES256 key, its issuer the deployment's origin. */
+/** Auth by the built-in authorization server (AUTH_SERVER_KEY): its own ES256 keys, its issuer the deployment's origin. */
 export function readBuiltInConfig(env: Env): AuthConfig | undefined {
   if (!env[SIGNING_KEY_VARIABLE]) return undefined;
   for (const name of ['AUTH_ISSUER', 'AUTH_JWKS_URL', 'AUTH_ALGORITHMS']) {
     if (env[name]) throw new TypeError(`${name} is set but so is ${SIGNING_KEY_VARIABLE}: the built-in authorization server issues the tokens then; unset one of them.`);
   }
+  const keys = readSigningKeys(env);
   return {
-    signingKey: readSigningKey(env[SIGNING_KEY_VARIABLE]!),
+    signingKey: keys.signing,
+    acceptedKeys: keys.accepted.map((key) => key.publicJwk),
     audience: env.AUTH_AUDIENCE || undefined,
     scopes: readAuthScopes(env),
     algorithms: [SIGNING_ALGORITHM],

@@ -1,6 +1,6 @@
 /**
- * The issuer's signing keys. The built-in authorization server's key is configured here (AUTH_SERVER_KEY): its
- * public half is the key set, nothing is fetched. Otherwise the JWKS URL is AUTH_JWKS_URL or the `jwks_uri` of the issuer's metadata
+ * The issuer's signing keys. The built-in authorization server's keys are configured here (AUTH_SERVER_KEY, and a
+ * rotation's AUTH_SERVER_NEXT_KEY and AUTH_SERVER_OLD_KEY): their public halves are the key set, nothing is fetched. Otherwise the JWKS URL is AUTH_JWKS_URL or the `jwks_uri` of the issuer's metadata
  * (RFC 8414 §3, OpenID Connect Discovery 1.0 §4), whose `issuer` must be the one configured (RFC 8414 §3.3).
  * jose's remote JWKS caches the keys and refetches when a token names an unknown `kid`, at most once per
  * cooldown, so forged kids cannot make us hammer the issuer. jose is imported here, on the first token only.
@@ -91,8 +91,9 @@ export function createKeyLoader(config: AuthConfig): LoadKeys {
   let keys: Promise<IssuerKeys> | undefined;
   let failure: { result: KeysUnavailable | IssuerMisconfigured; until: number } | undefined;
 
-  const local = config.signingKey?.publicJwk;
-  if (local) return () => (keys ??= import('jose').then((jose) => ({ jose, getKey: jose.createLocalJWKSet({ keys: [local] }) })));
+  const local = config.acceptedKeys;
+  // jose picks the key by the token's `kid` (a rotation lists several).
+  if (local) return () => (keys ??= import('jose').then((jose) => ({ jose, getKey: jose.createLocalJWKSet({ keys: local }) })));
   const issuer = config.issuer!;
   return async () => {
     if (keys) return keys;

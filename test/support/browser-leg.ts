@@ -14,11 +14,18 @@ export interface BrowserOptions {
   /** Every URL the browser requested, in order, and the consent pages it saw. */
   visited?: string[];
   pages?: string[];
+  /** Cookies the browser already holds, by origin (`name=value` pairs), e.g. from a sign-in it began earlier. */
+  cookies?: Record<string, string[]>;
 }
 
 /** A cookie jar keyed by origin and name (enough for the servers under test, which set host-only cookies). */
 class Jar {
   private cookies = new Map<string, Map<string, string>>();
+  constructor(held: Record<string, string[]> = {}) {
+    for (const [origin, pairs] of Object.entries(held)) {
+      this.cookies.set(origin, new Map(pairs.map((pair) => [pair.slice(0, pair.indexOf('=')), pair.slice(pair.indexOf('=') + 1)])));
+    }
+  }
   take(url: string, response: Response) {
     const { origin } = new URL(url);
     const jar = this.cookies.get(origin) ?? new Map<string, string>();
@@ -45,7 +52,7 @@ function formOf(html: string, pageUrl: string): { action: string; fields: Record
 
 /** Follows redirects (and a consent form) from an authorization URL until one leads to `redirectUri`; returns that URL, not fetched. */
 export async function followToRedirect(authorizationUrl: string | URL, redirectUri: string, options: BrowserOptions = {}): Promise<URL> {
-  const jar = new Jar();
+  const jar = new Jar(options.cookies);
   let next = new URL(authorizationUrl).href;
   let init: RequestInit = {};
   for (let hop = 0; hop < MAX_HOPS; hop++) {

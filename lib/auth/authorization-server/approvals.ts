@@ -9,7 +9,7 @@
  */
 
 import { sha256HexSync } from '../../digest.js';
-import type { Keyring } from '../../server/keyring.js';
+import type { ServerKeyring } from './keyring.js';
 import { cookieOf } from './pending.js';
 import { describeRedirect } from './redirect-uri.js';
 import { errorPage, redirect } from './replies.js';
@@ -28,13 +28,13 @@ type Approvals = Array<[digest: string, expiresAt: number]>;
 /** One approval: the client by its digest (clients.ts clientDigest), the redirect URI exactly. */
 const approvalOf = (client: string, redirectUri: string) => sha256HexSync(`${client} ${redirectUri}`);
 
-async function readApprovals(keyring: Keyring, request: Request, now: number): Promise<Approvals> {
+async function readApprovals(keyring: ServerKeyring, request: Request, now: number): Promise<Approvals> {
   const sealed = await unseal<Approvals>(keyring, LABEL, cookieOf(request, COOKIE), MAX_COOKIE_CHARS);
   return Array.isArray(sealed) ? sealed.filter((entry) => Array.isArray(entry) && typeof entry[0] === 'string' && entry[1] > now) : [];
 }
 
 /** The Set-Cookie line recording that the person approved `client` (its digest) with `redirectUri` in this browser. */
-export async function approvalCookie(keyring: Keyring, request: Request, client: string, redirectUri: string, secure: boolean, now = Date.now()): Promise<string> {
+export async function approvalCookie(keyring: ServerKeyring, request: Request, client: string, redirectUri: string, secure: boolean, now = Date.now()): Promise<string> {
   const digest = approvalOf(client, redirectUri);
   const kept = (await readApprovals(keyring, request, now)).filter(([d]) => d !== digest);
   const approvals: Approvals = [[digest, now + APPROVAL_TTL_MS] as [string, number], ...kept].slice(0, MAX_APPROVALS);
@@ -57,7 +57,7 @@ export interface AuthorizationError {
  * error sent to the redirect URI when this browser's person approved that pair, else a page saying why, with a
  * link carrying the same error back to the client.
  */
-export async function refuseAuthorization(keyring: Keyring, request: Request, refused: AuthorizationError): Promise<Response> {
+export async function refuseAuthorization(keyring: ServerKeyring, request: Request, refused: AuthorizationError): Promise<Response> {
   const { client, redirectUri, state, origin, error, description } = refused;
   const location = authorizationResponse(redirectUri, origin, state, { error, error_description: description });
   const digest = approvalOf(client, redirectUri);

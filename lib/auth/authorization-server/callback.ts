@@ -18,8 +18,9 @@ import { openProviderState, signInSecrets } from './sign-in.js';
 export async function callback(request: Request, ctx: ServerContext, { origin, secure }: Reached): Promise<Response> {
   const url = new URL(request.url);
   const params = url.searchParams;
-  const started = await openProviderState(ctx.keyring, params.get('state'));
-  if (!started) return errorPage(400, 'This sign-in response is not one this server started.');
+  const opened = await openProviderState(ctx.keyring, params.get('state'));
+  if (!opened) return errorPage(400, 'This sign-in response is not one this server started.');
+  const started = opened.value;
   // A preview deployment whose provider callback is this one: its own callback finishes the sign-in.
   if (started.o !== origin) return redirect(`${started.o}${CALLBACK_PATH}${url.search}`);
   const pending = await readPending(ctx.keyring, request, started.i);
@@ -29,7 +30,7 @@ export async function callback(request: Request, ctx: ServerContext, { origin, s
   const code = params.get('code');
   if (!code) return back({ error: 'access_denied', error_description: `The sign-in at ${ctx.signIn.name} was cancelled or refused.` });
 
-  const { verifier, nonce } = await signInSecrets(ctx.keyring, pending.id);
+  const { verifier, nonce } = await signInSecrets(opened.sealedBy, pending.id);
   const identity = await ctx.signIn.identify({ code, callbackUrl: ctx.config.callbackUrl ?? `${origin}${CALLBACK_PATH}`, codeVerifier: verifier, nonce });
   if (isFailure(identity)) {
     ctx.log.provider.note(identity.failure);

@@ -11,7 +11,7 @@
 import { isRecord } from '../../checks.js';
 import { sha256HexSync } from '../../digest.js';
 import { authorizationKeys } from '../../server/caller.js';
-import type { Keyring } from '../../server/keyring.js';
+import type { ServerKeyring } from './keyring.js';
 import type { Store } from '../../store/types.js';
 import { fetchDocument, type FetchLimits } from './fetch-document.js';
 import { redirectUriProblem } from './redirect-uri.js';
@@ -67,7 +67,7 @@ const nameOf = (value: unknown) => (typeof value === 'string' && value.trim() ? 
 const wantsRefresh = (grants: unknown) => Array.isArray(grants) && grants.includes(REFRESH_GRANT);
 
 /** Registers a client (RFC 7591 §3): the metadata it sent, checked, sealed into its id. */
-export async function registerClient(metadata: unknown, keyring: Keyring, now = Date.now()): Promise<Registration> {
+export async function registerClient(metadata: unknown, keyring: ServerKeyring, now = Date.now()): Promise<Registration> {
   if (!isRecord(metadata)) return { ok: false, error: 'invalid_client_metadata', description: 'The registration must be a JSON object.' };
   const uris = readRedirectUris(metadata.redirect_uris);
   if (typeof uris === 'string') return { ok: false, error: 'invalid_redirect_uri', description: `The registration's ${uris}.` };
@@ -103,7 +103,7 @@ export async function registerClient(metadata: unknown, keyring: Keyring, now = 
 export type Resolved = { ok: true; client: Client } | { ok: false; reason: string; document?: true };
 
 export interface ClientSources {
-  keyring: Keyring;
+  keyring: ServerKeyring;
   store: Store;
   /** Served locally: documents may be on loopback, over http. */
   local: boolean;

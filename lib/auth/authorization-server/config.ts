@@ -7,7 +7,7 @@
 
 import { readConfig } from '../../config.js';
 import { secureUrl } from '../config.js';
-import { readSigningKey, SIGNING_KEY_VARIABLE, type SigningKey } from '../signing-key.js';
+import { readSigningKeys, SIGNING_KEY_VARIABLE, type SigningKeys } from '../signing-key.js';
 import { readAllowList, type AllowList } from './allow-list.js';
 import { CALLBACK_PATH } from './paths.js';
 
@@ -18,7 +18,8 @@ export type Provider =
   | { kind: 'oidc'; issuer: string; clientId: string; clientSecret: string };
 
 export interface AuthServerConfig {
-  key: SigningKey;
+  /** AUTH_SERVER_KEY signs; with a rotation's next and old keys it is published and accepted (signing-key.ts). */
+  keys: SigningKeys;
   provider: Provider;
   allow: AllowList;
   /** Scopes this server grants (AUTH_SERVER_SCOPES, default AUTH_SCOPES); published in its metadata. */
@@ -84,7 +85,7 @@ export function readAuthServerConfig(env: Env): AuthServerConfig | undefined {
   if (outside.length) throw new TypeError(`AUTH_SERVER_SCOPES must include every scope of AUTH_SCOPES; it lacks ${outside.join(' ')}.`);
   if (scopes.includes('offline_access')) throw new TypeError('AUTH_SERVER_SCOPES lists offline_access, which is not a resource scope: clients ask for it to get a refresh token, and always may.');
   return {
-    key: readSigningKey(env[SIGNING_KEY_VARIABLE]!),
+    keys: readSigningKeys(env),
     provider,
     allow: readAllowList(env.AUTH_SERVER_ALLOW, provider.kind),
     scopes,

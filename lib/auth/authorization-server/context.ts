@@ -1,15 +1,15 @@
 /** What every endpoint of the built-in server works with, built once per instance (handler.ts). */
 
-import type { Keyring } from '../../server/keyring.js';
 import type { Store } from '../../store/types.js';
 import type { CountedWarning } from '../../warn.js';
 import type { AuthServerConfig } from './config.js';
+import type { ServerKeyring } from './keyring.js';
 import type { SignIn } from './providers/index.js';
 import type { SignAccessToken } from './signer.js';
 
 export interface ServerContext {
   config: AuthServerConfig;
-  keyring: Keyring;
+  keyring: ServerKeyring;
   store: Store;
   signIn: SignIn;
   sign: SignAccessToken;

@@ -72,10 +72,10 @@ export function createAuthorizationServerHandler(env: Env = process.env): FetchH
   const limits = createLimitsFromEnv(env, upstash);
   const ctx: ServerContext = {
     config,
-    keyring: createServerKeyring(config.key),
+    keyring: createServerKeyring(config.keys.accepted),
     store: selectStore(upstash, env).store,
     signIn: createSignIn(config.provider, config.allow),
-    sign: createSigner(config.key),
+    sign: createSigner(config.keys.signing),
     log: {
       refused: createCountedWarning((who, n) => `authorization server: refused ${n} sign-in(s) of people not on AUTH_SERVER_ALLOW (last: ${who})`),
       bound: createCountedWarning((what, n) => `authorization server: bound ${n} AUTH_SERVER_ALLOW name(s) to GitHub's ids (last: ${what})`),
@@ -89,7 +89,8 @@ export function createAuthorizationServerHandler(env: Env = process.env): FetchH
   async function route(endpoint: Endpoint, request: Request, reached: Reached): Promise<Response> {
     switch (endpoint) {
       case 'metadata': return serveDocument(request, authorizationServerMetadata(reached.origin, config!.scopes), 'application/json', 300);
-      case 'jwks': return serveDocument(request, { keys: [config!.key.publicJwk] }, 'application/json', 300);
+      // Every accepted key: a rotation's next key before it signs, the old one until what it signed has expired.
+      case 'jwks': return serveDocument(request, { keys: config!.keys.accepted.map((key) => key.publicJwk) }, 'application/json', 300);
       case 'authorize': return authorize(request, ctx, reached);
       case 'consent': return consent(request, ctx, reached);
       case 'callback': return callback(request, ctx, reached);

@@ -6,7 +6,7 @@
  * callback forged into someone else's browser finds none (the callback's `state` names the cookie).
  */
 
-import type { Keyring } from '../../server/keyring.js';
+import type { ServerKeyring } from './keyring.js';
 import { seal, unseal } from './seal.js';
 
 /** How long a person has to consent and sign in at the provider. */
@@ -44,7 +44,7 @@ export const newPendingId = () => process.getBuiltinModule('node:crypto').random
 const cookieName = (id: string) => `${COOKIE_PREFIX}${id}`;
 
 /** The Set-Cookie line holding `pending`, or undefined when it is too large for one cookie. */
-export async function pendingCookie(keyring: Keyring, pending: Pending, secure: boolean): Promise<string | undefined> {
+export async function pendingCookie(keyring: ServerKeyring, pending: Pending, secure: boolean): Promise<string | undefined> {
   const value = await seal(keyring, LABEL, pending);
   if (value.length > MAX_COOKIE_VALUE_CHARS) return undefined;
   return `${cookieName(pending.id)}=${value}; Path=/oauth; Max-Age=${Math.ceil(PENDING_TTL_MS / 1000)}; HttpOnly; SameSite=Lax${secure ? '; Secure' : ''}`;
@@ -61,7 +61,7 @@ export function cookieOf(request: Request, name: string): string | undefined {
 }
 
 /** The pending request `id` names, from this browser's cookie, when it is ours and not expired. */
-export async function readPending(keyring: Keyring, request: Request, id: unknown, now = Date.now()): Promise<Pending | undefined> {
+export async function readPending(keyring: ServerKeyring, request: Request, id: unknown, now = Date.now()): Promise<Pending | undefined> {
   if (typeof id !== 'string' || !ID.test(id)) return undefined;
   const pending = await unseal<Pending>(keyring, LABEL, cookieOf(request, cookieName(id)), MAX_COOKIE_VALUE_CHARS);
   return pending && pending.id === id && pending.expiresAt > now ? pending : undefined;

@@ -63,7 +63,7 @@ describe('before a person approved the client', () => {
   });
 
   test('an approval sealed under another key, or altered, is not one', async () => {
-    const forger = createServerKeyring(readSigningKey(newSigningKey()));
+    const forger = createServerKeyring([readSigningKey(newSigningKey())]);
     const request = new Request(stack.origin);
     const foreign = (await approvalCookie(forger, request, clientDigest(phishing), PHISH, false)).split(';')[0]!;
     const [name, value] = (await approve(stack.origin, phishing, PHISH)).split('=') as [string, string];
