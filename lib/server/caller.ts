@@ -143,7 +143,7 @@ export const storeKeys = {
  * The built-in authorization server's records (lib/auth/authorization-server), apart from storeKeys so the MCP function's bundle
  * leaves them out. Written through the 'security' budget: an authorization code (by its SHA-256: the store never
  * holds a code), its single use, a refresh-token family (its current token's SHA-256 and the last ones'), the
- * family's revocation, a refresh token's single use. Not per caller: each is named by an unguessable digest or id.
+ * family's revocation, a refresh token's single use, a person's remembered consents and their revocations. Not per caller: each is named by an unguessable digest or id.
  */
 export const authorizationKeys = {
   authorizationCode: (digest: string) => keyOf('oauth-code', digest),
@@ -153,6 +153,10 @@ export const authorizationKeys = {
   refreshTokenUsed: (digest: string) => keyOf('oauth-refresh-used', digest),
   /** The GitHub id an AUTH_SERVER_ALLOW name (`github` or `github-org`, lowercased) was bound to when it first admitted someone. */
   githubName: (kind: string, name: string) => keyOf('oauth-github-name', kind, name),
+  /** The consents a person gave on the consent page, remembered (remembered-consent.ts), by the person's digest. */
+  consents: (person: string) => keyOf('oauth-consents', person),
+  /** When a person's consent to a client (by its digest) was last revoked: no consent given before counts. */
+  consentRevoked: (person: string, client: string) => keyOf('oauth-consent-revoked', person, client),
   /** A Client ID Metadata Document's parsed content, cached in the anonymous pool (anyone can name a URL). */
   clientDocument: (clientId: string) => keyOf('oauth-client-doc', clientId),
 };

@@ -8,7 +8,7 @@
 
 import { createServer, request as httpRequest, type Server } from 'node:http';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { authorizationUrl, codeFor, pkce, register, signIn, tokenRequest } from '../support/authz-client.js';
+import { authorizationUrl, codeFor, pkce, register, revokeRequest, signIn, tokenRequest } from '../support/authz-client.js';
 import { newSigningKey, PROVIDER_CLIENT } from '../support/authz-stack.js';
 import { freePort } from '../support/client-harness.js';
 import { startInstances, type Instances } from '../support/instances.js';
@@ -104,6 +104,32 @@ describe('the built-in authorization server on two processes', () => {
     expect((await tokenRequest(direct(1), { grant_type: 'refresh_token', refresh_token: first, client_id: client })).body).toMatchObject({ error: 'invalid_grant' });
     expect((await tokenRequest(direct(0), { grant_type: 'refresh_token', refresh_token: rotated.body.refresh_token as string, client_id: client })).body)
       .toEqual({ error: 'invalid_grant', error_description: 'The refresh token was revoked: sign in again.' });
+  }, 60_000);
+
+  test('a consent remembered through one process skips the page on both; revoked on one, the page is back on the other', async () => {
+    const client = (await register(origin, { redirect_uris: [REDIRECT], grant_types: ['authorization_code', 'refresh_token'], client_name: 'remembered' })).body.client_id as string;
+    const browser: Record<string, string[]> = {};
+    /** The next request through the balancer goes to process `index`. */
+    const nextOn = async (index: number) => {
+      while (servedBy.length % 2 !== index) await fetch(`${origin}/oauth/jwks`);
+    };
+    const attempt = async () => {
+      const { verifier, challenge } = pkce();
+      const pages: string[] = [];
+      const landed = await signIn(authorizationUrl(origin, { client_id: client, redirect_uri: REDIRECT, code_challenge: challenge }), REDIRECT, { cookies: browser, pages });
+      return { pages: pages.length, tokens: (await redeem(client, landed.searchParams.get('code')!, verifier)).body };
+    };
+    expect((await attempt()).pages).toBe(1);
+    let refreshToken = '';
+    for (const index of [0, 1]) {
+      await nextOn(index);
+      const again = await attempt();
+      expect(again.pages).toBe(0);
+      refreshToken = again.tokens.refresh_token as string;
+    }
+    expect(await revokeRequest(direct(0), refreshToken, client)).toBe(200);
+    await nextOn(1);
+    expect((await attempt()).pages).toBe(1);
   }, 60_000);
 
   test('registrations and authorization requests put nothing in the store; a sign-in keeps its code there by digest only', async () => {

@@ -37,6 +37,15 @@ export async function tokenRequest(origin: string, form: Record<string, string>)
   return { status: response.status, body: await response.json() as Record<string, unknown> };
 }
 
+/** A revocation request (RFC 7009, form-encoded, as clients send it): the token and the client sending it; the status. */
+export async function revokeRequest(origin: string, token: string, clientId: string): Promise<number> {
+  const response = await fetch(`${origin}/oauth/revoke`, {
+    method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams({ token, client_id: clientId }).toString(),
+  });
+  await response.body?.cancel();
+  return response.status;
+}
+
 /** A whole sign-in of a registered client: its code, verifier and the landing URL. */
 export async function codeFor(origin: string, clientId: string, redirectUri: string, extra: Record<string, string | null> = {}) {
   const { verifier, challenge } = pkce();

@@ -14,14 +14,17 @@ export interface BrowserOptions {
   /** Every URL the browser requested, in order, and the consent pages it saw. */
   visited?: string[];
   pages?: string[];
-  /** Cookies the browser already holds, by origin (`name=value` pairs), e.g. from a sign-in it began earlier. */
+  /**
+   * Cookies the browser already holds, by origin (`name=value` pairs), e.g. from a sign-in it began earlier; updated
+   * with what the servers set, so passing the same object again is the same browser coming back.
+   */
   cookies?: Record<string, string[]>;
 }
 
 /** A cookie jar keyed by origin and name (enough for the servers under test, which set host-only cookies). */
 class Jar {
   private cookies = new Map<string, Map<string, string>>();
-  constructor(held: Record<string, string[]> = {}) {
+  constructor(private readonly held: Record<string, string[]> = {}) {
     for (const [origin, pairs] of Object.entries(held)) {
       this.cookies.set(origin, new Map(pairs.map((pair) => [pair.slice(0, pair.indexOf('=')), pair.slice(pair.indexOf('=') + 1)])));
     }
@@ -36,6 +39,7 @@ class Jar {
       else jar.set(name!.trim(), value.join('='));
     }
     this.cookies.set(origin, jar);
+    this.held[origin] = [...jar].map(([k, v]) => `${k}=${v}`);
   }
   header(url: string): string {
     return [...(this.cookies.get(new URL(url).origin) ?? [])].map(([k, v]) => `${k}=${v}`).join('; ');
@@ -71,7 +75,8 @@ export async function followToRedirect(authorizationUrl: string | URL, redirectU
     }
     const body = await response.text();
     const form = response.status === 200 ? formOf(body, next) : undefined;
-    if (!form) throw new Error(`the authorization flow stopped at ${next} with HTTP ${response.status}: ${body.slice(0, 500)}`);
+    // A page's head is its style sheet: what it says is in the body.
+    if (!form) throw new Error(`the authorization flow stopped at ${next} with HTTP ${response.status}: ${body.replace(/<head>[\s\S]*<\/head>/, '').slice(0, 500)}`);
     options.pages?.push(body);
     init = {
       method: 'POST',

@@ -6,23 +6,28 @@
  * is required (`plain` and a missing challenge are refused); the `resource` must be this deployment's MCP URL
  * (the default when absent); scopes are those asked for that this server grants (AUTH_SCOPES when none is), and a
  * refresh token comes when the client asks for `offline_access` or registered for the refresh_token grant. The
- * request is then sealed into a cookie (pending.ts) and the consent page shown: consent is asked every time.
+ * request is then sealed into a cookie (pending.ts) and the consent page shown, unless this browser's person already
+ * consented to the same client, redirect URI and resource for these scopes and it is still remembered
+ * (remembered-consent.ts): then the browser goes straight to the provider's sign-in.
  */
 
 import { MCP_PATHS, mcpUrl } from '../../http/public-url.js';
 import { refuseAuthorization } from './approvals.js';
 import { clientDigest, resolveClient } from './clients.js';
+import { toProvider } from './consent.js';
 import { consentPage } from './consent-page.js';
 import type { Reached, ServerContext } from './context.js';
 import { MAX_STATE_CHARS, newPendingId, PENDING_TTL_MS, pendingCookie, type Pending } from './pending.js';
 import { matchesRedirectUri } from './redirect-uri.js';
+import { isRemembered, personInBrowser } from './remembered-consent.js';
 import { errorPage } from './replies.js';
 
 const OFFLINE = 'offline_access';
 /** A PKCE S256 challenge: the base64url SHA-256 of the verifier (RFC 7636 §4.2). */
 const S256_CHALLENGE = /^[A-Za-z0-9_-]{43}$/;
 
-export async function authorize(request: Request, ctx: ServerContext, { origin, secure }: Reached): Promise<Response> {
+export async function authorize(request: Request, ctx: ServerContext, reached: Reached): Promise<Response> {
+  const { origin, secure } = reached;
   const params = new URL(request.url).searchParams;
   const clientId = params.get('client_id');
   if (!clientId) return errorPage(400, 'The request names no client (client_id).');
@@ -71,13 +76,31 @@ export async function authorize(request: Request, ctx: ServerContext, { origin, 
     offline: requested.includes(OFFLINE) || client.refresh,
     expiresAt: Date.now() + PENDING_TTL_MS,
   };
-  // Sized as it will be once approved (consent.ts), so a request that fits now fits then.
+  // Sized as it will be once approved (consent.ts, or by a person's remembered consent), so a request that fits now fits then.
   const cookie = await pendingCookie(ctx.keyring, pending, secure);
-  if (!cookie || !(await pendingCookie(ctx.keyring, { ...pending, approved: true }, secure))) {
+  if (!cookie || !(await pendingCookie(ctx.keyring, { ...pending, approved: true, person: '0'.repeat(64) }, secure))) {
     ctx.log.bounds.note('an authorization request too large for its cookie');
     return errorPage(400, 'This sign-in request is too large to continue (its redirect URI and state together).');
   }
+  const person = await rememberedPerson(request, ctx, pending, requested, params.get('prompt'));
+  if (person) return toProvider(ctx, { ...pending, approved: true, person }, reached, []);
   return consentPage({
     client, redirectUri, scopes: pending.scopes, offline: pending.offline, origin, resource: pending.resource, provider: ctx.signIn.name, pendingId: pending.id,
+    rememberedMs: ctx.config.consentTtlMs,
   }, cookie);
+}
+
+/**
+ * The person this browser signed in last, when a consent of theirs covering `pending` is remembered. `prompt=consent`
+ * asks for the page, except beside `offline_access`: clients add it there for OpenID Connect Core §11, which lets a
+ * server skip it when "other conditions for processing the request permitting offline access" hold, as a remembered
+ * consent that allowed offline access does (this server is not an OpenID provider; the SDKs and Claude send it so).
+ */
+async function rememberedPerson(request: Request, ctx: ServerContext, pending: Pending, requested: string[], prompt: string | null): Promise<string | undefined> {
+  if (ctx.config.consentTtlMs === 0) return undefined;
+  if ((prompt ?? '').split(' ').includes('consent') && !requested.includes(OFFLINE)) return undefined;
+  const person = await personInBrowser(ctx.keyring, request);
+  if (!person) return undefined;
+  const { client, redirectUri, resource, scopes, offline } = pending;
+  return (await isRemembered(ctx.store, person, { client, redirectUri, resource, scopes, offline })) ? person : undefined;
 }

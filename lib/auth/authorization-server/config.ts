@@ -10,6 +10,7 @@ import { secureUrl } from '../config.js';
 import { readSigningKeys, SIGNING_KEY_VARIABLE, type SigningKeys } from '../signing-key.js';
 import { readAllowList, type AllowList } from './allow-list.js';
 import { CALLBACK_PATH } from './paths.js';
+import { readConsentTtl } from './remembered-consent.js';
 
 type Env = Record<string, string | undefined>;
 
@@ -28,6 +29,8 @@ export interface AuthServerConfig {
   defaultScopes: string[];
   /** The provider's callback when it is fixed (AUTH_SERVER_CALLBACK_URL, for preview deployments); else `<origin>/oauth/callback`. */
   callbackUrl?: string;
+  /** How long a person's consent to a client is remembered (AUTH_SERVER_CONSENT_DAYS); 0: the page every time. */
+  consentTtlMs: number;
   /** Served locally (no PUBLIC_URL, not on Vercel): client metadata documents may then be on loopback, over http. */
   local: boolean;
 }
@@ -91,6 +94,7 @@ export function readAuthServerConfig(env: Env): AuthServerConfig | undefined {
     scopes,
     defaultScopes,
     callbackUrl: env.AUTH_SERVER_CALLBACK_URL ? readCallbackUrl(env) : undefined,
+    consentTtlMs: readConsentTtl(env),
     local,
   };
 }

@@ -2,7 +2,8 @@
  * The consent page: plain HTML and a form, so it works without JavaScript, and is never framed (replies.ts).
  * It says who asks, in the terms that can be trusted: for a Client ID Metadata Document the document's host (a
  * name the client gives itself is shown as such, never as its identity); for a client registered here, that it
- * named itself. Then where the browser goes after the decision, and the access asked for.
+ * named itself. Then where the browser goes after the decision, the access asked for, and how long an Allow is
+ * remembered (remembered-consent.ts).
  */
 
 import { MCP_PATHS, mcpUrl } from '../../http/public-url.js';
@@ -20,6 +21,8 @@ export interface ConsentView {
   resource: string;
   provider: string;
   pendingId: string;
+  /** How long an Allow is remembered, in ms (0: not at all). */
+  rememberedMs: number;
 }
 
 function whoAsks(client: Client): string {
@@ -43,6 +46,8 @@ export function consentPage(view: ConsentView, cookie: string): Response {
     + `<dt>Access asked for</dt><dd><ul>${scopes}</ul></dd></dl>`
     + `<p class="note">Allow only if you started this from an app you trust and expect to go to that address. `
     + `Next you sign in with ${e(view.provider)}; only people this server lets in get access.</p>`
+    + (view.rememberedMs > 0 ? `<p class="note">Your answer is remembered for ${Math.round(view.rememberedMs / 86_400_000)} days: `
+      + 'this app signs in again as you without this page unless it asks for more, or until it disconnects.</p>' : '')
     + `<form method="post" action="${CONSENT_PATH}"><input type="hidden" name="id" value="${e(view.pendingId)}">`
     + `<button type="submit" name="decision" value="approve">Allow</button>`
     + `<button type="submit" name="decision" value="deny">Deny</button></form>`;

@@ -2,6 +2,7 @@
 
 import type { Store } from '../../store/types.js';
 import type { CountedWarning } from '../../warn.js';
+import type { VerifyToken } from '../verify.js';
 import type { AuthServerConfig } from './config.js';
 import type { ServerKeyring } from './keyring.js';
 import type { SignIn } from './providers/index.js';
@@ -13,6 +14,8 @@ export interface ServerContext {
   store: Store;
   signIn: SignIn;
   sign: SignAccessToken;
+  /** Verifies an access token this server signed, as the MCP endpoint does (for revocation: revoke.ts). */
+  verify: VerifyToken;
   /** Operator log lines, counted (lib/warn.ts). */
   log: {
     refused: CountedWarning;

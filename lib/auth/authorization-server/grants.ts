@@ -129,11 +129,11 @@ export async function revokeFamily(store: Store, id: string): Promise<void> {
   await store.withBudget('security').set(authorizationKeys.refreshFamilyRevoked(id), 1, REFRESH_IDLE_MS);
 }
 
-/** The family of `token` when the token is its current one and was issued to `client` (RFC 7009 §2.1). */
-export async function ownedFamily(store: Store, token: string, client: string): Promise<string | undefined> {
+/** The family of `token` (its id and person) when the token is one of it and was issued to `client` (RFC 7009 §2.1). */
+export async function ownedFamily(store: Store, token: string, client: string): Promise<{ id: string; subject: string } | undefined> {
   const id = familyOf(token);
   if (!id) return undefined;
   const family = await store.get<Family>(authorizationKeys.refreshFamily(id));
   const digest = await sha256Hex(token);
-  return family && family.client === client && (family.current === digest || family.previous.includes(digest)) ? id : undefined;
+  return family && family.client === client && (family.current === digest || family.previous.includes(digest)) ? { id, subject: family.subject } : undefined;
 }

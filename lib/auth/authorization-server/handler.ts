@@ -19,6 +19,7 @@ import { StoreUnavailableError, storeFailureSentence } from '../../store/types.j
 import { readUpstashConfig } from '../../store/upstash-config.js';
 import { createCountedWarning } from '../../warn.js';
 import { readAuthConfig, requireAudienceSource } from '../config.js';
+import { createVerifier } from '../verify.js';
 import { authorize } from './authorize.js';
 import { callback } from './callback.js';
 import { readAuthServerConfig } from './config.js';
@@ -67,7 +68,8 @@ export function createAuthorizationServerHandler(env: Env = process.env): FetchH
   if (!config) {
     return async (request) => checkHost(request) ?? notPublished('This deployment has no built-in authorization server (AUTH_SERVER_KEY is not set).');
   }
-  requireAudienceSource(readAuthConfig(env)!, served, env);
+  const authConfig = readAuthConfig(env)!;
+  requireAudienceSource(authConfig, served, env);
   const upstash = readUpstashConfig(env);
   const limits = createLimitsFromEnv(env, upstash);
   const ctx: ServerContext = {
@@ -76,6 +78,7 @@ export function createAuthorizationServerHandler(env: Env = process.env): FetchH
     store: selectStore(upstash, env).store,
     signIn: createSignIn(config.provider, config.allow),
     sign: createSigner(config.keys.signing),
+    verify: createVerifier(authConfig),
     log: {
       refused: createCountedWarning((who, n) => `authorization server: refused ${n} sign-in(s) of people not on AUTH_SERVER_ALLOW (last: ${who})`),
       bound: createCountedWarning((what, n) => `authorization server: bound ${n} AUTH_SERVER_ALLOW name(s) to GitHub's ids (last: ${what})`),
@@ -96,7 +99,7 @@ export function createAuthorizationServerHandler(env: Env = process.env): FetchH
       case 'callback': return callback(request, ctx, reached);
       case 'token': return token(request, ctx, reached);
       case 'register': return register(request, ctx);
-      case 'revoke': return revoke(request, ctx);
+      case 'revoke': return revoke(request, ctx, reached);
     }
   }
 

@@ -35,8 +35,10 @@ export interface Pending {
   /** A refresh token is issued with the code's tokens. */
   offline: boolean;
   expiresAt: number;
-  /** The person approved on the consent page. */
+  /** The person approved on the consent page, or a consent remembered for them was found (`person`). */
   approved?: true;
+  /** The person (remembered-consent.ts personOf) whose remembered consent approved the request instead of the page. */
+  person?: string;
 }
 
 export const newPendingId = () => process.getBuiltinModule('node:crypto').randomBytes(16).toString('base64url');
