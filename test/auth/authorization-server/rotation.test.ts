@@ -4,17 +4,23 @@
  * AUTH_SERVER_NEXT_KEY is published before it signs; then it signs (AUTH_SERVER_KEY) while the old key, now
  * AUTH_SERVER_OLD_KEY, is still published and accepted, and so is everything sealed under it (a registration, a
  * sign-in begun before the switch); once the old key is gone its tokens are refused. Every token names its key by
- * `kid`, the key's RFC 7638 thumbprint.
+ * `kid`, the key's RFC 7638 thumbprint. And why step 1 comes first: while a redeploy rolls out, instances on the
+ * old and the new settings serve one origin side by side, and each must accept what the other signs and seals.
  */
 
 import { createHash } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { createMcpHandler } from '../../../api/mcp.js';
+import { createAuthorizationServerHandler } from '../../../lib/auth/authorization-server/handler.js';
+import { createProtectedResourceHandler } from '../../../lib/auth/metadata.js';
 import { readSigningKey } from '../../../lib/auth/signing-key.js';
+import { startLocalServer } from '../../../scripts/local-server.js';
 import { authorizationUrl, callWith, codeFor, pkce, register, tokenRequest } from '../../support/authz-client.js';
 import { newSigningKey, PROVIDER_CLIENT, startAuthzStack, type AuthzStack } from '../../support/authz-stack.js';
 import { followToRedirect } from '../../support/browser-leg.js';
 import { freePort } from '../../support/client-harness.js';
 import { startOAuthServer, type OAuthServer } from '../../support/oauth-server.js';
+import { createProtectedApp } from '../../support/protected-app.js';
 import { startSharedRedis, type SharedRedis } from '../../support/shared-redis.js';
 
 const REDIRECT = 'http://127.0.0.1:6276/oauth/callback';
@@ -27,6 +33,12 @@ let origin: string;
 let redis: SharedRedis;
 let provider: OAuthServer;
 let stack: AuthzStack | undefined;
+
+/** The settings of the deployment besides its keys (startAuthzStack's, for the provider at `provider`). */
+const stack0Env = () => ({
+  AUTH_SERVER_PROVIDER: 'oidc', AUTH_SERVER_OIDC_ISSUER: provider.issuer, AUTH_SERVER_CLIENT_ID: PROVIDER_CLIENT.id, AUTH_SERVER_CLIENT_SECRET: PROVIDER_CLIENT.secret,
+  AUTH_SERVER_ALLOW: 'alice@example.com', AUTH_SCOPES: 'agents:chat', AUTH_SERVER_SCOPES: 'agents:chat admin', PORT: String(port),
+});
 
 /** The deployment with these key variables (and the shared store, so codes and refresh tokens outlive a redeploy). */
 async function deploy(keys: Record<string, string>): Promise<void> {
@@ -123,6 +135,60 @@ describe('rotating the signing key', () => {
     expect(refused.status).toBe(401);
     expect(refused.challenge).toContain('error="invalid_token"');
     expect((await callWith(stack!.mcpUrl, after.access_token)).status).toBe(200);
+  }, 60_000);
+});
+
+describe('a redeploy rolling out over instances', () => {
+  /**
+   * Two instances of the deployment on one origin and store, each request to the next in turn, as a platform may
+   * route while a redeploy rolls out: one still on `before`'s key settings, one already on `after`'s.
+   */
+  async function rollingOut(before: Record<string, string>, after: Record<string, string>) {
+    await stack?.close();
+    stack = undefined;
+    const base = { ...stack0Env(), ...redis.bridge.env, MCP_STATE_SECRET: 'r'.repeat(32) };
+    const instances = [before, after].map((keys) => {
+      const env = { ...base, ...keys };
+      return {
+        '/api/mcp': createMcpHandler(createProtectedApp(env)),
+        '/api/wk-oauth-protected-resource': createProtectedResourceHandler(env),
+        '/api/oauth': createAuthorizationServerHandler(env),
+      };
+    });
+    let next = 0;
+    const functions = Object.fromEntries(Object.keys(instances[0]!).map((path) => [path,
+      (request: Request) => instances[next++ % 2]![path as keyof typeof instances[0]](request)]));
+    return startLocalServer({ port, functions });
+  }
+
+  /** A sign-in and a call per instance, each token tried on both; the statuses of the calls. */
+  async function signInAndCall(): Promise<number[]> {
+    const client = (await register(origin, { redirect_uris: [REDIRECT], client_name: `rolling ${Math.random()}` })).body.client_id as string;
+    const statuses: number[] = [];
+    for (let i = 0; i < 2; i++) {
+      const { access_token: token } = await tokensFor(client);
+      for (let j = 0; j < 2; j++) statuses.push((await callWith(`${origin}/mcp`, token)).status);
+    }
+    return statuses;
+  }
+
+  test('step 1 first: an instance still on the old settings accepts the tokens an instance on the new ones signs', async () => {
+    const server = await rollingOut({ AUTH_SERVER_KEY: OLD, AUTH_SERVER_NEXT_KEY: NEW }, { AUTH_SERVER_KEY: NEW, AUTH_SERVER_OLD_KEY: OLD });
+    try {
+      expect(await signInAndCall()).toEqual([200, 200, 200, 200]);
+    } finally {
+      await server.close();
+    }
+  }, 60_000);
+
+  test('without step 1, the instance that never heard of the new key breaks what the other sealed or signed with it', async () => {
+    const server = await rollingOut({ AUTH_SERVER_KEY: OLD }, { AUTH_SERVER_KEY: NEW, AUTH_SERVER_OLD_KEY: OLD });
+    try {
+      const outcome = await signInAndCall().then((statuses) => (statuses.includes(401) ? 'a token refused' : 'all well'), () => 'a sign-in broken');
+      expect(outcome).not.toBe('all well');
+    } finally {
+      await server.close();
+    }
   }, 60_000);
 });
 
