@@ -5,7 +5,7 @@
  */
 
 import { readBuiltInConfig } from '../config.js';
-import { SIGNING_KEY_VARIABLE } from '../signing-key.js';
+import { NEXT_KEY_VARIABLE, OLD_KEY_VARIABLE, SIGNING_KEY_VARIABLE } from '../signing-key.js';
 import { JWT_WORDS, jwtMode } from './jwt.js';
 import type { SignInMode } from './mode.js';
 
@@ -14,8 +14,13 @@ export const authorizationServerMode: SignInMode = {
   ...JWT_WORDS,
   read(env) {
     const config = readBuiltInConfig(env);
+    // A rotation in progress is said, so that the operator remembers its next step (docs/oauth.md "Rotating the signing key").
+    const rotation = [
+      env[NEXT_KEY_VARIABLE]?.trim() ? `; ${NEXT_KEY_VARIABLE} published, not yet signing` : '',
+      env[OLD_KEY_VARIABLE]?.trim() ? `; ${OLD_KEY_VARIABLE} still accepted: remove it once its tokens have expired (15 minutes after the switch)` : '',
+    ].join('');
     return config && jwtMode('authorization-server', config, {
-      startup: `OAuth bearer tokens from the built-in authorization server at this deployment's origin (${SIGNING_KEY_VARIABLE})`,
+      startup: `OAuth bearer tokens from the built-in authorization server at this deployment's origin (${SIGNING_KEY_VARIABLE}${rotation})`,
       health: { mode: 'built-in' },
     });
   },

@@ -207,6 +207,14 @@ describe('rotation settings', () => {
     })).toThrow(message);
   });
 
+  test('the start-up line says a rotation is under way, and its next step', async () => {
+    const { describeAuth } = await import('../../../lib/auth/index.js');
+    const { readSignIn } = await import('../../../lib/auth/modes/index.js');
+    expect(describeAuth({ modes: readSignIn({ AUTH_SERVER_KEY: OLD, AUTH_SERVER_NEXT_KEY: NEW }) })).toContain('(AUTH_SERVER_KEY; AUTH_SERVER_NEXT_KEY published, not yet signing)');
+    expect(describeAuth({ modes: readSignIn({ AUTH_SERVER_KEY: NEW, AUTH_SERVER_OLD_KEY: OLD }) }))
+      .toContain('AUTH_SERVER_OLD_KEY still accepted: remove it once its tokens have expired (15 minutes after the switch)');
+  });
+
   test('a key of the next or old kind without AUTH_SERVER_KEY is refused, naming it', async () => {
     const { readAuthServerConfig } = await import('../../../lib/auth/authorization-server/config.js');
     expect(() => readAuthServerConfig({ AUTH_SERVER_OLD_KEY: OLD })).toThrow('AUTH_SERVER_OLD_KEY is set but AUTH_SERVER_KEY is not');
