@@ -102,5 +102,5 @@ async function rememberedPerson(request: Request, ctx: ServerContext, pending: P
   const person = await personInBrowser(ctx.keyring, request);
   if (!person) return undefined;
   const { client, redirectUri, resource, scopes, offline } = pending;
-  return (await isRemembered(ctx.store, person, { client, redirectUri, resource, scopes, offline })) ? person : undefined;
+  return (await isRemembered(ctx.store, person, { client, redirectUri, resource, scopes, offline }, ctx.config.consentTtlMs)) ? person : undefined;
 }

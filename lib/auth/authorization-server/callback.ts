@@ -49,7 +49,7 @@ export async function callback(request: Request, ctx: ServerContext, { origin, s
   }
   const person = personOf(identity.subject);
   const given: Consented = { client: pending.client, redirectUri: pending.redirectUri, resource: pending.resource, scopes: pending.scopes, offline: pending.offline };
-  if (pending.person !== undefined && pending.person !== person && !(await isRemembered(ctx.store, person, given))) {
+  if (pending.person !== undefined && pending.person !== person && !(await isRemembered(ctx.store, person, given, ctx.config.consentTtlMs))) {
     const page = errorPage(400, 'You signed in as someone other than the person who allowed this app before, and you were not asked; start again from the app.');
     for (const cookie of [...clear, clearPersonCookie(secure)]) page.headers.append('set-cookie', cookie);
     return page;

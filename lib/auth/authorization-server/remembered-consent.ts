@@ -63,9 +63,12 @@ async function recordsOf(store: Store, person: string, client: string, now: numb
   return (list as Remembered[]).filter((kept) => kept.expiresAt > now && !(kept.client === client && kept.grantedAt <= since));
 }
 
-/** True when `person` consented to what is `asked` and it is still remembered. */
-export async function isRemembered(store: Store, person: string, asked: Consented, now = Date.now()): Promise<boolean> {
-  return (await recordsOf(store, person, asked.client, now)).some((kept) => covers(kept, asked));
+/**
+ * True when `person` consented to what is `asked` and it is still remembered: within `ttlMs` (AUTH_SERVER_CONSENT_DAYS
+ * now, should the operator have shortened it since) and the time it was remembered for.
+ */
+export async function isRemembered(store: Store, person: string, asked: Consented, ttlMs: number, now = Date.now()): Promise<boolean> {
+  return (await recordsOf(store, person, asked.client, now)).some((kept) => kept.grantedAt + ttlMs > now && covers(kept, asked));
 }
 
 /** The person this browser last signed in, when it holds our cookie saying so. */

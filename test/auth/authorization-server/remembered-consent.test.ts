@@ -146,14 +146,15 @@ describe('bounds', () => {
     expect((await signInWith(browser, clients[0]!)).pages).toBe(1);
   }, 120_000);
 
-  test('a consent lapses AUTH_SERVER_CONSENT_DAYS after it was given on the page, however often it is used', async () => {
+  test('a consent lapses AUTH_SERVER_CONSENT_DAYS after it was given on the page, however often it is used, and sooner if the setting is shortened', async () => {
     const store = new MemoryStore();
     const person = personOf('oidc:alice');
     const given = { client: 'c', redirectUri: REDIRECT, resource: 'http://localhost/mcp', scopes: [SCOPE], offline: false };
     const day = 24 * 3600_000;
     await rememberConsent(store, person, given, 30 * day, 0);
-    expect(await isRemembered(store, person, given, 30 * day - 1)).toBe(true);
-    expect(await isRemembered(store, person, given, 30 * day)).toBe(false);
+    expect(await isRemembered(store, person, given, 30 * day, 30 * day - 1)).toBe(true);
+    expect(await isRemembered(store, person, given, 30 * day, 30 * day)).toBe(false);
+    expect(await isRemembered(store, person, given, 7 * day, 7 * day)).toBe(false);
   });
 
   test('AUTH_SERVER_CONSENT_DAYS=0 remembers nothing: the page every time', async () => {
