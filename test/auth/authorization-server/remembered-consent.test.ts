@@ -157,6 +157,19 @@ describe('bounds', () => {
     expect(await isRemembered(store, person, given, 7 * day, 7 * day)).toBe(false);
   });
 
+  test('a remembered consent is a security record: a flood of callers\' state filling the store does not evict it', async () => {
+    const store = new MemoryStore({ maxBytes: 64 * 1024, maxEntries: 200, maxBytesPerCaller: 16 * 1024, maxBytesSecurity: 16 * 1024 });
+    const person = personOf('oidc:alice');
+    const given = { client: 'c', redirectUri: REDIRECT, resource: 'http://localhost/mcp', scopes: [SCOPE], offline: false };
+    await rememberConsent(store, person, given, 3600_000);
+    for (let i = 0; i < 1000; i++) {
+      const budget = i % 2 ? 'anonymous' as const : { owner: `caller-${i % 7}` };
+      await store.withBudget(budget).set(`flood:${i}`, 'x'.repeat(500), 3600_000).catch(() => undefined);
+    }
+    expect(await store.get('flood:999')).toBeDefined();
+    expect(await isRemembered(store, person, given, 3600_000)).toBe(true);
+  });
+
   test('AUTH_SERVER_CONSENT_DAYS=0 remembers nothing: the page every time', async () => {
     const never = await startAuthzStack({ env: { AUTH_SERVER_CONSENT_DAYS: '0' } });
     try {
