@@ -3,7 +3,8 @@
  * the Upstash REST bridge), one public origin in front of them that sends each request to the next process in
  * turn, as a platform's load balancer may. A sign-in whose steps land on alternate processes completes; a code
  * redeemed on two processes at once succeeds once; a refresh token rotated on one and reused on the other revokes
- * the family on both; registrations and pending sign-ins put nothing in the store.
+ * the family on both; a consent remembered through one is honoured and revoked on both; registrations and pending
+ * sign-ins put nothing in the store.
  */
 
 import { createServer, request as httpRequest, type Server } from 'node:http';
@@ -140,8 +141,10 @@ describe('the built-in authorization server on two processes', () => {
     expect(await keys()).toEqual(before);
     const landed = await signIn(authorizationUrl(origin, { client_id: client, redirect_uri: REDIRECT, code_challenge: pkce().challenge }), REDIRECT);
     const added = (await keys()).filter((key) => !before.includes(key));
-    expect(added).toHaveLength(1);
-    expect(added[0]).toMatch(/oauth-code/);
-    expect(added[0]).not.toContain(landed.searchParams.get('code'));
+    // The code by its digest and, at a person's first sign-in, their remembered consents, named by a digest of them.
+    expect(added.filter((key) => /oauth-code/.test(key))).toHaveLength(1);
+    expect(added.filter((key) => !/oauth-code|oauth-consents/.test(key))).toEqual([]);
+    expect(added.join(' ')).not.toContain(landed.searchParams.get('code'));
+    expect(added.join(' ')).not.toContain('alice');
   }, 60_000);
 });
