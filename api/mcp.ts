@@ -22,7 +22,7 @@ import { Observation } from '../lib/observe/observation.js';
 import { createReport, readLogLevel } from '../lib/observe/request-log.js';
 import { startupLogLine } from '../lib/observe/startup.js';
 import { SERVER_INFO } from '../lib/identity.js';
-import { callerKey } from '../lib/server/caller.js';
+import { Caller } from '../lib/server/caller.js';
 import type { Principal } from '../lib/server/context.js';
 import { INTERNAL_ERROR } from '../lib/protocol/errors.js';
 import { H_LAST_EVENT_ID, H_RETRY_AFTER } from '../lib/protocol/headers.js';
@@ -84,7 +84,7 @@ export function createMcpHandler(app: App, bounds: RequestBounds = app.bounds ??
   async function resume(request: Request, principal: Principal | undefined): Promise<Response> {
     const session = await app.sessions.read(request, principal);
     if (session instanceof Response) return session;
-    return resumeStream(request, deps.store, callerKey(principal, session), resumptions);
+    return resumeStream(request, deps.store, new Caller(principal, session).key, resumptions);
   }
 
   return async function handleMcp(request) {

@@ -127,9 +127,9 @@ export function chatWithAgentTool(options: ChatToolOptions): ToolDefinition<type
           signal: ctx.cancellation,
           reserve: turnRoom(session, message, agent.keepsHistory, holdMs),
         };
-        if (ctx.caller !== undefined) {
+        if (ctx.caller.key !== undefined) {
           turn.once = {
-            key: storeKeys.retry(ctx.caller, ctx.requestId, await sha256Hex(canonicalJson(args))),
+            key: storeKeys.retry(ctx.caller.key, ctx.requestId, await sha256Hex(canonicalJson(args))),
             claimTtlMs: holdMs,
             succeeded: (result: ToolResult | InputRequired) => !('inputRequired' in result) && !result.isError,
             onJoin: () => progress.note('This request is already running; waiting for its reply.'),

@@ -5,7 +5,7 @@
  * run in turn (turn.ts), so reading it at a turn's start and writing it at its end is safe.
  */
 
-import { ownerOf, storeKeys } from '../server/caller.js';
+import { storeKeys } from '../server/caller.js';
 import type { RequestContext } from '../server/context.js';
 import type { Keyring } from '../server/keyring.js';
 import { storedBytes, type Put, type Reservation } from '../store/types.js';
@@ -32,9 +32,9 @@ const UPSTREAM_CONVERSATION = 'upstream-conversation';
  * to their owner and agent: an id another principal holds, or one a client made up, is refused. The upstream
  * sees a third id derived from all three, never the client's string.
  */
-export async function openConversation(ctx: Pick<RequestContext, 'principal' | 'keyring'>, agentId: string, given: string | undefined): Promise<Conversation | undefined> {
+export async function openConversation(ctx: Pick<RequestContext, 'caller' | 'keyring'>, agentId: string, given: string | undefined): Promise<Conversation | undefined> {
   const { keyring } = ctx;
-  const owner = ownerOf(ctx.principal);
+  const owner = ctx.caller.conversationOwner;
   const id = given ?? (await keyring.issue(CONVERSATION, owner, agentId));
   if (given !== undefined && !(await keyring.check(CONVERSATION, given, owner, agentId))) return undefined;
   return new Opened(owner, agentId, id, keyring);

@@ -16,7 +16,7 @@
  * at once), then runs.
  */
 
-import { ownerOf, storeKeys } from '../server/caller.js';
+import { storeKeys } from '../server/caller.js';
 import type { RequestContext } from '../server/context.js';
 import type { ToolResult } from '../server/registry.js';
 import type { Collection, ReplyDeadline, RunView } from '../tasks/tool-task.js';
@@ -90,7 +90,7 @@ export function chatDeadline(settings: ReplyDeadlineSettings, agents: ReadonlyMa
       const { agent_id, session_id, starts } = run.facts;
       // A run that reached the deadline before it named its conversation is found by its handle only.
       if (agent_id === undefined || session_id === undefined) return undefined;
-      const owner = ownerOf(ctx.principal);
+      const owner = ctx.caller.conversationOwner;
       const pending: PendingReply = { handle: run.handle, owner: run.owner };
       const filed = ctx.store.set(storeKeys.pendingReply(owner, agent_id, session_id), pending, runMs + ttlMs);
       if (starts === undefined) return void (await filed);

@@ -5,7 +5,7 @@
  */
 
 import type { Era, LogLevel } from '../protocol/methods.js';
-import { ownStateKey, stateOwnerOf } from '../server/caller.js';
+import { ownStateKey } from '../server/caller.js';
 import type { Principal, RequestContext } from '../server/context.js';
 import type { Store } from '../store/types.js';
 
@@ -40,7 +40,7 @@ export function handlerContext(ctx: RequestContext): HandlerContext {
     progress: ctx.progress,
     log: ctx.log,
     stateKey: (...parts) => {
-      const owner = stateOwnerOf(ctx.principal, ctx.caller);
+      const owner = ctx.caller.stateOwner;
       return owner === undefined ? undefined : ownStateKey(owner, parts);
     },
     request: ctx,

@@ -13,7 +13,7 @@ import { tooManyCalls, tooManyCallsReply, type CallSlots } from '../limits/concu
 import { applyHeaderPayment, refuseBatchPayment } from '../pay/header.js';
 import { allowsSsePolling } from '../protocol/revisions.js';
 import { Cancellation } from '../server/cancellation.js';
-import { budgetOf, callerKey } from '../server/caller.js';
+import { Caller } from '../server/caller.js';
 import type { CallContext, Principal } from '../server/context.js';
 import type { Dispatch, KeptReply } from '../server/dispatch.js';
 import type { RequestLimits } from '../limits/index.js';
@@ -54,7 +54,7 @@ type Ok<K> = Extract<Classified, { kind: K }>;
 export async function serveLegacy(
   request: Request, classified: Ok<'legacy'>, deps: ServeDeps, observation: Observation, principal?: Principal, session?: string,
 ) {
-  const caller = callerKey(principal, session);
+  const caller = new Caller(principal, session, deps.calls.addressOf(request));
   observation.noteCaller(principal, session);
   const starting = observation.begin();
   if (starting) await starting;
@@ -63,8 +63,7 @@ export async function serveLegacy(
   // A caller the server recognises may come back for its call: resume the stream (SEP-1699) or cancel it by a
   // later POST, so a dropped connection is not a cancellation (2025-11-25 transports). A caller with no identity
   // can do neither, and nobody is left to deliver to: its calls end with its connection, as on the modern wire.
-  const gone = caller === undefined ? new Cancellation(() => request.signal) : undefined;
-  const concurrencyKey = deps.calls.keyOf(request, principal);
+  const gone = caller.key === undefined ? new Cancellation(() => request.signal) : undefined;
   const base = {
     era: 'legacy' as const,
     protocolVersion: classified.version,
@@ -72,16 +71,16 @@ export async function serveLegacy(
     caller,
     clientCapabilities: session === undefined ? {} : sessionCapabilities(session),
     // Everything this request writes, its stream's event log included, is charged to its caller's share.
-    store: deps.store.withBudget(budgetOf(principal, caller, concurrencyKey)),
+    store: deps.store.withBudget(caller.storeBudget),
     cancelByNotification: true,
     observation,
-    chargeCaller: deps.limits?.chargeFor(request, principal),
-    limitTool: deps.limits?.limitToolFor?.(request, principal),
-    tokenBudget: deps.limits?.tokensFor?.(request, principal),
-    concurrencyKey,
+    chargeCaller: deps.limits?.chargeFor(caller),
+    limitTool: deps.limits?.limitToolFor?.(caller),
+    tokenBudget: deps.limits?.tokensFor?.(caller),
     ...(gone ? { signal: gone } : {}),
   };
-  const slotKey = base.concurrencyKey;
+  // A caller over HTTP always has an address, so always a share.
+  const slotKey = caller.concurrencyKey!;
   if (classified.batch) {
     const unpayable = refuseBatchPayment(request.headers, classified.messages);
     if (unpayable) return withProtocolVersion(errorReply(400, { code: INVALID_REQUEST, message: unpayable }), classified.version);
@@ -102,7 +101,7 @@ export async function serveLegacy(
   if (paid.kind === 'refused') return refusePayment('legacy', classified.messages[0], paid.reason, legacyReplyVersion(classified.messages[0], classified.version));
   const { message } = paid;
   // Only a caller the server recognises may resume a stream, so only its streams are logged (SEP-1699).
-  const polling = allowsSsePolling(classified.version) && caller !== undefined;
+  const polling = allowsSsePolling(classified.version) && caller.key !== undefined;
   const issued = startsSession(message) ? await deps.sessions.issue(principal, message.params?.capabilities) : undefined;
   const release = deps.calls.take(slotKey, message);
   if (!release) return withProtocolVersion(tooManyCallsReply(deps.calls.max, readId(message)), legacyReplyVersion(message, classified.version));
@@ -113,7 +112,7 @@ export async function serveLegacy(
     run: (outbound) => observation.runCall(() => deps.dispatch(message, { ...base, outbound, usage: observation.usage })).finally(release),
     statusOf: (reply) => ('error' in reply ? httpStatusFor('legacy', reply.error.code) : 200),
     headersOf: (reply) => ('error' in reply ? errorHeaders(reply) : issued ? { [H_SESSION_ID]: issued } : undefined),
-    log: polling ? { store: base.store, streamId: crypto.randomUUID(), owner: caller, maxBytes: deps.bounds.maxStreamLogBytes } : undefined,
+    log: polling ? { store: base.store, streamId: crypto.randomUUID(), owner: caller.key, maxBytes: deps.bounds.maxStreamLogBytes } : undefined,
     isRequest: isRequest(message),
     onClientGone: () => gone?.cancel(CLIENT_GONE),
   });
@@ -130,12 +129,11 @@ export async function serveModern(request: Request, classified: Ok<'modern'>, de
   if (starting) await starting;
   const kept = deps.kept?.(message, { era: 'modern', principal, logLevel: classified.meta.logLevel });
   if (kept) return answerKept(kept, version, observation);
-  const concurrencyKey = deps.calls.keyOf(request, principal);
-  const release = deps.calls.take(concurrencyKey, message);
+  const caller = new Caller(principal, undefined, deps.calls.addressOf(request));
+  const release = deps.calls.take(caller.concurrencyKey!, message);
   if (!release) return withProtocolVersion(tooManyCallsReply(deps.calls.max, message.id), version);
   // The client cancels by closing its response stream or dropping the request; nothing is made unless the call listens.
   const gone = new Cancellation(() => request.signal);
-  const caller = callerKey(principal, undefined);
   const call: Omit<CallContext, 'outbound'> = {
     era: 'modern',
     protocolVersion: version,
@@ -144,13 +142,12 @@ export async function serveModern(request: Request, classified: Ok<'modern'>, de
     clientCapabilities: classified.meta.clientCapabilities,
     logLevel: classified.meta.logLevel,
     signal: gone,
-    store: deps.store.withBudget(budgetOf(principal, caller, concurrencyKey)),
+    store: deps.store.withBudget(caller.storeBudget),
     paramHeaders: paramHeaders(request.headers),
     observation,
-    chargeCaller: deps.limits?.chargeFor(request, principal),
-    limitTool: deps.limits?.limitToolFor?.(request, principal),
-    tokenBudget: deps.limits?.tokensFor?.(request, principal),
-    concurrencyKey,
+    chargeCaller: deps.limits?.chargeFor(caller),
+    limitTool: deps.limits?.limitToolFor?.(caller),
+    tokenBudget: deps.limits?.tokensFor?.(caller),
     // The call's token meter, made here so the request's log line and span read what its agents spent.
     usage: observation.usage,
   };

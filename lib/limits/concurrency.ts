@@ -6,7 +6,7 @@
  *
  * What counts: the methods that run a deployment's or a mount's code and may last (tools/call, resources/read,
  * prompts/get, completion/complete). Lists, pings and task queries are cheap and bounded elsewhere.
- * Whose calls: lib/server/caller.ts `concurrencyKeyOf` (the principal, else the IP address).
+ * Whose calls: lib/server/caller.ts `Caller.concurrencyKey` (the principal, else the IP address).
  */
 
 import { integerEnv } from '../config.js';
@@ -14,8 +14,6 @@ import { RATE_LIMITED, type RpcError } from '../protocol/errors.js';
 import { H_RETRY_AFTER } from '../protocol/headers.js';
 import { isRequest, type RequestId } from '../protocol/jsonrpc.js';
 import { errorReply } from '../http/replies.js';
-import { concurrencyKeyOf } from '../server/caller.js';
-import type { Principal } from '../server/context.js';
 import { createCountedWarning } from '../warn.js';
 import { clientIp } from './check.js';
 import { createSlots } from './slots.js';
@@ -36,8 +34,8 @@ export function readMaxConcurrentCalls(env: Env): number {
 
 export interface CallSlots {
   readonly max: number;
-  /** The key whose slots the calls of this request take. */
-  keyOf(request: Request, principal: Principal | undefined): string;
+  /** The address `request` came from, as this deployment trusts it: its Caller's, whose concurrencyKey the calls take slots of. */
+  addressOf(request: Request): string;
   /**
    * A slot of `key` for `message`: its release, to call when the message's call ends (a no-op for a message that
    * does not count), or undefined when `key` already runs `max` calls.
@@ -54,7 +52,7 @@ export function createCallSlots(max = DEFAULT_MAX_CONCURRENT_CALLS, options: { t
   const refused = createCountedWarning((_, count) => `refused ${count} call(s) over ${VARIABLE}=${max} running per caller`);
   return {
     max,
-    keyOf: (request, principal) => concurrencyKeyOf(principal, clientIp(request, trustForwarded)),
+    addressOf: (request) => clientIp(request, trustForwarded),
     take(key, message) {
       if (!isRequest(message) || !COUNTED.has(message.method)) return NOTHING_HELD;
       const release = running.take(key);

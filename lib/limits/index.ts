@@ -9,6 +9,7 @@
  */
 
 import { integerEnv } from '../config.js';
+import type { Caller } from '../server/caller.js';
 import type { ChargeCaller, LimitTool, Principal, TokenBudget } from '../server/context.js';
 import { principalKey } from '../server/principal-key.js';
 import { DEFAULT_PREFIX, type UpstashConfig } from '../store/upstash-config.js';
@@ -29,20 +30,14 @@ export interface RequestLimits {
   /** The per-principal step (after auth), `cost` requests (default 1); absent when RATE_LIMIT_PRINCIPAL is off. */
   byPrincipal?: (principal: Principal, cost?: number) => Promise<Response | undefined>;
   /**
-   * Charges the caller of `request` (its IP, then its principal, as the steps do) for work the request sets off
+   * Charges a request's caller (its address, then its principal, as the steps do) for work the request sets off
    * beyond itself: each nested agent turn of a chat call counts as one more request.
    */
-  chargeFor(request: Request, principal?: Principal): ChargeCaller;
-  /**
-   * The per-tool limits (RATE_LIMIT_TOOLS) of the caller of `request`: its principal's, else its address's; absent
-   * when none is set.
-   */
-  limitToolFor?(request: Request, principal?: Principal): LimitTool;
-  /**
-   * The token budgets (tokens.ts) of the caller of `request`: its principal's, else its address's; absent when none
-   * is set.
-   */
-  tokensFor?(request: Request, principal?: Principal): TokenBudget;
+  chargeFor(caller: Caller): ChargeCaller;
+  /** The per-tool limits (RATE_LIMIT_TOOLS) of a request's caller: its principal's, else its address's; absent when none is set. */
+  limitToolFor?(caller: Caller): LimitTool;
+  /** The token budgets (tokens.ts) of a request's caller: its principal's, else its address's; absent when none is set. */
+  tokensFor?(caller: Caller): TokenBudget;
   /** One line for the start-up log (MCP_LOG=debug). */
   summary: string;
   /** The limits alone, for the start-up summary: `ip 60/1m, principal off`. */
@@ -90,7 +85,7 @@ export function createLimitsFromEnv(env: Env, upstash: UpstashConfig | undefined
   if (!ip && !principal && ownRates.size === 0 && toolRates.length === 0 && !tokens) return undefined;
   const prefix = options.prefix ?? DEFAULT_PREFIX;
   // One counter per rate, its own key space (`rl:<space>`, e.g. `rl:key:<rate>`) so that no two windows share a
-  // Redis key; per-tool limits share `rl:tool`, each caller's key naming its pattern (caller.ts toolLimitKeyOf).
+  // Redis key; per-tool limits share `rl:tool`, each caller's key naming its pattern (caller.ts Caller.toolLimitKey).
   const counter = (scope: LimitScope | 'tool', rate: Rate, { space = scope, label = scope }: { space?: string; label?: string } = {}) =>
     createLimitCount(label, upstash
       ? createUpstashLimiter(rate, upstash, { prefix: `${prefix}rl:${space}`, timeoutMs })
@@ -105,7 +100,7 @@ export function createLimitsFromEnv(env: Env, upstash: UpstashConfig | undefined
     if (!perRate.has(rate.text)) perRate.set(rate.text, limitOf('key', rate, counter('key', rate, { space: `key:${rate.text}` })));
   }
   /** The limit that counts `p`'s requests: its own rate, else RATE_LIMIT_PRINCIPAL, else none. */
-  const limitFor = (p: Principal) => {
+  const limitFor = (p: Pick<Principal, 'kind' | 'subject'>) => {
     const own = ownRates.get(principalKey(p));
     return own ? perRate.get(own.text) : principalLimit;
   };
@@ -119,19 +114,18 @@ export function createLimitsFromEnv(env: Env, upstash: UpstashConfig | undefined
   return {
     ...(byIp ? { byIp: (request: Request, cost?: number) => byIp(clientIp(request, trustForwarded), cost) } : {}),
     ...(principalLimit || perRate.size ? { byPrincipal: async (p: Principal, cost?: number) => limitFor(p)?.check(principalKey(p), cost) } : {}),
-    chargeFor(request, p) {
-      // The address is read now: the work may outlive the request (a task).
-      const address = chargeIp && clientIp(request, trustForwarded);
+    chargeFor(caller) {
+      const p = caller.principal;
       return async (cost) => {
-        const overIp = chargeIp && (await chargeIp(address!, cost));
+        const overIp = chargeIp && (await chargeIp(caller.address ?? 'unknown', cost));
         if (overIp) return overIp;
         return p ? limitFor(p)?.charge(principalKey(p), cost) : undefined;
       };
     },
     ...(toolCounts.length > 0
-      ? { limitToolFor: (request: Request, p?: Principal) => createToolLimit(toolCounts, p, clientIp(request, trustForwarded)) }
+      ? { limitToolFor: (caller: Caller) => createToolLimit(toolCounts, caller) }
       : {}),
-    ...(tokenBudgets ? { tokensFor: (request: Request, p?: Principal) => tokenBudgets(p, clientIp(request, trustForwarded)) } : {}),
+    ...(tokenBudgets ? { tokensFor: tokenBudgets } : {}),
     rates: `ip ${ip?.text ?? 'off'}, principal ${principal?.text ?? 'off'}${own}`
       + `${toolCounts.length > 0 ? `, tools ${describeToolRates(toolCounts)}` : ''}${tokenText}`,
     summary: `rate limits: ip ${ip?.text ?? 'off'}, principal ${principal?.text ?? 'off'}${own}`

@@ -13,8 +13,8 @@
  * Counted with the rate limits' sliding window, on Upstash for every instance, else in this instance's memory.
  */
 
-import type { Principal, TokenBudget, TokenSpend, ChargeRefusal } from '../server/context.js';
-import { tokenBudgetKeyOf } from '../server/caller.js';
+import type { Caller } from '../server/caller.js';
+import type { TokenBudget, TokenSpend, ChargeRefusal } from '../server/context.js';
 import { principalKey } from '../server/principal-key.js';
 import type { UsageMeter } from '../usage/meter.js';
 import { createCountedWarning } from '../warn.js';
@@ -97,14 +97,14 @@ export function createTokenBudgets(settings: TokenSettings, counter: TokenCounte
     ({ key: `${rate.windowMs}:${key}`, windowMs: rate.windowMs, rate, variable, sentence: `${sentence} every ${describeWindow(rate.windowMs)}` });
 
   /** The budgets a call of `agentId` by this caller spends, in the order their refusals are preferred. */
-  function budgetsOf(principal: Principal | undefined, ip: string, agentId: string): Budget[] {
+  function budgetsOf(who: Caller, agentId: string): Budget[] {
     const list: Budget[] = [];
-    const own = principal && settings.own.get(principalKey(principal));
-    const caller = tokenBudgetKeyOf(principal, ip);
+    const own = who.principal && settings.own.get(principalKey(who.principal));
+    const caller = who.tokenBudgetKey();
     if (own) list.push(budget(own, caller, 'MCP_API_KEYS', `this API key may spend ${own.limit} tokens`));
     else if (settings.caller) list.push(budget(settings.caller, caller, TOKEN_BUDGET_CALLER, `this caller may spend ${settings.caller.limit} tokens`));
     const agent = settings.agents.get(agentId);
-    if (agent) list.push(budget(agent, tokenBudgetKeyOf(principal, ip, agentId), `tokenBudget of agent ${agentId}`, `this caller may spend ${agent.limit} tokens with agent ${agentId}`));
+    if (agent) list.push(budget(agent, who.tokenBudgetKey(agentId), `tokenBudget of agent ${agentId}`, `this caller may spend ${agent.limit} tokens with agent ${agentId}`));
     if (settings.deployment) list.push(budget(settings.deployment, 'deployment', TOKEN_BUDGET_DEPLOYMENT, `this server may spend ${settings.deployment.limit} tokens for all its callers`));
     return list;
   }
@@ -120,8 +120,8 @@ export function createTokenBudgets(settings: TokenSettings, counter: TokenCounte
     return worst && { budget: worst.budget, retryAfterSeconds: Math.max(1, Math.ceil(worst.ms / 1000)) };
   }
 
-  return (principal: Principal | undefined, ip: string): TokenBudget => async (agentId, meter) => {
-    const budgets = budgetsOf(principal, ip, agentId);
+  return (caller: Caller): TokenBudget => async (agentId, meter) => {
+    const budgets = budgetsOf(caller, agentId);
     if (budgets.length === 0) return { spend: NOTHING_SPENT };
     const at = now();
     const checked = await counter.spend(budgets, 0, at);

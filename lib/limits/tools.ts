@@ -7,8 +7,8 @@
  */
 
 import { patternProblem, toRegExp, AGENT_TOOL_PREFIX } from '../agent/tool-patterns.js';
-import { toolLimitKeyOf } from '../server/caller.js';
-import type { LimitTool, Principal } from '../server/context.js';
+import type { Caller } from '../server/caller.js';
+import type { LimitTool } from '../server/context.js';
 import type { LimitCount } from './check.js';
 import { parseRate, type Rate } from './rate.js';
 import { overToolLimit, toolLimitUnavailable } from './refusals.js';
@@ -57,12 +57,12 @@ export function describeToolRates(rates: readonly ToolRate[]): string {
 }
 
 /** The per-tool limits of one caller: each call of a tool spends from every limit its name matches. */
-export function createToolLimit(rates: ReadonlyArray<ToolRate & { count: LimitCount }>, principal: Principal | undefined, ip: string): LimitTool {
-  const scope = principal ? 'principal' : 'ip';
+export function createToolLimit(rates: ReadonlyArray<ToolRate & { count: LimitCount }>, caller: Caller): LimitTool {
+  const scope = caller.principal ? 'principal' : 'ip';
   return async (name) => {
     for (const { pattern, rate, matches, count } of rates) {
       if (!matches(name)) continue;
-      const refusal = await count(toolLimitKeyOf(pattern, principal, ip));
+      const refusal = await count(caller.toolLimitKey(pattern));
       if (refusal) return refusal.kind === 'denied' ? overToolLimit(pattern, scope, rate, refusal.reset) : toolLimitUnavailable();
     }
     return undefined;

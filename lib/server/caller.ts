@@ -16,74 +16,134 @@ import type { StoreBudget } from '../store/types.js';
 import { principalKey, type PrincipalKind } from './principal-key.js';
 
 /** The part of a verified principal that identifies it (server/context.ts Principal), keyed by principalKey. */
-type Subject = { kind?: PrincipalKind; subject: string } | undefined;
+type Subject = { kind?: PrincipalKind; subject: string };
 
-/** The caller's identity for cross-request state, or undefined when it has none. */
-export function callerKey(principal: Subject, session: string | undefined): string | undefined {
-  if (principal === undefined && session === undefined) return undefined;
-  return JSON.stringify([principal ? principalKey(principal) : null, session ?? null]);
+/** Whom a new task counts against (lib/tasks/quota.ts). */
+export interface TaskQuota {
+  /** The owner held to TASK_MAX_PER_CALLER: the principal (whatever session it uses), else an issued session. */
+  caller?: string;
+  /** True for a caller without a principal: it also counts against the anonymous pool (TASK_MAX_ANONYMOUS). */
+  anonymous: boolean;
 }
 
 /**
- * The owner of a deployment's own per-caller state (lib/define: `ctx.stateKey`): the verified principal, so it
- * outlives a session; else the session the server issued (2025 wire); else nobody, and there is no such state.
+ * One request's caller, built once by its transport (lib/http/serve.ts, lib/server/in-process.ts) from what it
+ * verified, and on the call's context as `ctx.caller`: every feature reads its keys here, none derives its own.
+ * Parts an attacker cannot forge only: the verified principal, the session id the server issued (its MAC checked)
+ * or an in-process connection's own id, and the address the request came from (the socket's, or the one Vercel's
+ * edge sets; lib/limits/check.ts clientIp). A call that did not come over HTTP has no address.
  */
-export function stateOwnerOf(principal: Subject, caller: string | undefined): string | undefined {
-  return principal === undefined ? caller : JSON.stringify([principalKey(principal)]);
-}
+export class Caller {
+  /** Made when first read (null until then): the transport reads them on every request, some features again. */
+  #key: string | undefined | null = null;
+  #concurrencyKey: string | undefined | null = null;
 
-/**
- * Whose share of concurrent calls a call takes (lib/limits/concurrency.ts): the verified principal's, else the
- * address the request came from. Not the session: an `Mcp-Session-Id` costs one unauthenticated POST to mint, so
- * a share per session would cap nothing; callers behind one address without a token share theirs.
- */
-export function concurrencyKeyOf(principal: Subject, ip: string): string {
-  return principal === undefined ? JSON.stringify(['ip', ip]) : JSON.stringify(['principal', principalKey(principal)]);
-}
+  constructor(
+    readonly principal?: Subject,
+    readonly session?: string,
+    readonly address?: string,
+  ) {}
 
-/**
- * Whose budget of a per-tool rate limit (RATE_LIMIT_TOOLS) a call spends: the verified principal's, else the
- * address's, as the endpoint's own limits count callers (a session costs nothing to mint, so it is not one); one
- * budget per limit pattern. Long parts are keyed by their digest (keyOf), so a subject never makes a key large.
- */
-export function toolLimitKeyOf(pattern: string, principal: Subject, ip: string): string {
-  return principal === undefined ? keyOf('tool', pattern, 'ip', ip) : keyOf('tool', pattern, 'principal', principalKey(principal));
-}
+  /** The identity of cross-request state (cancelling, answering, resuming, retrying its calls); undefined with neither. */
+  get key(): string | undefined {
+    if (this.#key === null) {
+      const { principal, session } = this;
+      this.#key = principal === undefined && session === undefined
+        ? undefined
+        : JSON.stringify([principal ? principalKey(principal) : null, session ?? null]);
+    }
+    return this.#key;
+  }
 
-/**
- * Whose token budget a chat call spends (lib/limits/tokens.ts): the verified principal's, else the address's, as the
- * rate limits count callers; with `agentId`, that caller's budget with one agent. `undefined` for the deployment's
- * one budget of every caller.
- */
-export function tokenBudgetKeyOf(principal: Subject, ip: string, agentId?: string): string {
-  const who = principal === undefined ? ['ip', ip] : ['principal', principalKey(principal)];
-  return agentId === undefined ? keyOf('tokens', ...who) : keyOf('tokens', 'agent', agentId, ...who);
-}
+  /**
+   * The owner of a deployment's own per-caller state (lib/define: `ctx.stateKey`): the verified principal, so it
+   * outlives a session; else the session the server issued (2025 wire); else nobody, and there is no such state.
+   */
+  get stateOwner(): string | undefined {
+    return this.principal === undefined ? this.key : JSON.stringify([principalKey(this.principal)]);
+  }
 
-/**
- * Whose share of runs that outlived their call (AGENT_MAX_BACKGROUND_RUNS, lib/tasks/on-behalf.ts) a run takes: the
- * share of concurrent calls its call took (concurrencyKeyOf), since such a run is that call going on; a call that did
- * not come over HTTP (in process) has none, and counts against its state's owner.
- */
-export function backgroundKeyOf(concurrencyKey: string | undefined, principal: Subject, caller: string | undefined): string {
-  return concurrencyKey ?? JSON.stringify(['owner', stateOwnerOf(principal, caller) ?? null]);
-}
+  /** The owner of long-lived state (conversations): the principal's key, '' when anonymous. */
+  get conversationOwner(): string {
+    return this.principal ? principalKey(this.principal) : '';
+  }
 
-/**
- * Whose share of the store a request's writes are charged to (docs/architecture.md rule 12): the owner of its per-caller
- * state (stateOwnerOf: the principal, which a caller cannot shed by opening sessions; else the session the server
- * issued), else the address it calls from (`address`: its share of concurrent calls, concurrencyKeyOf), each in its
- * class of callers; with none of these, the caller without an identity. Every write of the request counts there,
- * whatever key it names: a conversation an anonymous session continues is that session's to keep.
- */
-export function budgetOf(principal: Subject, caller: string | undefined, address?: string): StoreBudget {
-  if (principal !== undefined) return { owner: stateOwnerOf(principal, caller)!, class: 'principal' };
-  if (caller !== undefined) return { owner: caller, class: 'session' };
-  return address === undefined ? 'anonymous' : { owner: address, class: 'anonymous' };
-}
+  /**
+   * The owner of a task: the caller (principal and/or issued session), '' for a caller with neither. Such an
+   * anonymous task is reachable by whoever holds its id, a 128-bit server-issued capability, as SEP-2663 allows for
+   * servers that cannot bind tasks to an authorization context; it is never listed.
+   */
+  get taskOwner(): string {
+    return this.key ?? '';
+  }
 
-/** The owner of long-lived state (conversations): the principal's key, '' when anonymous. */
-export const ownerOf = (principal: Subject): string => (principal ? principalKey(principal) : '');
+  /**
+   * A principal's tasks count against its own bound, whatever session it calls from; a caller without one counts
+   * against the anonymous pool on both wires, since a session costs nothing to open, and a session the server issued
+   * it is held to its own bound within that pool. Who may read a task is its owner (taskOwner), unchanged.
+   */
+  get taskQuota(): TaskQuota {
+    return { caller: this.stateOwner, anonymous: this.principal === undefined };
+  }
+
+  /**
+   * Whose share of concurrent calls a call takes (lib/limits/concurrency.ts): the verified principal's, else the
+   * address the request came from. Not the session: an `Mcp-Session-Id` costs one unauthenticated POST to mint, so
+   * a share per session would cap nothing; callers behind one address without a token share theirs. Undefined for
+   * a call that did not come over HTTP.
+   */
+  get concurrencyKey(): string | undefined {
+    if (this.#concurrencyKey === null) {
+      this.#concurrencyKey = this.address === undefined ? undefined : JSON.stringify(this.#counted());
+    }
+    return this.#concurrencyKey;
+  }
+
+  /**
+   * Whose budget of a per-tool rate limit (RATE_LIMIT_TOOLS) a call spends: the verified principal's, else the
+   * address's, as the endpoint's own limits count callers (a session costs nothing to mint, so it is not one); one
+   * budget per limit pattern. Long parts are keyed by their digest (keyOf), so a subject never makes a key large.
+   */
+  toolLimitKey(pattern: string): string {
+    return keyOf('tool', pattern, ...this.#counted());
+  }
+
+  /**
+   * Whose token budget a chat call spends (lib/limits/tokens.ts): the verified principal's, else the address's, as the
+   * rate limits count callers; with `agentId`, that caller's budget with one agent.
+   */
+  tokenBudgetKey(agentId?: string): string {
+    return agentId === undefined ? keyOf('tokens', ...this.#counted()) : keyOf('tokens', 'agent', agentId, ...this.#counted());
+  }
+
+  /**
+   * Whose share of runs that outlived their call (AGENT_MAX_BACKGROUND_RUNS, lib/tasks/on-behalf.ts) a run takes: the
+   * share of concurrent calls its call took (concurrencyKey), since such a run is that call going on; a call that did
+   * not come over HTTP (in process) has none, and counts against its state's owner.
+   */
+  get backgroundKey(): string {
+    return this.concurrencyKey ?? JSON.stringify(['owner', this.stateOwner ?? null]);
+  }
+
+  /**
+   * Whose share of the store a request's writes are charged to (docs/architecture.md rule 12): the owner of its
+   * per-caller state (stateOwner: the principal, which a caller cannot shed by opening sessions; else the session the
+   * server issued), else the address it calls from (its share of concurrent calls, concurrencyKey), each in its class
+   * of callers; with none of these, the caller without an identity. Every write of the request counts there, whatever
+   * key it names: a conversation an anonymous session continues is that session's to keep.
+   */
+  get storeBudget(): StoreBudget {
+    if (this.principal !== undefined) return { owner: this.stateOwner!, class: 'principal' };
+    if (this.key !== undefined) return { owner: this.key, class: 'session' };
+    const address = this.concurrencyKey;
+    return address === undefined ? 'anonymous' : { owner: address, class: 'anonymous' };
+  }
+
+  /** Who a rate counts: the principal, else the address ('unknown' without one, as clientIp says of a missing socket address). */
+  #counted(): [string, string] {
+    return this.principal === undefined ? ['ip', this.address ?? 'unknown'] : ['principal', principalKey(this.principal)];
+  }
+}
 
 /**
  * The longest part a key holds as it is (docs/architecture.md rule 8: ids that reach store keys). A longer part (a client's
@@ -134,7 +194,7 @@ export const storeKeys = {
   usedRequestState: (caller: string, digest: string) => keyOf('mrtr-used', caller, digest),
   /** The ids of the tasks a caller made in one window of TASK_TTL_MS, for the legacy tasks/list (lib/tasks/quota.ts). */
   taskIndex: (owner: string, window: number) => keyOf('tasks', owner, String(window)),
-  /** How many tasks a quota owner (taskQuotaOf; '' for the anonymous pool) asked for in one window, and how many were refused. */
+  /** How many tasks a quota owner (Caller taskQuota; '' for the anonymous pool) asked for in one window, and how many were refused. */
   taskCount: (owner: string, window: number) => keyOf('task-count', owner, String(window)),
   taskRefused: (owner: string, window: number) => keyOf('task-refused', owner, String(window)),
 };
@@ -161,29 +221,5 @@ export const authorizationKeys = {
   clientDocument: (clientId: string) => keyOf('oauth-client-doc', clientId),
 };
 
-/** A key of a deployment's own per-caller state (stateOwnerOf): apart from every key agent-mcp itself keeps. */
+/** A key of a deployment's own per-caller state (Caller stateOwner): apart from every key agent-mcp itself keeps. */
 export const ownStateKey = (owner: string, parts: string[]) => keyOf('own', owner, ...parts);
-
-/** Whom a new task counts against (lib/tasks/quota.ts). */
-export interface TaskQuota {
-  /** The owner held to TASK_MAX_PER_CALLER: the principal (whatever session it uses), else an issued session. */
-  caller?: string;
-  /** True for a caller without a principal: it also counts against the anonymous pool (TASK_MAX_ANONYMOUS). */
-  anonymous: boolean;
-}
-
-/**
- * A principal's tasks count against its own bound, whatever session it calls from; a caller without one counts
- * against the anonymous pool on both wires, since a session costs nothing to open, and a session the server issued
- * it is held to its own bound within that pool. Who may read a task is its owner (taskOwnerOf), unchanged.
- */
-export function taskQuotaOf(principal: Subject, caller: string | undefined): TaskQuota {
-  return { caller: stateOwnerOf(principal, caller), anonymous: principal === undefined };
-}
-
-/**
- * The owner of a task: the caller (principal and/or issued session), '' for a caller with neither. Such an
- * anonymous task is reachable by whoever holds its id, a 128-bit server-issued capability, as SEP-2663 allows for
- * servers that cannot bind tasks to an authorization context; it is never listed.
- */
-export const taskOwnerOf = (caller: string | undefined): string => caller ?? '';

@@ -8,6 +8,7 @@ import { McpError, INVALID_PARAMS } from '../protocol/errors.js';
 import { isObject, notificationMessage, type JsonRpcMessage, type RequestId } from '../protocol/jsonrpc.js';
 import { isLogLevel, logLevelPasses, type Era, type LogLevel } from '../protocol/methods.js';
 import type { Store } from '../store/types.js';
+import { Caller } from './caller.js';
 import { Cancellation, type CancelView, type SignalSource } from './cancellation.js';
 import { requestClient } from './client-requests.js';
 import type { Keyring } from './keyring.js';
@@ -112,10 +113,10 @@ export interface CallContext {
   protocolVersion: string;
   principal?: Principal;
   /**
-   * The caller's identity for cross-request state (lib/server/caller.ts: the principal and/or the session the
-   * server issued to this client); undefined when it has neither, and then nothing can act on its calls later.
+   * Who calls (lib/server/caller.ts): its principal, the session the server issued to this client, the address the
+   * request came from, and every key of its state, budgets and shares. Absent: the principal alone.
    */
-  caller?: string;
+  caller?: Caller;
   clientCapabilities: Record<string, unknown>;
   /** Modern wire: the per-request `_meta` log level; legacy: the level in force (none means default). */
   logLevel?: string;
@@ -144,11 +145,6 @@ export interface CallContext {
    * none is set, or the call came from an in-process client of the deployment's own code.
    */
   tokenBudget?: TokenBudget;
-  /**
-   * Whose share of concurrent calls this call took (lib/server/caller.ts concurrencyKeyOf: the principal, else the
-   * address); work that outlives the call counts there too. Absent when the call did not come over HTTP.
-   */
-  concurrencyKey?: string;
   /** Set on a call that may answer before its work ends (lib/tasks/on-behalf.ts); the work reports its progress here. */
   report?: RunReport;
   /**
@@ -159,6 +155,7 @@ export interface CallContext {
 }
 
 export interface RequestContext extends CallContext {
+  readonly caller: Caller;
   /** The call's token meter: the transport's when it made one, else the call's own. */
   readonly usage: UsageMeter;
   /** Aborts when the call is cancelled; made when first read. */
@@ -211,7 +208,7 @@ class Context implements RequestContext {
   readonly era: Era;
   readonly protocolVersion: string;
   readonly principal?: Principal;
-  readonly caller?: string;
+  readonly caller: Caller;
   readonly clientCapabilities: Record<string, unknown>;
   readonly logLevel?: string;
   readonly outbound?: Outbound;
@@ -222,7 +219,6 @@ class Context implements RequestContext {
   readonly chargeCaller?: ChargeCaller;
   readonly limitTool?: LimitTool;
   readonly tokenBudget?: TokenBudget;
-  readonly concurrencyKey?: string;
   readonly report?: RunReport;
   readonly usage: UsageMeter;
   readonly inputResponses: Record<string, unknown>;
@@ -248,7 +244,7 @@ class Context implements RequestContext {
     this.era = call.era;
     this.protocolVersion = call.protocolVersion;
     this.principal = call.principal;
-    this.caller = call.caller;
+    this.caller = call.caller ?? new Caller(call.principal);
     this.clientCapabilities = call.clientCapabilities;
     this.logLevel = call.logLevel;
     this.outbound = call.outbound;
@@ -259,7 +255,6 @@ class Context implements RequestContext {
     this.chargeCaller = call.chargeCaller;
     this.limitTool = call.limitTool;
     this.tokenBudget = call.tokenBudget;
-    this.concurrencyKey = call.concurrencyKey;
     this.report = call.report;
     this.usage = call.usage ?? new UsageMeter();
     this.inputResponses = extra.inputResponses ?? NO_ANSWERS;
@@ -337,7 +332,7 @@ class Context implements RequestContext {
     if (this.era !== 'legacy' || !this.outbound) {
       throw new McpError(INVALID_PARAMS, `${clientMethod} cannot be sent on this transport.`);
     }
-    const channel = { keyring: this.keyring, store: this.store, caller: this.caller, write: this.outbound.write };
+    const channel = { keyring: this.keyring, store: this.store, caller: this.caller.key, write: this.outbound.write };
     const signal = options.signal ? AbortSignal.any([this.signal, options.signal]) : this.signal;
     return requestClient(channel, signal, clientMethod, clientParams, options.timeoutMs);
   }

@@ -78,7 +78,7 @@ export function createDispatcher(server: Server): Dispatch {
   const methods = joinMethods([CORE_METHODS, server.methods]);
   return async function dispatch(message, call) {
     if (isResponse(message)) {
-      const refused = await deliverClientResponse(server.keyring, call.store, call.caller, message);
+      const refused = await deliverClientResponse(server.keyring, call.store, call.caller?.key, message);
       return refused && errorMessage(null, refused);
     }
     if (isNotification(message)) return void (await handleNotification(message, call));
@@ -169,7 +169,7 @@ async function readRound(
   // Used once: a replayed round would run the work again (a chat turn added per replay), and an anonymous
   // caller's state is bound to no one, so whoever holds it could. The claim lives as long as the state could, and
   // is a security record: evicting it would open the state to a replay.
-  const used = storeKeys.usedRequestState(call.caller ?? '', await sha256Hex(params.requestState as string));
+  const used = storeKeys.usedRequestState(call.caller?.key ?? '', await sha256Hex(params.requestState as string));
   if (!(await call.store.withBudget('security').claim(used, 1, Math.max(1, verified.expiresAt - Date.now())))) {
     throw new McpError(INVALID_PARAMS, 'requestState was already used; start the request again without it.');
   }
@@ -186,13 +186,13 @@ async function readRound(
  * a client takes to cancel, which NTP-synced hosts do.
  */
 async function handleNotification(message: JsonRpcNotification, call: CallContext): Promise<void> {
-  if (message.method !== 'notifications/cancelled' || !call.cancelByNotification || call.caller === undefined) return;
+  if (message.method !== 'notifications/cancelled' || !call.cancelByNotification || call.caller?.key === undefined) return;
   const requestId = message.params?.requestId;
   if (!isRequestId(requestId)) return;
   // Only what the field is specified to be: `reason` is an optional string (schema CancelledNotificationParams).
   const reason = message.params?.reason;
   const filed: FiledCancel = { reason: typeof reason === 'string' ? reason.slice(0, MAX_REASON_CHARS) : null, at: Date.now() };
-  await call.store.set(storeKeys.cancel(call.caller, requestId), filed, CANCEL_TTL_MS);
+  await call.store.set(storeKeys.cancel(call.caller.key, requestId), filed, CANCEL_TTL_MS);
 }
 
 interface FiledCancel {
@@ -202,10 +202,10 @@ interface FiledCancel {
 
 /** Watches the store for a cancellation of this legacy tools/call by its caller; undefined when none can come. */
 function watchCancellation(call: CallContext, message: JsonRpcRequest) {
-  if (!call.cancelByNotification || call.caller === undefined || message.method !== 'tools/call') return undefined;
+  if (!call.cancelByNotification || call.caller?.key === undefined || message.method !== 'tools/call') return undefined;
   const cancellation = new Cancellation(call.signal);
   const done = new AbortController();
-  const key = storeKeys.cancel(call.caller, message.id);
+  const key = storeKeys.cancel(call.caller.key, message.id);
   const started = Date.now();
   const watch = { cancellation, cancelled: false, stop: () => done.abort(CALL_DONE) };
   // No read now: a cancellation cannot be filed before the call starts. The store's watcher reads the key when

@@ -12,7 +12,7 @@ import { errorMessage, isObject, ownValue, type JsonRpcMessage } from '../protoc
 import { META_PROTOCOL_VERSION } from '../protocol/meta.js';
 import { ASSUMED_LEGACY_VERSION } from '../protocol/revisions.js';
 import type { Store } from '../store/types.js';
-import { budgetOf, callerKey } from './caller.js';
+import { Caller } from './caller.js';
 import type { CallContext, LimitTool, Principal } from './context.js';
 import type { Dispatch } from './dispatch.js';
 
@@ -57,14 +57,14 @@ export class InProcessTransport {
   #closed = new AbortController();
   readonly #options: InProcessOptions;
   /** This connection is one client: its identity for cross-request state, as a session id would be over HTTP. */
-  readonly #caller: string;
-  /** The store, with this connection's writes charged to its share (lib/server/caller.ts budgetOf). */
+  readonly #caller: Caller;
+  /** The store, with this connection's writes charged to its share (lib/server/caller.ts Caller.storeBudget). */
   readonly #store: Store;
 
   constructor(options: InProcessOptions) {
     this.#options = options;
-    this.#caller = callerKey(options.principal, crypto.randomUUID())!;
-    this.#store = options.store.withBudget(budgetOf(options.principal, this.#caller));
+    this.#caller = new Caller(options.principal, crypto.randomUUID());
+    this.#store = options.store.withBudget(this.#caller.storeBudget);
   }
 
   async start(): Promise<void> {}

@@ -56,7 +56,7 @@ export type CallerClass = 'principal' | 'session' | 'anonymous';
 /**
  * Whose share of the store a write is charged to (docs/architecture.md rule 12, docs/security.md "The store is shared
  * fairly"): a caller (`owner`: its principal, else the session the server issued, else its address; built by
- * lib/server/caller.ts `budgetOf`) of a class (`class`, a principal when absent); 'anonymous', the caller without an
+ * lib/server/caller.ts `Caller.storeBudget`) of a class (`class`, a principal when absent); 'anonymous', the caller without an
  * identity or an address (an in-process caller, a cache anyone can fill); or security records (settled payments,
  * authorization codes, token families: a budget of their own, never evicted before they expire). The memory store
  * keeps these budgets; Upstash keeps none of its own (its eviction is the database's policy), so there a budget

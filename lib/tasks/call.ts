@@ -8,7 +8,7 @@
  */
 
 import { INTERNAL_ERROR, INVALID_PARAMS, McpError } from '../protocol/errors.js';
-import { storeKeys, taskOwnerOf, taskQuotaOf } from '../server/caller.js';
+import { storeKeys } from '../server/caller.js';
 import { Cancellation } from '../server/cancellation.js';
 import { isRequest, type JsonRpcMessage } from '../protocol/jsonrpc.js';
 import { createRequestContext, type CallContext, type CallObservation, type Outbound, type RequestContext, type RunReport, type ToolFailure } from '../server/context.js';
@@ -24,8 +24,8 @@ import { createTaskResult } from './wire.js';
 /** Keyring label of task ids: a MAC binds each to its owner, so another caller's id is simply unknown. */
 export const TASK_LABEL = 'task';
 
-export function taskRef(settings: TaskSettings, ctx: Pick<CallContext, 'store' | 'caller'>, taskId: string): TaskRef {
-  return { store: ctx.store, owner: taskOwnerOf(ctx.caller), taskId, settings };
+export function taskRef(settings: TaskSettings, ctx: Pick<RequestContext, 'store' | 'caller'>, taskId: string): TaskRef {
+  return { store: ctx.store, owner: ctx.caller.taskOwner, taskId, settings };
 }
 
 /** The request's way back to its client, for a call that may still answer in the response; and where its work reports. */
@@ -43,7 +43,7 @@ export function taskContext(
   const call: CallContext = {
     era: ctx.era, protocolVersion: ctx.protocolVersion, principal: ctx.principal, caller: ctx.caller,
     clientCapabilities: ctx.clientCapabilities, logLevel: ctx.logLevel, store: ctx.store, chargeCaller: ctx.chargeCaller,
-    limitTool: ctx.limitTool, tokenBudget: ctx.tokenBudget, concurrencyKey: ctx.concurrencyKey, outbound: link.outbound, observation: link.observation, report: link.report,
+    limitTool: ctx.limitTool, tokenBudget: ctx.tokenBudget, outbound: link.outbound, observation: link.observation, report: link.report,
     // The call's one meter: what its run spends is the call's, whether it answers in the response or as a task.
     usage: ctx.usage,
   };
@@ -134,7 +134,7 @@ export async function callAsTask(call: ToolCall, settings: TaskSettings, ctx: Re
   const { server, tool, parsed, args } = call;
   const remote = tool.definition.task?.remote;
   if (remote) return callAsRemoteTask(call, remote, settings, ctx);
-  const quota = taskQuotaOf(ctx.principal, ctx.caller);
+  const quota = ctx.caller.taskQuota;
   // The legacy client asked for a task and gets one at once, or the bound's error before any work starts.
   const early = ctx.era === 'legacy' ? await takeTaskSlot(ctx.store, quota, settings) : undefined;
   if (early && !early.granted) throw tooManyTasks(early);
@@ -162,7 +162,7 @@ export async function callAsTask(call: ToolCall, settings: TaskSettings, ctx: Re
  * ours wraps it (lib/tasks/remote.ts). Past the caller's bound: the legacy error, or a plain call on the modern wire.
  */
 async function callAsRemoteTask({ server, tool, parsed, args }: ToolCall, remote: RemoteTasks, settings: TaskSettings, ctx: RequestContext) {
-  const slot = await takeTaskSlot(ctx.store, taskQuotaOf(ctx.principal, ctx.caller), settings);
+  const slot = await takeTaskSlot(ctx.store, ctx.caller.taskQuota, settings);
   if (!slot.granted) {
     if (ctx.era === 'legacy') throw tooManyTasks(slot);
     return tool.definition.run(parsed, ctx);
@@ -186,7 +186,7 @@ export interface TaskKind {
  * answers the call with it.
  */
 export async function openTask(server: Server, ctx: RequestContext, origin: Pick<TaskRecord, 'tool' | 'args'>, slot: TaskSlot, kind: TaskKind) {
-  const owner = taskOwnerOf(ctx.caller);
+  const owner = ctx.caller.taskOwner;
   const { settings, remote, onBehalf } = kind;
   const ref = taskRef(settings, ctx, await server.keyring.issue(TASK_LABEL, owner));
   const now = Date.now();

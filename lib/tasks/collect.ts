@@ -10,7 +10,6 @@
  */
 
 import { isTerminal } from '../protocol/tasks.js';
-import { taskOwnerOf } from '../server/caller.js';
 import type { RequestContext } from '../server/context.js';
 import type { ToolResult } from '../server/registry.js';
 import type { Server } from '../server/server.js';
@@ -22,7 +21,7 @@ import type { ReplyDeadline, RunView } from './tool-task.js';
 export async function collectRun(
   server: Server, settings: TaskSettings, deadline: ReplyDeadline, collection: { handle: string; owner?: string; cancel?: boolean }, ctx: RequestContext,
 ): Promise<ToolResult> {
-  const owner = collection.owner ?? taskOwnerOf(ctx.caller);
+  const owner = collection.owner ?? ctx.caller.taskOwner;
   const ref: TaskRef = { store: ctx.store, owner, taskId: collection.handle, settings: runSettings(settings, deadline) };
   if (!(await server.keyring.check(TASK_LABEL, ref.taskId, owner))) return deadline.answer(undefined, ctx);
   let read = await readTask(ref);

@@ -14,7 +14,7 @@ import { taskWindow } from './quota.js';
 import { awaitRemote, cancelRemote, refreshRemote, RemoteUnavailableError } from './remote.js';
 import { HEARTBEAT_MISSES, type TaskSettings } from './settings.js';
 import { legacyTask, modernTask } from './wire.js';
-import { storeKeys, taskOwnerOf } from '../server/caller.js';
+import { storeKeys } from '../server/caller.js';
 import type { RequestContext } from '../server/context.js';
 import { paginate } from '../server/pagination.js';
 import type { Handler, MethodTable, Server } from '../server/server.js';
@@ -107,7 +107,7 @@ async function taskResult(server: Server, settings: TaskSettings, params: Record
  * per window of TASK_TTL_MS (lib/tasks/quota.ts): a task still kept was made in this window or the previous one.
  */
 async function listTasks(server: Server, settings: TaskSettings, params: Record<string, unknown>, ctx: RequestContext) {
-  const owner = taskOwnerOf(ctx.caller);
+  const owner = ctx.caller.taskOwner;
   const window = taskWindow(settings);
   const ids = owner === '' ? [] : (await Promise.all([window - 1, window].map((w) => ctx.store.range<string>(storeKeys.taskIndex(owner, w), 0)))).flat();
   const { page, nextCursor } = paginate(ids, params.cursor, server.pageSize);

@@ -9,14 +9,13 @@
  *
  * The task counts against the caller's tasks (TASK_MAX_PER_CALLER, TASK_MAX_ANONYMOUS), and the run against its runs
  * going at once on this instance (AGENT_MAX_BACKGROUND_RUNS). A run is its call going on after the call answered, so it
- * is counted where the call's concurrent-call slot was (caller.ts backgroundKeyOf), and like those slots in this
+ * is counted where the call's concurrent-call slot was (caller.ts Caller.backgroundKey), and like those slots in this
  * instance's memory: the run holds this instance (its `waitUntil`), and a count in the shared store would outlive an
  * instance that died. Past either bound, the work is stopped at the deadline and the caller is told which bound, rather
  * than left with a call its client will cut off and lose.
  */
 
 import { keepAlive } from '../http/keep-alive.js';
-import { backgroundKeyOf, taskQuotaOf } from '../server/caller.js';
 import type { RequestContext } from '../server/context.js';
 import type { ToolResult } from '../server/registry.js';
 import type { ToolCall } from '../server/server.js';
@@ -56,10 +55,10 @@ export async function callOnBehalf(
     unhook();
   }
 
-  const release = deadline.runs.take(backgroundKeyOf(ctx.concurrencyKey, ctx.principal, ctx.caller));
+  const release = deadline.runs.take(ctx.caller.backgroundKey);
   let slot: TaskSlot | undefined;
   try {
-    slot = release && (await takeTaskSlot(ctx.store, taskQuotaOf(ctx.principal, ctx.caller), settings));
+    slot = release && (await takeTaskSlot(ctx.store, ctx.caller.taskQuota, settings));
   } catch (error) {
     release!();
     cancellation.cancel(error);

@@ -9,7 +9,7 @@
  * round trip (types.ts `enter`), and requests refused (one `leave`). A refused request counts itself refused again, so a client that
  * keeps asking past the bound does not push its own window further out.
  *
- * Whom a task counts against is its caller's class (caller.ts taskQuotaOf), not its session, which costs nothing
+ * Whom a task counts against is its caller's class (caller.ts Caller.taskQuota), not its session, which costs nothing
  * to open: a principal is held to TASK_MAX_PER_CALLER whatever session it uses; every caller without a principal
  * shares one pool (TASK_MAX_ANONYMOUS) on both wires, and one holding a session the server issued is held to
  * TASK_MAX_PER_CALLER within it. Past a bound a legacy call is refused and a 2026-07-28 call answers in the response,

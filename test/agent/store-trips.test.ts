@@ -3,6 +3,7 @@ import { chatWithAgentTool } from '../../lib/agent/chat-tool.js';
 import { demoAgent, DEMO_AGENT } from '../../lib/agent/demo.js';
 import type { Agent } from '../../lib/agent/types.js';
 import type { ToolResult } from '../../lib/server/registry.js';
+import { Caller } from '../../lib/server/caller.js';
 import { createRequestContext } from '../../lib/server/context.js';
 import { createKeyring } from '../../lib/server/keyring.js';
 import { MemoryStore } from '../../lib/store/memory.js';
@@ -39,7 +40,7 @@ const keyring = createKeyring(undefined);
 
 async function chat(store: NotingStore, args: { message: string; session_id?: string }) {
   const tool = chatWithAgentTool({ agents: [agent], timeoutMs: 5_000 });
-  const call = { era: 'legacy' as const, protocolVersion: '2025-11-25', clientCapabilities: {}, store, caller: 'a caller' };
+  const call = { era: 'legacy' as const, protocolVersion: '2025-11-25', clientCapabilities: {}, store, caller: new Caller(undefined, 'a caller') };
   const ctx = createRequestContext(call, 1, 'tools/call', {}, { keyring });
   store.ops.length = 0;
   const result = (await tool.run(args, ctx)) as ToolResult;

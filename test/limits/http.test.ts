@@ -5,6 +5,7 @@ import { createMcpHandler } from '../../api/mcp.js';
 import { createApp, createDefaultApp, defaultDefinitions } from '../../lib/app.js';
 import { createLimitsFromEnv } from '../../lib/limits/index.js';
 import { RATE_LIMITED } from '../../lib/protocol/errors.js';
+import { Caller } from '../../lib/server/caller.js';
 import { startTestServer, type TestServer } from '../support/server.js';
 import { post } from '../support/rpc.js';
 
@@ -93,7 +94,7 @@ describe('a principal with a rate of its own (an API key\'s rate=, MCP_API_KEYS)
 
   test('its rate replaces RATE_LIMIT_PRINCIPAL, and a nested agent turn is charged to it, naming MCP_API_KEYS', async () => {
     const limits = createLimitsFromEnv({ RATE_LIMIT_PRINCIPAL: '100/1h' }, undefined, { ownRates: own })!;
-    const charge = limits.chargeFor(new Request('http://localhost/mcp', { method: 'POST' }), ci);
+    const charge = limits.chargeFor(new Caller(ci, undefined, '192.0.2.7'));
     expect(await charge()).toBeUndefined();
     expect(await charge()).toEqual({ variable: 'MCP_API_KEYS', reason: expect.stringMatching(/^the caller is over its rate limit \(MCP_API_KEYS\): at most 1 request for this API key every hour\./) });
     expect(await limits.byPrincipal!({ subject: 'alice', scopes: [] })).toBeUndefined();
@@ -105,12 +106,12 @@ describe('work a request sets off beyond itself (a nested agent turn)', () => {
     const limits = createLimitsFromEnv({ RATE_LIMIT_IP: '3/1m', RATE_LIMIT_PRINCIPAL: '2/1h' }, undefined)!;
     const request = Object.assign(new Request('http://localhost/mcp', { method: 'POST' }), { ip: '192.0.2.7' });
     const alice = { subject: 'alice', scopes: [] };
-    const charge = limits.chargeFor(request, alice);
+    const charge = limits.chargeFor(new Caller(alice, undefined, '192.0.2.7'));
     expect(await charge()).toBeUndefined();
     expect(await charge()).toBeUndefined();
     expect(await charge()).toEqual({ variable: 'RATE_LIMIT_PRINCIPAL', reason: expect.stringMatching(/^the caller is over its rate limit \(RATE_LIMIT_PRINCIPAL\): at most 2 requests per caller every hour\. Retry after \d+ s\.$/) });
     // The IP's three are spent too: the request path refuses the next request from it.
-    expect(await limits.chargeFor(request)()).toEqual({ variable: 'RATE_LIMIT_IP', reason: expect.stringMatching(/^the caller is over its rate limit \(RATE_LIMIT_IP\): at most 3 requests per IP address every minute\./) });
+    expect(await limits.chargeFor(new Caller(undefined, undefined, '192.0.2.7'))()).toEqual({ variable: 'RATE_LIMIT_IP', reason: expect.stringMatching(/^the caller is over its rate limit \(RATE_LIMIT_IP\): at most 3 requests per IP address every minute\./) });
     expect((await limits.byIp!(request))!.status).toBe(429);
   });
 });

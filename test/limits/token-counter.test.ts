@@ -9,6 +9,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { parseRate } from '../../lib/limits/rate.js';
 import { createMemoryTokenCounter, createUpstashTokenCounter, type TokenCounter } from '../../lib/limits/token-counter.js';
 import { createTokenBudgets, msUntilRoom, readTokenSettings } from '../../lib/limits/tokens.js';
+import { Caller } from '../../lib/server/caller.js';
 import { UsageMeter } from '../../lib/usage/meter.js';
 import { startSharedRedis, type SharedRedis } from '../support/shared-redis.js';
 import { closedPort, countingClient } from '../support/upstash-commands.js';
@@ -74,7 +75,7 @@ describe('the budgets of a call', () => {
   const unavailable: TokenCounter = { spend: async () => ({ kind: 'unavailable', reason: 'Redis is down' }) };
 
   test('a store fault with RATE_LIMIT_ON_ERROR=open lets the call go on, uncharged', async () => {
-    const start = createTokenBudgets(settings, unavailable, 'open')(undefined, '10.0.0.1');
+    const start = createTokenBudgets(settings, unavailable, 'open')(new Caller(undefined, undefined, '10.0.0.1'));
     const meter = new UsageMeter();
     const outcome = await start('a', meter);
     expect('spend' in outcome).toBe(true);
@@ -86,14 +87,14 @@ describe('the budgets of a call', () => {
   });
 
   test('a store fault with RATE_LIMIT_ON_ERROR=closed refuses the call before it runs, and stops one whose charge cannot be counted', async () => {
-    const closed = createTokenBudgets(settings, unavailable, 'closed')(undefined, '10.0.0.1');
+    const closed = createTokenBudgets(settings, unavailable, 'closed')(new Caller(undefined, undefined, '10.0.0.1'));
     expect(await closed('a', new UsageMeter())).toEqual({ refused: { message: 'The call was not run: the token budget cannot be checked; try again shortly.', retryAfterSeconds: 1 } });
 
     let fail = false;
     const memory = createMemoryTokenCounter();
     const flaky: TokenCounter = { spend: (keys, cost, now) => (fail ? unavailable.spend(keys, cost, now) : memory.spend(keys, cost, now)) };
     const meter = new UsageMeter();
-    const outcome = await createTokenBudgets(settings, flaky, 'closed')(undefined, '10.0.0.1')('a', meter);
+    const outcome = await createTokenBudgets(settings, flaky, 'closed')(new Caller(undefined, undefined, '10.0.0.1'))('a', meter);
     if (!('spend' in outcome)) throw new Error('refused');
     fail = true;
     meter.record({ input: 1, output: 1 });
@@ -103,7 +104,7 @@ describe('the budgets of a call', () => {
 
   test('an upstream that reports negative or missing usage cannot lower what was charged', async () => {
     const counter = createMemoryTokenCounter();
-    const budgets = createTokenBudgets(settings, counter, 'open')(undefined, '10.0.0.2');
+    const budgets = createTokenBudgets(settings, counter, 'open')(new Caller(undefined, undefined, '10.0.0.2'));
     const meter = new UsageMeter();
     const outcome = await budgets('a', meter);
     if (!('spend' in outcome)) throw new Error('refused');

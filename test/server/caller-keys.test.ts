@@ -5,7 +5,7 @@
  */
 
 import { describe, expect, test } from 'vitest';
-import { backgroundKeyOf, budgetOf, callerKey, concurrencyKeyOf, ownerOf, ownStateKey, stateOwnerOf, storeKeys, taskOwnerOf, taskQuotaOf, tokenBudgetKeyOf, toolLimitKeyOf } from '../../lib/server/caller.js';
+import { Caller, ownStateKey, storeKeys } from '../../lib/server/caller.js';
 import type { Principal } from '../../lib/server/context.js';
 
 const alice: Principal = { kind: 'issuer', subject: 'alice', scopes: [] };
@@ -15,24 +15,24 @@ const ADDRESS = '192.0.2.7';
 
 /** What a request's caller is keyed by: over HTTP it has an address; in process it has none. */
 function keysOf(principal: Principal | undefined, session: string | undefined, address: string | undefined) {
-  const caller = callerKey(principal, session);
-  const concurrency = address === undefined ? undefined : concurrencyKeyOf(principal, address);
-  const stateOwner = stateOwnerOf(principal, caller);
+  const caller = new Caller(principal, session, address);
+  // Rates count a principal, else an address: a caller with neither is never counted (in process, limits are the HTTP caller's).
+  const counted = address !== undefined || principal !== undefined;
   return {
-    key: caller,
-    stateOwner,
-    conversationOwner: ownerOf(principal),
-    taskOwner: taskOwnerOf(caller),
-    taskQuota: taskQuotaOf(principal, caller),
-    concurrency,
-    toolLimit: address === undefined && principal === undefined ? undefined : toolLimitKeyOf('search_*', principal, address ?? ''),
-    tokens: address === undefined && principal === undefined ? undefined : tokenBudgetKeyOf(principal, address ?? ''),
-    agentTokens: address === undefined && principal === undefined ? undefined : tokenBudgetKeyOf(principal, address ?? '', 'writer'),
-    background: backgroundKeyOf(concurrency, principal, caller),
-    storeBudget: budgetOf(principal, caller, concurrency),
-    conversation: storeKeys.conversation(ownerOf(principal), 'default', 'c1'),
-    task: storeKeys.task(taskOwnerOf(caller), 't1'),
-    ownState: stateOwner === undefined ? undefined : ownStateKey(stateOwner, ['notes']),
+    key: caller.key,
+    stateOwner: caller.stateOwner,
+    conversationOwner: caller.conversationOwner,
+    taskOwner: caller.taskOwner,
+    taskQuota: caller.taskQuota,
+    concurrency: caller.concurrencyKey,
+    toolLimit: counted ? caller.toolLimitKey('search_*') : undefined,
+    tokens: counted ? caller.tokenBudgetKey() : undefined,
+    agentTokens: counted ? caller.tokenBudgetKey('writer') : undefined,
+    background: caller.backgroundKey,
+    storeBudget: caller.storeBudget,
+    conversation: storeKeys.conversation(caller.conversationOwner, 'default', 'c1'),
+    task: storeKeys.task(caller.taskOwner, 't1'),
+    ownState: caller.stateOwner === undefined ? undefined : ownStateKey(caller.stateOwner, ['notes']),
   };
 }
 

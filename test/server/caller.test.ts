@@ -8,12 +8,12 @@ import { describe, expect, test } from 'vitest';
 import { handlerContext } from '../../lib/define/context.js';
 import { paymentIdOf } from '../../lib/pay/replay.js';
 import type { AnyPaymentPayload } from '../../lib/pay/payload.js';
-import { budgetOf, callerKey, concurrencyKeyOf, keyOf, MAX_KEY_PART_CHARS, storeKeys } from '../../lib/server/caller.js';
+import { Caller, keyOf, MAX_KEY_PART_CHARS, storeKeys } from '../../lib/server/caller.js';
 import { createRequestContext } from '../../lib/server/context.js';
 import { createKeyring } from '../../lib/server/keyring.js';
 import { MemoryStore } from '../../lib/store/memory.js';
 
-const caller = callerKey(undefined, 'nonce.mac')!;
+const caller = new Caller(undefined, 'nonce.mac').key!;
 const THREE_MB = 'i'.repeat(3_000_000);
 
 describe('a client-chosen string never makes a store key long', () => {
@@ -43,7 +43,7 @@ describe('a client-chosen string never makes a store key long', () => {
   });
 
   test('a deployment\'s stateKey with a client\'s long string stays short', () => {
-    const call = { era: 'legacy' as const, protocolVersion: '2025-11-25', clientCapabilities: {}, store: new MemoryStore(), caller };
+    const call = { era: 'legacy' as const, protocolVersion: '2025-11-25', clientCapabilities: {}, store: new MemoryStore(), caller: new Caller(undefined, 'nonce.mac') };
     const ctx = handlerContext(createRequestContext(call, 1, 'tools/call', {}, { keyring: createKeyring(undefined) }));
     expect(ctx.stateKey('notes', THREE_MB)!.length).toBeLessThan(200);
   });
@@ -59,14 +59,14 @@ describe('a client-chosen string never makes a store key long', () => {
 describe('whose share of the store a request writes to', () => {
   test('a principal\'s own, whatever session or address it comes with; else the session\'s; else the address\'s; each in its class', () => {
     const alice = { subject: 'alice' };
-    const address = concurrencyKeyOf(undefined, '192.0.2.1');
-    expect(budgetOf(alice, callerKey(alice, 's1'), address)).toEqual(budgetOf(alice, callerKey(alice, 's2')));
-    expect(budgetOf(alice, undefined)).toEqual({ owner: JSON.stringify(['alice']), class: 'principal' });
-    expect(budgetOf(undefined, caller, address)).toEqual({ owner: caller, class: 'session' });
-    expect(budgetOf(undefined, undefined, address)).toEqual({ owner: address, class: 'anonymous' });
+    const address = '192.0.2.1';
+    expect(new Caller(alice, 's1', address).storeBudget).toEqual(new Caller(alice, 's2').storeBudget);
+    expect(new Caller(alice).storeBudget).toEqual({ owner: JSON.stringify(['alice']), class: 'principal' });
+    expect(new Caller(undefined, 'nonce.mac', address).storeBudget).toEqual({ owner: caller, class: 'session' });
+    expect(new Caller(undefined, undefined, address).storeBudget).toEqual({ owner: '["ip","192.0.2.1"]', class: 'anonymous' });
   });
 
   test('a caller with neither an identity nor an address (in process) writes to the pool of its class', () => {
-    expect(budgetOf(undefined, undefined)).toBe('anonymous');
+    expect(new Caller().storeBudget).toBe('anonymous');
   });
 });

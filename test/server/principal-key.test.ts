@@ -7,7 +7,7 @@
 import { describe, expect, test } from 'vitest';
 import { createSessions } from '../../lib/http/session.js';
 import { H_SESSION_ID } from '../../lib/protocol/headers.js';
-import { backgroundKeyOf, budgetOf, callerKey, concurrencyKeyOf, ownerOf, ownStateKey, stateOwnerOf, storeKeys, taskOwnerOf, tokenBudgetKeyOf, toolLimitKeyOf } from '../../lib/server/caller.js';
+import { Caller, ownStateKey, storeKeys } from '../../lib/server/caller.js';
 import type { Principal } from '../../lib/server/context.js';
 import { createKeyring } from '../../lib/server/keyring.js';
 import { keyPrefixOf, principalKey } from '../../lib/server/principal-key.js';
@@ -19,22 +19,24 @@ const inProcess: Principal = { subject: 'job-runner', scopes: [] };
 
 describe('the keys of an API key\'s state are the ones kept under its `key:<name>` subject', () => {
   test('caller, owner, concurrency, tool-limit, budget and background keys', () => {
-    expect(callerKey(key, 'nonce.mac')).toBe('["key:ci","nonce.mac"]');
-    expect(callerKey(key, undefined)).toBe('["key:ci",null]');
-    expect(stateOwnerOf(key, undefined)).toBe('["key:ci"]');
-    expect(concurrencyKeyOf(key, '10.0.0.1')).toBe('["principal","key:ci"]');
-    expect(toolLimitKeyOf('search_*', key, '10.0.0.1')).toBe('tool:["search_*","principal","key:ci"]');
-    expect(ownerOf(key)).toBe('key:ci');
-    expect(budgetOf(key, undefined)).toEqual({ owner: '["key:ci"]', class: 'principal' });
-    expect(tokenBudgetKeyOf(key, '10.0.0.1')).toBe(tokenBudgetKeyOf({ subject: 'key:ci' }, '10.0.0.1'));
-    expect(tokenBudgetKeyOf(key, '10.0.0.1')).toContain('"key:ci"');
-    expect(backgroundKeyOf(undefined, key, undefined)).toBe('["owner","[\\"key:ci\\"]"]');
+    const overHttp = new Caller(key, undefined, '10.0.0.1');
+    expect(new Caller(key, 'nonce.mac').key).toBe('["key:ci","nonce.mac"]');
+    expect(overHttp.key).toBe('["key:ci",null]');
+    expect(overHttp.stateOwner).toBe('["key:ci"]');
+    expect(overHttp.concurrencyKey).toBe('["principal","key:ci"]');
+    expect(overHttp.toolLimitKey('search_*')).toBe('tool:["search_*","principal","key:ci"]');
+    expect(overHttp.conversationOwner).toBe('key:ci');
+    expect(new Caller(key).storeBudget).toEqual({ owner: '["key:ci"]', class: 'principal' });
+    expect(overHttp.tokenBudgetKey()).toBe(new Caller({ subject: 'key:ci' }, undefined, '10.0.0.1').tokenBudgetKey());
+    expect(overHttp.tokenBudgetKey()).toContain('"key:ci"');
+    expect(new Caller(key).backgroundKey).toBe('["owner","[\\"key:ci\\"]"]');
   });
 
   test('conversations, tasks and a deployment\'s own state', () => {
-    expect(storeKeys.conversation(ownerOf(key), 'default', 'c1')).toBe('conv:["key:ci","default","c1"]');
-    expect(storeKeys.task(taskOwnerOf(callerKey(key, undefined)), 't1')).toBe('task:["[\\"key:ci\\",null]","t1"]');
-    expect(ownStateKey(stateOwnerOf(key, undefined)!, ['notes'])).toBe('own:["[\\"key:ci\\"]","notes"]');
+    const caller = new Caller(key);
+    expect(storeKeys.conversation(caller.conversationOwner, 'default', 'c1')).toBe('conv:["key:ci","default","c1"]');
+    expect(storeKeys.task(caller.taskOwner, 't1')).toBe('task:["[\\"key:ci\\",null]","t1"]');
+    expect(ownStateKey(caller.stateOwner!, ['notes'])).toBe('own:["[\\"key:ci\\"]","notes"]');
   });
 
   test('a session id issued to the key by an earlier release (bound to `key:ci`) still verifies for it, and not for a token', async () => {
@@ -50,9 +52,9 @@ describe('the keys of an API key\'s state are the ones kept under its `key:<name
 
 describe('a token\'s state is keyed by its bare `sub`, whichever server issued it', () => {
   test('an external issuer\'s, the built-in server\'s, and a principal named in process', () => {
-    expect(callerKey(token, 's')).toBe('["alice","s"]');
-    expect(ownerOf(signedIn)).toBe('github:42');
-    expect(concurrencyKeyOf(inProcess, '::1')).toBe('["principal","job-runner"]');
+    expect(new Caller(token, 's').key).toBe('["alice","s"]');
+    expect(new Caller(signedIn).conversationOwner).toBe('github:42');
+    expect(new Caller(inProcess, undefined, '::1').concurrencyKey).toBe('["principal","job-runner"]');
   });
 });
 

@@ -7,7 +7,7 @@ import { afterEach, describe, expect, test, vi } from 'vitest';
 import { createDefaultApp } from '../../lib/app.js';
 import { META_CLIENT_CAPABILITIES, META_PROTOCOL_VERSION } from '../../lib/protocol/meta.js';
 import { TASKS_EXTENSION } from '../../lib/protocol/tasks.js';
-import { callerKey } from '../../lib/server/caller.js';
+import { Caller } from '../../lib/server/caller.js';
 import type { CallContext, Principal } from '../../lib/server/context.js';
 import { MemoryStore } from '../../lib/store/memory.js';
 import { endTask, readTask, writeRecord, type TaskRecord } from '../../lib/tasks/record.js';
@@ -18,7 +18,7 @@ const SETTINGS = { ...DEFAULT_TASK_SETTINGS, ttlMs: 60_000, pollIntervalMs: 100,
 const CAPABILITIES = { extensions: { [TASKS_EXTENSION]: {} } };
 
 function modernCall(store: MemoryStore, principal?: Principal): CallContext {
-  return { era: 'modern', protocolVersion: '2026-07-28', principal, caller: callerKey(principal, undefined), clientCapabilities: CAPABILITIES, store };
+  return { era: 'modern', protocolVersion: '2026-07-28', principal, caller: new Caller(principal), clientCapabilities: CAPABILITIES, store };
 }
 
 function request(id: number, method: string, params: Record<string, unknown>) {
