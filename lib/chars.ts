@@ -1,8 +1,8 @@
 /**
  * Character classes tested by a loop, for the checks every cold start runs: tool and skill names, skill path
  * segments, the agents' skill names, YAML plain scalars and the Host header. Regular expressions would read shorter,
- * but V8 compiles each one on its first use and again on its second, and a code cache holds none of them: the nine a
- * cold start ran cost it 0.2–0.3 ms of ~6 (docs/performance.md, issue 22 round 7). The grammars these checks replace
+ * but V8 compiles each one on its first use and again on its second, and a code cache holds none of them
+ * (docs/performance.md "Issue 22 round 7: the regular expressions of a cold start"). The grammars these checks replace
  * are kept as regular expressions in test/chars.test.ts, which holds the two to the same answers.
  */
 

@@ -1,10 +1,10 @@
 /**
  * A call's cancellation, whose AbortSignal is made only when something reads it. Most calls (lists, reads,
  * quick tools) never do, and on Node 20 making an AbortSignal, or combining two with AbortSignal.any, costs
- * more than the rest of such a call (bench: ~10 µs of a ~50 µs tools/list). The call's own work hears of a
+ * more than the rest of such a call (docs/performance.md "Where the code's shape comes from"). The call's own work hears of a
  * cancellation through `onCancel`, and a cancellation linked to another (the request's, the call's, the task's,
  * the turn's budget) listens to it the same way, so a chain of them makes no AbortSignal until an API that takes
- * one (fetch) reads the last; a chat call with the demo agent makes none (docs/performance.md, issue 22).
+ * one (fetch) reads the last; a chat call with the demo agent makes none.
  */
 
 /** What a call's work sees of its cancellation; none of it but `signal` makes an AbortSignal. */
@@ -22,7 +22,7 @@ export interface CancelView {
  * What cancels a call: a signal, how to get one when first needed (e.g. `() => request.signal`), or another
  * cancellation. A signal got that way is asked for when this cancellation's own signal is read, or, for a listener, on
  * the next turn of the event loop: a request's signal costs an adapter an AbortController and a listener on the
- * socket (srvx: ~20 µs of a ~230 µs chat call), and a call over within the turn it started in never needs it. A client
+ * socket, and a call over within the turn it started in never needs it. A client
  * gone before then is seen then, its signal aborted.
  */
 export type SignalSource = AbortSignal | (() => AbortSignal) | CancelView;
@@ -50,8 +50,8 @@ export class Cancellation implements CancelView {
    * Its listener on a linked signal, a function made as it links and kept here once added. Written so on purpose: on
    * Node 22 and 24 this cancellation as an EventListener object, a closure that removes the listener, or the listener
    * stored here before it was added, each left the listener, and the call it cancels, to a full collection rather
-   * than the young generation's (measured, not traced to its cause: docs/performance.md, issue 22 round 6;
-   * test/agent/upstream/young-garbage.test.ts holds it).
+   * than the young generation's (measured, not traced to its cause; test/agent/upstream/young-garbage.test.ts
+   * holds it). The measurements are in docs/performance.md "Issue 22 round 6: what a proxy's hop costs, where the tail goes, and a listener that promoted every call".
    */
   #onAbort: (() => void) | undefined;
   #listeners: Listener[] | undefined;

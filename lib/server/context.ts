@@ -199,8 +199,8 @@ export interface ClientRequestOptions {
 const LEGACY_DEFAULT_LOG_LEVEL: LogLevel = 'info';
 
 /**
- * One request's context. A class with its fields written out rather than `{ ...call, ... }`: V8 (Node 20)
- * builds that literal, with its closures, in ~15 µs, a third of a whole tools/list. A tool may take the methods
+ * One request's context. A class with its fields written out rather than `{ ...call, ... }`, a literal V8 builds
+ * slowly (docs/performance.md "Where the code's shape comes from"). A tool may take the methods
  * apart (`run(args, { progress, signal })`), so each is a function of its own, made when first read: most calls
  * read none of them, and a chat call makes two contexts.
  */

@@ -3,8 +3,8 @@
  * of this process (tokens then verify only on the instance that issued them). Every identifier the server hands
  * a client and later trusts (session ids, conversation ids, ids of its requests to the client) is a MAC under
  * this key, each under its own label, so one kind of token can never pass for another.
- * node:crypto's HMAC, loaded on first use: synchronous and ~2 µs, where WebCrypto's goes through the thread pool.
- * The key is a KeyObject made once: given bytes, Node 24's createHmac makes one on every call, ~10 µs more.
+ * node:crypto's HMAC, loaded on first use: synchronous, where WebCrypto's goes through the thread pool. The key is a
+ * KeyObject made once: given bytes, Node 24's createHmac makes one on every call (docs/performance.md "Issue 22 round 3: on Vercel's runtime").
  */
 
 import type { KeyObject } from 'node:crypto';

@@ -206,7 +206,8 @@ class UpstreamCall implements UpstreamResponse {
   /**
    * A function, not the call itself as an EventListener object: on Node 22 and 24 an object listener outlives its
    * removal until a full collection (measured; why, inside Node's EventTarget, not traced), so every call, with its
-   * request, reply and headers, was promoted to the old generation, ~2 KB a call (docs/performance.md, issue 22 round 6).
+   * request, reply and headers, was promoted to the old generation; the measurements are in
+   * docs/performance.md "Issue 22 round 6: what a proxy's hop costs, where the tail goes, and a listener that promoted every call".
    * Made with the call and capturing nothing but it, this one measured clean; a Cancellation's, which also captures
    * its signal, did not when stored before it was added (cancellation.ts). test/agent/upstream/young-garbage.test.ts
    * holds both.

@@ -1,8 +1,7 @@
 /**
- * How an upstream request travels: node:http and node:https, one keep-alive agent each, rather than fetch. On a
- * proxied chat call, Node's fetch spent ~330 µs of CPU on Node 24 for the upstream's request and reply (undici
- * under WHATWG Request, Response, Headers and streams), node:http ~200 µs with about half the garbage
- * (docs/performance.md, issue 22 round 5). What fetch did for us is done here or in request.ts: redirects are not
+ * How an upstream request travels: node:http and node:https, one keep-alive agent each, rather than fetch, which
+ * cost a proxied chat call more CPU and garbage (docs/performance.md "Issue 22 round 5: upstream requests over `node:http`").
+ * What fetch did for us is done here or in request.ts: redirects are not
  * followed (request.ts names them), bodies are not decoded (no accept-encoding is sent, so an upstream sends them
  * as they are), a connection idle for IDLE_MS is closed, as undici closes its own, and Node 24's proxy variables
  * are followed as its fetch follows them. The modules and agents are made with the first call, off the cold start:
