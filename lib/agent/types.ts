@@ -6,9 +6,8 @@
 import type { UsageReport } from '../usage/meter.js';
 import type { Rate } from '../limits/rate.js';
 import type { TokenPrices } from '../pay/price.js';
-import type { Format } from './upstream/formats.js';
-
-export type AgentKind = Format | 'in-process';
+/** An upstream format's name (upstream/index.ts Format: a key of its table, not imported, as the table imports this module), or an in-process agent. */
+export type AgentKind = 'in-process' | (string & {});
 
 export interface ChatMessage {
   role: 'system' | 'user' | 'assistant';

@@ -2,18 +2,16 @@
  * The upstream formats, one row each: how an agent entry of that format is checked, described, authenticated and
  * made, whether it calls the team's tools, and who keeps its conversation. config.ts reads this table and nothing
  * else about formats. `openai` and `platform` are in the start-up file; the others load their module with the first
- * call that uses them (`lazily`), so a deployment that does not use a format pays nothing for it at start.
+ * call that uses them (`lazily`), so a deployment that does not use a format pays nothing for it at start. The
+ * format names are this table's keys: a new format is its module and its row.
  */
 
 import { isNonEmptyString, isPositiveInteger, isRecord, type Check } from '../../checks.js';
 import type { Agent, AgentProfile } from '../types.js';
-import type { Format } from './formats.js';
 import { KIT } from './kit.js';
 import { createOpenAiAgent } from './openai.js';
 import { createPlatformAgent } from './platform.js';
 import type { FormatSettings, LazyFormat } from './settings.js';
-
-export { FORMATS, type Format } from './formats.js';
 
 /**
  * Who keeps a conversation: `history`, we do, and send it with each turn (a stateless upstream); `handle`, the
@@ -69,7 +67,7 @@ function lazily(load: () => Promise<LazyFormat>, keeps: Keeps): FormatEntry['cre
   };
 }
 
-export const FORMAT_TABLE: Record<Format, FormatEntry> = {
+const TABLE = {
   openai: {
     description: 'An agent reached through an OpenAI-compatible chat endpoint.',
     checks: [needsModel],
@@ -121,7 +119,12 @@ export const FORMAT_TABLE: Record<Format, FormatEntry> = {
     auth: (apiKey) => ({ 'a2a-version': A2A_VERSION, ...bearer(apiKey) }),
     create: lazily(() => import('./a2a.js'), 'handle'),
   },
-};
+} satisfies Record<string, FormatEntry>;
+
+/** The upstream formats an agent may have (AGENT_FORMAT, an AGENTS entry's `format`), in the order they are described. */
+export type Format = keyof typeof TABLE;
+export const FORMAT_TABLE: Readonly<Record<Format, FormatEntry>> = TABLE;
+export const FORMATS = Object.keys(TABLE) as Format[];
 
 /** The fields only some formats take, with their checks (config.ts refuses one on a format that does not list it). */
 export const FORMAT_FIELD_CHECKS: Record<string, Check> = {

@@ -12,7 +12,7 @@ import type { Client } from '@modelcontextprotocol/client';
 import { afterAll, beforeAll, describe, expect, test, vi } from 'vitest';
 import { createMcpHandler } from '../../../api/mcp.js';
 import { createDefaultApp } from '../../../lib/app.js';
-import type { Format } from '../../../lib/agent/upstream/formats.js';
+import type { Format } from '../../../lib/agent/upstream/index.js';
 import { bearer, keyLine, mintTestKey } from '../../support/api-keys.js';
 import { connectHttp, createV2Client, type Era } from '../../support/sdk.js';
 import { startTestServer, type TestServer } from '../../support/server.js';
