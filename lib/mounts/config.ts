@@ -72,6 +72,14 @@ export const CALL_BOUNDS = { maxCallMs: 10 * 60_000, maxQuestions: 20 } as const
 /** A mount, resolved: what the connection needs and nothing a client supplied. */
 export type MountConfig = Required<Omit<MountInput, 'scopes'>> & Pick<MountInput, 'scopes'>;
 
+/** The settings a forwarded request is held to (lib/mounts/forward.ts MountLink): a call bound added above reaches it. */
+const CALL_SETTINGS = ['callTimeoutMs', 'inputRounds', 'scopes', ...Object.keys(CALL_BOUNDS) as Array<keyof typeof CALL_BOUNDS>] as const;
+export type CallSettings = Pick<MountConfig, (typeof CALL_SETTINGS)[number]>;
+
+/** `config`'s call settings, and none of its credentials or URL. */
+export const callSettingsOf = (config: MountConfig): CallSettings =>
+  Object.fromEntries(CALL_SETTINGS.flatMap((key) => (config[key] === undefined ? [] : [[key, config[key]]]))) as CallSettings;
+
 const COMMON_KEYS = ['name', 'url', 'era', 'connectTimeoutMs', 'callTimeoutMs', 'inputRounds', ...Object.keys(CALL_BOUNDS), ...Object.keys(MOUNT_BOUNDS), 'scopes'];
 const ENV_KEYS = new Set([...COMMON_KEYS, 'tokenEnv', 'headersEnv']);
 const CODE_KEYS = new Set([...COMMON_KEYS, 'headers']);

@@ -13,23 +13,18 @@ import type { RequestContext } from '../server/context.js';
 import { CAPABILITY_BY_CLIENT_METHOD, allowsClientRequest } from '../protocol/client-capabilities.js';
 import { META_CLIENT_CAPABILITIES } from '../protocol/meta.js';
 import { inputRequired, type InputRequired, type PromptResult, type ResourceContent, type ToolResult } from '../server/registry.js';
+import type { CallSettings } from './config.js';
 import type { CallSession, MountSession } from './connect.js';
 import { CallLifetime } from './lifetime.js';
 import { createRelay, refusalText, type Relay } from './relay.js';
 
-/** A ready mount as its forwarded requests see it. */
-export interface MountLink {
+/**
+ * A ready mount as its forwarded requests see it: its call settings as configured (config.ts MountInput: the timeout,
+ * `maxCallMs`, `inputRounds`, `maxQuestions`, the `scopes` a caller needs) and its connection.
+ */
+export interface MountLink extends CallSettings {
   name: string;
   session: MountSession;
-  callTimeoutMs: number;
-  /** Longest a forwarded call may run in all (the mount's `maxCallMs`). */
-  maxCallMs: number;
-  /** Most MRTR rounds one call may ask a 2025-wire caller (the mount's `inputRounds`). */
-  inputRounds: number;
-  /** Most questions one call may relay to its caller (the mount's `maxQuestions`). */
-  maxQuestions: number;
-  /** OAuth scopes a caller needs for everything the mount serves (the server's default when absent). */
-  scopes?: string[];
   /** The connection failed under a request: drop it so the next request reconnects. */
   broken(reason: string): void;
 }

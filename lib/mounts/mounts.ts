@@ -9,7 +9,7 @@
 import type { RequestContext } from '../server/context.js';
 import type { Registry, RegistrySource } from '../server/registry.js';
 import { buildCatalog } from './catalog.js';
-import { MOUNT_SEPARATOR, toMountConfig, type MountConfig, type MountInput } from './config.js';
+import { callSettingsOf, MOUNT_SEPARATOR, toMountConfig, type MountConfig, type MountInput } from './config.js';
 import { createMountOpener, type ClientInfo, type MountSession, type OpenMount } from './connect.js';
 import { createConnectionTracker, type WaitOptions } from './connections.js';
 import { describeFailure, type MountLink } from './forward.js';
@@ -100,11 +100,7 @@ export function createMounts(options: MountsOptions): Mounts {
         const link: MountLink = {
           name: entry.config.name,
           session,
-          callTimeoutMs: entry.config.callTimeoutMs,
-          maxCallMs: entry.config.maxCallMs,
-          inputRounds: entry.config.inputRounds,
-          maxQuestions: entry.config.maxQuestions,
-          scopes: entry.config.scopes,
+          ...callSettingsOf(entry.config),
           // A connection that broke under a request is reopened by the next request, without a rest.
           broken,
         };
