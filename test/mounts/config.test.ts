@@ -4,7 +4,7 @@
  */
 
 import { describe, expect, test } from 'vitest';
-import { readMountWait, readMounts, toMountConfig } from '../../lib/mounts/config.js';
+import { callSettingsOf, readMountWait, readMounts, toMountConfig } from '../../lib/mounts/config.js';
 import { createDefaultApp } from '../../lib/app.js';
 
 const mounts = (value: unknown, env: Record<string, string> = {}) => readMounts({ MCP_MOUNTS: JSON.stringify(value), ...env });
@@ -86,6 +86,14 @@ describe('mounts added in code', () => {
 
   test('a bad one is a TypeError naming the mount', () => {
     expect(() => toMountConfig({ name: 'docs', url: 'not a url' })).toThrow(/^Mount "docs" is invalid: url/);
+  });
+});
+
+describe('what a forwarded call is held to', () => {
+  test('every call setting as configured, defaults filled in, and none of the mount\'s URL or credentials', () => {
+    const config = toMountConfig({ name: 'docs', url: 'https://docs.example/mcp', headers: { authorization: 'Bearer secret' }, maxQuestions: 3, scopes: ['docs:read'] });
+    expect(callSettingsOf(config)).toEqual({ callTimeoutMs: 120_000, inputRounds: 10, maxCallMs: 600_000, maxQuestions: 3, scopes: ['docs:read'] });
+    expect(JSON.stringify(callSettingsOf(config))).not.toContain('secret');
   });
 });
 
