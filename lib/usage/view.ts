@@ -1,0 +1,35 @@
+/**
+ * What the usage page shows for one window (issue 46): written by lib/usage/read.ts readUsage, rendered by the page
+ * and served as its JSON. Shared by the counters (H17) and the page (H18).
+ */
+export type UsageWindow = 'hour' | 'day' | 'month'; // last 60 min (1-min buckets), last 24 h (1-h buckets), last 30 days (1-day buckets)
+
+export interface UsageTotals {
+  calls: number;            // tools/call (and paid resources/prompts) answered
+  errors: number;           // answered with isError or a JSON-RPC error, by us or the agent
+  refusals: number;         // refused before running (sum of `refusals` below)
+  inputTokens: number;      // known tokens only
+  outputTokens: number;
+  unknownUsageCalls: number; // calls with at least one model request whose usage is unknown: the totals are incomplete
+  earnedUsd: string;        // x402 settled, decimal string ("0.0125"); "0" when no price configured
+}
+
+export interface UsageView {
+  window: UsageWindow;
+  from: string; to: string;       // ISO 8601
+  bucketSeconds: number;
+  generatedAt: string;
+  totals: UsageTotals;
+  /** per agent (tool name for non-agent tools), one point per bucket, oldest first, all buckets present (zeros) */
+  series: Array<{ agent: string; points: Array<{ t: string; calls: number; inputTokens: number; outputTokens: number }> }>;
+  /** bounded (≤ 20), by tokens then calls; label is principal kind+subject, key name, or `ip:` + 8 hex of a keyed hash */
+  topCallers: Array<{ label: string; kind: 'api-key' | 'issuer' | 'authorization-server' | 'session' | 'address' | string; calls: number; inputTokens: number; outputTokens: number }>;
+  /** reason → count; reasons: 'rate-limit', 'token-budget', 'scope', 'payment', 'concurrency', 'store-full', ... */
+  refusals: Record<string, number>;
+  /** cause code → count (the codes the request log already writes) */
+  errors: Record<string, number>;
+  /** per agent, where prices are configured */
+  earnings: Array<{ agent: string; usd: string; paidCalls: number }>;
+  /** true when the top-callers list dropped callers (bounded); the totals never drop anything */
+  topCallersTruncated: boolean;
+}
