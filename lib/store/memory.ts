@@ -12,7 +12,8 @@
 
 import { integerEnv } from '../config.js';
 import { Ledger, type Entry } from './ledger.js';
-import { storedBytes, type CallerClass, type Entered, type EnterRequest, type LeaveRequest, type Ready, type Reservation, type Store, type StoreBudget, type TurnEntry, type TurnExit, type WaitOptions } from './types.js';
+import { Tallies } from './tallies.js';
+import { storedBytes, type CallerClass, type Entered, type EnterRequest, type LeaveRequest, type Ready, type Reservation, type Store, type StoreBudget, type Tally, type TurnEntry, type TurnExit, type WaitOptions } from './types.js';
 import { DEFAULT_WATCH_MS, Watcher } from './watch.js';
 
 export interface MemoryBudget {
@@ -72,6 +73,7 @@ const valueOf = (entry: Entry | undefined): unknown =>
 interface Shared {
   ledger: Ledger;
   watcher: Watcher;
+  tallies: Tallies;
 }
 
 /** The store seen through one budget: writes are charged to it; everything else is the same store. */
@@ -222,6 +224,14 @@ class MemoryView implements Store {
     }
   }
 
+  async tally(tallies: Tally[]): Promise<void> {
+    this.#data.tallies.add(tallies);
+  }
+
+  async readTallies(keys: string[]): Promise<Array<Record<string, number>>> {
+    return this.#data.tallies.read(keys);
+  }
+
   watch(keys: string[], ready: Ready, options: WaitOptions): Promise<unknown[] | undefined> {
     return this.#data.watcher.watch(keys, ready, options);
   }
@@ -260,7 +270,7 @@ export class MemoryStore extends MemoryView {
     const whole = { maxBytes: budget.maxBytes ?? DEFAULT_MEMORY_BUDGET.maxBytes, maxEntries: budget.maxEntries ?? DEFAULT_MEMORY_BUDGET.maxEntries };
     const resolved = { ...budgetWithin(whole.maxBytes, whole.maxEntries), ...budget };
     const ledger = new Ledger(resolved);
-    super({ ledger, watcher: new Watcher(async (keys) => keys.map((key) => valueOf(ledger.read(key))), watchMs) }, 'anonymous');
+    super({ ledger, watcher: new Watcher(async (keys) => keys.map((key) => valueOf(ledger.read(key))), watchMs), tallies: new Tallies() }, 'anonymous');
     this.budget = resolved;
     this.#ledger = ledger;
   }

@@ -190,6 +190,29 @@ export interface LeaveRequest {
   count?: Counter;
 }
 
+/**
+ * Counters of one time bucket (lib/usage/record.ts): a hash of whole numbers that lives `ttlMs` from its first write,
+ * and bounded rankings beside it. A ranked member's fields stay in the hash only while it is among the `bound` heaviest
+ * of its set: past the bound the lightest goes (a newcomer no heavier than the lightest incumbent is the one that goes,
+ * so a flood of light newcomers cannot push out those already there), its fields are removed and `<set>:dropped`
+ * counts one. Field names: `add`'s as given; a ranked member's `<set>:<suffix>:<member>`.
+ */
+export interface Tally {
+  key: string;
+  ttlMs: number;
+  add: Record<string, number>;
+  ranked?: RankedAdd[];
+}
+
+/** One member's part of a bounded ranking (Tally): its weight added to the set `<Tally.key>:<set>`, its fields to the hash. */
+export interface RankedAdd {
+  set: string;
+  member: string;
+  weight: number;
+  bound: number;
+  add: Record<string, number>;
+}
+
 /** Given the values of the watched keys (undefined when absent), whether the wait is over. */
 export type Ready = (values: unknown[]) => boolean;
 
@@ -213,6 +236,10 @@ export interface Store {
   enter(request: EnterRequest): Promise<Entered>;
   /** A call's closing writes, atomically, in one round trip. */
   leave(request: LeaveRequest): Promise<void>;
+  /** Adds to the counters of each tally, atomically, in one round trip (one command on Redis). */
+  tally(tallies: Tally[]): Promise<void>;
+  /** The counter hashes at `keys`, in order (empty when absent), in one round trip (one command on Redis). */
+  readTallies(keys: string[]): Promise<Array<Record<string, number>>>;
   /**
    * Waits until `ready` holds for the values of `keys` and resolves with them, or with undefined when the wait
    * ends first. It reads nothing at once: the caller has just read. The values are read again when this

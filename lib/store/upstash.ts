@@ -11,10 +11,11 @@
 
 import type { Redis } from '@upstash/redis';
 import { integerEnv } from '../config.js';
-import { StoreUnavailableError, type Entered, type EnterRequest, type LeaveRequest, type Ready, type Store, type StoreBudget, type WaitOptions } from './types.js';
+import { StoreUnavailableError, type Entered, type EnterRequest, type LeaveRequest, type Ready, type Store, type StoreBudget, type Tally, type WaitOptions } from './types.js';
 import { loadUpstashClient } from './upstash-client.js';
 import { DEFAULT_PREFIX, type UpstashConfig } from './upstash-config.js';
 import { ENTER, LEAVE } from './scripts.js';
+import { READ_TALLIES, TALLY } from './tally-scripts.js';
 import { DEFAULT_WATCH_MS, Watcher } from './watch.js';
 
 /** Store operations matter more than limiter checks: a few quick retries (≈0.55 s) before failing. */
@@ -54,7 +55,7 @@ export class UpstashStore implements Store {
   readonly #timeoutMs: number;
   #client: Redis | undefined;
   #loading: Promise<Redis> | undefined;
-  #scripts: { enter: Script; leave: Script } | undefined;
+  #scripts: { enter: Script; leave: Script; tally: Script; readTallies: Script } | undefined;
   readonly #watcher: Watcher;
 
   constructor(config: UpstashConfig, options: UpstashStoreOptions = {}) {
@@ -135,6 +136,33 @@ export class UpstashStore implements Store {
     for (const key of [...set.map((p) => p.key), ...gone, ...(turn ? [turn.done] : [])]) this.#watcher.written(key);
   }
 
+  async tally(tallies: Tally[]): Promise<void> {
+    if (tallies.length === 0) return;
+    const keys: string[] = [];
+    const args: string[] = [String(tallies.length)];
+    for (const { key, ttlMs, add, ranked = [] } of tallies) {
+      keys.push(this.#data(key));
+      const fields = Object.entries(add);
+      args.push(String(toPx(ttlMs)), String(fields.length), ...fields.flatMap(([field, n]) => [field, String(n)]), String(ranked.length));
+      for (const { set, member, weight, bound, add: own } of ranked) {
+        keys.push(this.#data(`${key}:${set}`));
+        const suffixes = Object.entries(own);
+        args.push(set, member, String(weight), String(bound), String(suffixes.length), ...suffixes.flatMap(([suffix, n]) => [suffix, String(n)]));
+      }
+    }
+    await this.#run(async (redis) => (await this.#script(redis)).tally.exec(keys, args));
+  }
+
+  async readTallies(keys: string[]): Promise<Array<Record<string, number>>> {
+    if (keys.length === 0) return [];
+    const reply = await this.#run(async (redis) => (await this.#script(redis)).readTallies.exec(keys.map((key) => this.#data(key)), [])) as unknown[][];
+    return reply.map((pairs) => {
+      const fields: Record<string, number> = {};
+      for (let i = 0; i + 1 < pairs.length; i += 2) fields[String(pairs[i])] = Number(pairs[i + 1]);
+      return fields;
+    });
+  }
+
   watch(keys: string[], ready: Ready, options: WaitOptions): Promise<unknown[] | undefined> {
     return this.#watcher.watch(keys, ready, options);
   }
@@ -154,7 +182,9 @@ export class UpstashStore implements Store {
 
   async #script(redis: Redis) {
     // `exec` sends EVALSHA and, when Redis does not have the script yet, EVAL once.
-    return (this.#scripts ??= { enter: redis.createScript(ENTER), leave: redis.createScript(LEAVE) });
+    return (this.#scripts ??= {
+      enter: redis.createScript(ENTER), leave: redis.createScript(LEAVE), tally: redis.createScript(TALLY), readTallies: redis.createScript(READ_TALLIES),
+    });
   }
 
   async #run<T>(operation: (redis: Redis) => Promise<T>): Promise<T> {

@@ -231,6 +231,39 @@ export function storeContract(name: string, makeStore: () => Store | Promise<Sto
       expect(await store.getMany([victim, paid])).toEqual([{ history: ['turn 1'] }, { settled: true }]);
     });
 
+    describe('counters (tally)', () => {
+      const ranked = (member: string, weight: number) => ({ set: 'top', member, weight, bound: 2, add: { calls: 1, tokens: weight } });
+
+      test('adds to a bucket\'s counters, and reads several buckets at once (an absent one empty)', async () => {
+        const store = await makeStore();
+        const [a, b] = [key('bucket-a'), key('bucket-b')];
+        await store.tally([{ key: a, ttlMs: 10_000, add: { calls: 1, 'in|echo': 120 } }, { key: b, ttlMs: 10_000, add: { calls: 1 } }]);
+        await store.tally([{ key: a, ttlMs: 10_000, add: { calls: 1, 'in|echo': 5 } }]);
+        expect(await store.readTallies([a, key('none'), b])).toEqual([{ calls: 2, 'in|echo': 125 }, {}, { calls: 1 }]);
+      });
+
+      test('a ranking keeps its heaviest members; a newcomer no heavier than the lightest does not push anyone out', async () => {
+        const store = await makeStore();
+        const k = key('ranked');
+        await store.tally([{ key: k, ttlMs: 10_000, add: {}, ranked: [ranked('alice', 50), ranked('bob', 10)] }]);
+        for (const flood of ['a1', 'a2', 'a3']) await store.tally([{ key: k, ttlMs: 10_000, add: {}, ranked: [ranked(flood, 10)] }]);
+        expect(await store.readTallies([k])).toEqual([{
+          'top:calls:alice': 1, 'top:tokens:alice': 50, 'top:calls:bob': 1, 'top:tokens:bob': 10, 'top:dropped': 3,
+        }]);
+        await store.tally([{ key: k, ttlMs: 10_000, add: {}, ranked: [ranked('carol', 30)] }]);
+        const [after] = await store.readTallies([k]);
+        expect(after).toEqual({ 'top:calls:alice': 1, 'top:tokens:alice': 50, 'top:calls:carol': 1, 'top:tokens:carol': 30, 'top:dropped': 4 });
+      });
+
+      test('a bucket expires its ttl after its first write', async () => {
+        const store = await makeStore();
+        const k = key('short');
+        await store.tally([{ key: k, ttlMs: 40, add: { calls: 1 }, ranked: [ranked('alice', 1)] }]);
+        await new Promise((r) => setTimeout(r, 100));
+        expect(await store.readTallies([k])).toEqual([{}]);
+      });
+    });
+
     test('takeValue waits for a value, returns it once and removes it', async () => {
       const store = await makeStore();
       const k = key('take');
