@@ -102,6 +102,7 @@ export function createMcpHandler(app: App, bounds: RequestBounds = app.bounds ??
       response = withCors(request, failureReply(error), isAllowedOrigin);
     }
     report(observation, response.status);
+    app.usage?.(observation, response.status, request);
     return response;
   };
 }

@@ -20,6 +20,7 @@ import { createRegistry } from './server/create-registry.js';
 import type { RegistryDefinition } from './server/registry.js';
 import { createServer, type ServerInfo, type ServerOptions } from './server/server.js';
 import { MemoryStore } from './store/memory.js';
+import { createUsageCounter, readUsageCounting, type UsageCounter } from './usage/counter.js';
 import type { Store } from './store/types.js';
 import { createLimitsFromEnv, type RequestLimits } from './limits/index.js';
 import { createCallSlots, readMaxConcurrentCalls, type CallSlots } from './limits/concurrency.js';
@@ -75,6 +76,8 @@ export interface App {
   calls?: CallSlots;
   /** What start-up says about it (lib/observe/startup.ts); the deployment's app has one. */
   startup?: StartupReport;
+  /** Counts each request for the usage page (lib/usage/counter.ts; USAGE_COUNTERS); nothing counted when absent. */
+  usage?: UsageCounter;
 }
 
 export interface AppOptions extends Omit<ServerOptions, 'registry' | 'info' | 'features'> {
@@ -93,6 +96,8 @@ export interface AppOptions extends Omit<ServerOptions, 'registry' | 'info' | 'f
   startup?: StartupReport;
   /** How long tasks live and how their instances beat (TASK_* variables); the defaults when absent. */
   tasks?: Partial<TaskSettings>;
+  /** Count requests for the usage page (USAGE_COUNTERS); `trustForwarded` as for the rate limits. Off when absent. */
+  usage?: { trustForwarded: boolean };
 }
 
 export function createApp(options: AppOptions): App {
@@ -124,6 +129,7 @@ export function createApp(options: AppOptions): App {
     healthTimeoutMs: options.healthTimeoutMs,
     calls: options.calls,
     startup: options.startup,
+    ...(options.usage ? { usage: createUsageCounter({ store, keyring: server.keyring, trustForwarded: options.usage.trustForwarded }) } : {}),
   };
 }
 
@@ -156,6 +162,7 @@ export function createDefaultApp(env: Record<string, string | undefined> = proce
   const upstash = readUpstashConfig(env);
   const bounds = readRequestBounds(env);
   const requestLog = readLogLevel(env) !== 'off';
+  const usage = readUsageCounting(env) ? { trustForwarded: Boolean(env.VERCEL) } : undefined;
   const healthTimeoutMs = readHealthTimeout(env);
   const tasks = readTaskSettings(env);
   const signIn = readSignIn(env);
@@ -214,6 +221,7 @@ export function createDefaultApp(env: Record<string, string | undefined> = proce
     calls,
     startup,
     tasks,
+    usage,
     defaultScopes,
     instructions: INSTRUCTIONS,
     stateSecret: config.stateSecret,

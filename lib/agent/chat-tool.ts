@@ -5,7 +5,7 @@
  * Per-caller state is keyed as lib/server/caller.ts says: conversations by owner, retries by caller.
  */
 
-import type { RequestContext, TokenSpend, ToolLimitRefusal } from '../server/context.js';
+import { REFUSAL, type RequestContext, type TokenSpend, type ToolLimitRefusal } from '../server/context.js';
 import { RETRY_AFTER_META } from '../protocol/errors.js';
 import { inputRequired, type InputRequired, type ToolDefinition, type ToolResult } from '../server/registry.js';
 import { sha256Hex } from '../digest.js';
@@ -45,6 +45,7 @@ function toolError(text: string): ToolResult {
 /** A call refused by a spent token budget: like a per-tool limit's refusal, a tool result saying when to try again. */
 function overTokenBudget(refusal: ToolLimitRefusal, ctx: RequestContext): ToolResult {
   ctx.observation?.noteToolFailure?.({ outcome: 'request_error', errorType: 'rate_limited' });
+  ctx.observation?.noteRefusal?.(REFUSAL.tokenBudget);
   return { ...toolError(refusal.message), _meta: { [RETRY_AFTER_META]: refusal.retryAfterSeconds } };
 }
 
@@ -98,6 +99,7 @@ export function chatWithAgentTool(options: ChatToolOptions): ToolDefinition<type
       // Only a call that may answer before its run ends collects one (reply-deadline.ts); here there is nothing to collect.
       const { message } = args;
       if (message === undefined) return toolError('Invalid arguments: message is required.');
+      ctx.observation?.noteAgent?.(agent.profile.id);
       // The caller's token budgets are checked before anything runs; the call's usage is charged to them as it arrives.
       const tokens = await ctx.tokenBudget?.(agent.profile.id, ctx.usage);
       if (tokens && 'refused' in tokens) return overTokenBudget(tokens.refused, ctx);

@@ -14,7 +14,7 @@ import { applyHeaderPayment, refuseBatchPayment } from '../pay/header.js';
 import { allowsSsePolling } from '../protocol/revisions.js';
 import { Cancellation } from '../server/cancellation.js';
 import { Caller } from '../server/caller.js';
-import type { CallContext, Principal } from '../server/context.js';
+import { REFUSAL, type CallContext, type Principal } from '../server/context.js';
 import type { Dispatch, KeptReply } from '../server/dispatch.js';
 import type { RequestLimits } from '../limits/index.js';
 import type { Observation } from '../observe/observation.js';
@@ -91,7 +91,7 @@ export async function serveLegacy(
       const release = deps.calls.take(slotKey, m);
       const reply = one.run(() => (release
         ? deps.dispatch(m, { ...base, observation: one, usage: one.usage }).finally(release)
-        : Promise.resolve(errorMessage(readId(m), tooManyCalls(deps.calls.max)))));
+        : (one.noteRefusal(REFUSAL.concurrency), Promise.resolve(errorMessage(readId(m), tooManyCalls(deps.calls.max))))));
       return reply.then(observation.noteReply);
     }));
     const answered = replies.filter((r): r is JsonRpcResponse => r !== undefined);
@@ -104,7 +104,10 @@ export async function serveLegacy(
   const polling = allowsSsePolling(classified.version) && caller.key !== undefined;
   const issued = startsSession(message) ? await deps.sessions.issue(principal, message.params?.capabilities) : undefined;
   const release = deps.calls.take(slotKey, message);
-  if (!release) return withProtocolVersion(tooManyCallsReply(deps.calls.max, readId(message)), legacyReplyVersion(message, classified.version));
+  if (!release) {
+    observation.noteRefusal(REFUSAL.concurrency);
+    return withProtocolVersion(tooManyCallsReply(deps.calls.max, readId(message)), legacyReplyVersion(message, classified.version));
+  }
   const errorHeaders = headersFor(deps, request);
   // Recognised legacy clients cancel explicitly (notifications/cancelled, watched by the dispatcher).
   return frameCall({
@@ -131,7 +134,10 @@ export async function serveModern(request: Request, classified: Ok<'modern'>, de
   if (kept) return answerKept(kept, version, observation);
   const caller = new Caller(principal, undefined, deps.calls.addressOf(request));
   const release = deps.calls.take(caller.concurrencyKey!, message);
-  if (!release) return withProtocolVersion(tooManyCallsReply(deps.calls.max, message.id), version);
+  if (!release) {
+    observation.noteRefusal(REFUSAL.concurrency);
+    return withProtocolVersion(tooManyCallsReply(deps.calls.max, message.id), version);
+  }
   // The client cancels by closing its response stream or dropping the request; nothing is made unless the call listens.
   const gone = new Cancellation(() => request.signal);
   const call: Omit<CallContext, 'outbound'> = {

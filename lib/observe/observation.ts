@@ -15,7 +15,7 @@ import { META_CLIENT_INFO } from '../protocol/meta.js';
 import { servesMethod, type Era } from '../protocol/methods.js';
 import { TASK_STATUS_NOTIFICATION } from '../protocol/tasks.js';
 import { H_TRACEPARENT, H_TRACESTATE, META_TRACEPARENT, META_TRACESTATE, readTraceContext, type TraceContext } from '../protocol/trace-context.js';
-import type { CallObservation, Principal, ToolFailure } from '../server/context.js';
+import type { CallObservation, Principal, RefusalReason, ToolFailure } from '../server/context.js';
 import { StoreUnavailableError } from '../store/types.js';
 import { UsageMeter, type UsageTotal } from '../usage/meter.js';
 import { addTotals } from '../usage/report.js';
@@ -65,6 +65,12 @@ export class Operation implements CallObservation {
   trace?: TraceContext;
   /** What an upstream request carries on (the span's context once tracing runs, else the client's). */
   traceHeaders?: Record<string, string>;
+  /** The agent a chat call reached (noteAgent), for the usage counters. */
+  agent?: string;
+  /** Why the call was refused before it ran (noteRefusal). */
+  refusal?: RefusalReason;
+  /** What its settled payment earned, in millionths of a dollar (noteEarned). */
+  earnedMicroUsd?: number;
   #answered?: { reply: JsonRpcResponse | undefined };
   #toolFailure?: ToolFailure;
   #failed = false;
@@ -115,6 +121,18 @@ export class Operation implements CallObservation {
 
   noteToolFailure(failure: ToolFailure): void {
     this.#toolFailure = failure;
+  }
+
+  noteAgent(agentId: string): void {
+    this.agent = agentId.slice(0, MAX_NAME);
+  }
+
+  noteRefusal(reason: RefusalReason): void {
+    this.refusal = reason;
+  }
+
+  noteEarned(microUsd: number): void {
+    this.earnedMicroUsd = (this.earnedMicroUsd ?? 0) + microUsd;
   }
 
   /** A failure no step turned into a reply. */
@@ -168,6 +186,17 @@ export class Operation implements CallObservation {
     return reachedTarget(this.#answer(0));
   }
 
+  /** True once the dispatcher answered the message (a refusal of the HTTP request never reaches it). */
+  wasAnswered(): boolean {
+    return this.#answered !== undefined;
+  }
+
+  /** The reply's result, when it is one. */
+  result(): Record<string, unknown> | undefined {
+    const reply = this.#answered?.reply;
+    return reply && 'result' in reply && isObject(reply.result) ? reply.result : undefined;
+  }
+
   /** The JSON-RPC error code of the reply, if it is an error. */
   errorCode(): number | undefined {
     const reply = this.#answered?.reply;
@@ -218,6 +247,7 @@ export class Observation extends Operation {
   readonly #messages: BatchMessage[] = [];
   #settled?: Promise<void>;
   #done = true;
+  #who: { principal?: Principal; session?: string } = {};
 
   constructor(request: Request) {
     super({ authorized: false, userAgent: request.headers.get(H_USER_AGENT)?.slice(0, MAX_USER_AGENT) });
@@ -254,7 +284,21 @@ export class Observation extends Operation {
     return one;
   }
 
+  /**
+   * The caller, for the usage counters alone (lib/usage/counter.ts labels it under the server's key); neither the log
+   * line nor a span reads it.
+   */
+  get who(): { principal?: Principal; session?: string } {
+    return this.#who;
+  }
+
+  /** The request's messages as the usage counters count them: a batch's each, else the request itself. */
+  operations(): Operation[] {
+    return this.batch === undefined ? [this] : this.#messages;
+  }
+
   noteCaller(principal: Principal | undefined, session: string | undefined): void {
+    this.#who = { principal, session };
     this.caller = principal ? (session ? 'token+session' : 'token') : session ? 'session' : 'anonymous';
     this.clues.authorized = principal !== undefined;
     this.clues.clientId = principal?.clientId;

@@ -15,7 +15,7 @@
  */
 
 import type { PaymentRequired, PaymentRequirements, ResourceInfo, SettleResponse } from '@x402/core/types';
-import { withReplyHeld, type RequestContext } from '../server/context.js';
+import { REFUSAL, withReplyHeld, type RequestContext } from '../server/context.js';
 import { principalKey } from '../server/principal-key.js';
 import type { MatchedRequirements, PaymentEngine } from './engine.js';
 import { PAYMENT_RESPONSE_META_KEY, readPayment, type AnyPaymentPayload } from './payload.js';
@@ -63,8 +63,10 @@ const messageOf = (error: unknown) => (error instanceof Error ? error.message : 
 
 /** The PaymentRequired for `op`, saying `error`; a refusal when the facilitator cannot say what to pay. */
 async function requiredFor(
-  engine: PaymentEngine, op: Pick<PaidOperation<Receipted, unknown>, 'resource' | 'offer'>, error: string, receipt?: SettleResponse,
+  engine: PaymentEngine, op: Pick<PaidOperation<Receipted, unknown>, 'resource' | 'offer'>, ctx: RequestContext, error: string, receipt?: SettleResponse,
 ): Promise<StillRequired | Refused> {
+  // A request sent back to pay is a refusal in the usage counters; a failed settlement (with its receipt) is not.
+  if (!receipt) ctx.observation?.noteRefusal?.(REFUSAL.payment);
   try {
     return { kind: 'required', paymentRequired: await engine.paymentRequired(op.resource, error, op.offer), ...(receipt ? { receipt } : {}) };
   } catch (cause) {
@@ -78,7 +80,7 @@ async function paymentOf(
 ): Promise<{ payload: AnyPaymentPayload } | StillRequired | Refused> {
   const input = readPayment(ctx.meta, engine.config.payloadBounds);
   if (input.kind === 'payload') return { payload: input.payload };
-  return requiredFor(engine, op, input.kind === 'none' ? op.unpaid : input.reason);
+  return requiredFor(engine, op, ctx, input.kind === 'none' ? op.unpaid : input.reason);
 }
 
 /** What a request without a usable payment gets before anything runs; undefined when it carries one (payFor checks it). */
@@ -102,13 +104,13 @@ export async function payFor<Charged extends Receipted, Passed>(
   if (claim.kind === 'recorded') {
     return claim.record.fingerprint === fingerprint
       ? { kind: 'answer', answer: claim.record.result as Charged }
-      : requiredFor(engine, op, 'payment_already_used: this payment already paid for another call');
+      : requiredFor(engine, op, ctx, 'payment_already_used: this payment already paid for another call');
   }
   if (claim.kind === 'busy') return { kind: 'refused', text: PAYMENT_BUSY };
   try {
     const verified = await engine.verify(payload, op.resource, op.offer);
     if (verified.kind === 'unavailable') return { kind: 'refused', text: facilitatorUnavailable(engine, verified.reason) };
-    if (verified.kind === 'refused') return requiredFor(engine, op, verified.reason);
+    if (verified.kind === 'refused') return requiredFor(engine, op, ctx, verified.reason);
     const answer = await op.run(withReplyHeld(ctx));
     if (!op.charges(answer)) return { kind: 'answer', answer };
     if (ctx.signal.aborted) return { kind: 'refused', text: CANCELLED_UNPAID };
@@ -131,8 +133,9 @@ export async function payFor<Charged extends Receipted, Passed>(
     if (settled.kind === 'failed') {
       await forgetPaid(ctx.store, id).catch((error) => console.error('[agent-mcp] the record of a payment that failed to settle could not be removed:', error));
       const failure = settled.receipt ?? { success: false, errorReason: settled.reason, transaction: '', network: engine.config.network };
-      return requiredFor(engine, op, `Payment settlement failed: ${settled.reason}`, failure);
+      return requiredFor(engine, op, ctx, `Payment settlement failed: ${settled.reason}`, failure);
     }
+    ctx.observation?.noteEarned?.(microUsdOf(chargedAmount(verified.requirements, charge), decimals));
     const paid = withMeta(priced, PAYMENT_RESPONSE_META_KEY, settled.receipt);
     await recordPaid(ctx.store, id, { fingerprint, result: paid }).catch((error) => {
       console.error('[agent-mcp] a settled payment\'s receipt could not be recorded; a replay of it gets the result without the receipt:', error);
@@ -147,13 +150,23 @@ const isUpto = (requirements: MatchedRequirements): requirements is PaymentRequi
 
 /** What the result says was charged: the amount in the asset's smallest units and in USD; for upto, how it was reckoned. */
 function chargedMeta(requirements: MatchedRequirements, charge: Charge | undefined, decimals: number): Record<string, unknown> {
-  const amount = charge?.amount ?? BigInt('amount' in requirements ? requirements.amount : requirements.maxAmountRequired);
+  const amount = chargedAmount(requirements, charge);
   return {
     scheme: requirements.scheme,
     amount: amount.toString(),
     price: fromAtomic(amount, decimals),
     ...(charge ? { basis: charge.basis, ceiling: (requirements as PaymentRequirements).amount, ...(charge.estimated ? { estimated: true } : {}) } : {}),
   };
+}
+
+/** What a call is charged, in the asset's smallest units: the upto charge, else the price asked. */
+function chargedAmount(requirements: MatchedRequirements, charge: Charge | undefined): bigint {
+  return charge?.amount ?? BigInt('amount' in requirements ? requirements.amount : requirements.maxAmountRequired);
+}
+
+/** An amount of a dollar stablecoin in millionths of a dollar (the usage counters' unit), rounded down. */
+function microUsdOf(amount: bigint, decimals: number): number {
+  return Number(decimals >= 6 ? amount / 10n ** BigInt(decimals - 6) : amount * 10n ** BigInt(6 - decimals));
 }
 
 const withMeta = <T extends Receipted>(answer: T, key: string, value: unknown): T => ({ ...answer, _meta: { ...answer._meta, [key]: value } });

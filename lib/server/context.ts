@@ -42,6 +42,14 @@ export interface ToolFailure {
   errorType: string;
 }
 
+/** Why a call was refused before it ran, as the usage counters count it (CallObservation.noteRefusal; lib/usage/outcome.ts). */
+export const REFUSAL = {
+  rateLimit: 'rate-limit', tokenBudget: 'token-budget', scope: 'scope', payment: 'payment', concurrency: 'concurrency',
+  signIn: 'sign-in', forbidden: 'forbidden', tooLarge: 'too-large', invalid: 'invalid-request',
+} as const;
+
+export type RefusalReason = (typeof REFUSAL)[keyof typeof REFUSAL];
+
 /** The request's observation (lib/observe): where a tool reports its upstream time and finds the trace to carry on. */
 export interface CallObservation {
   noteUpstream(ms: number): void;
@@ -49,6 +57,12 @@ export interface CallObservation {
   noteCause?(cause: string): void;
   /** Says why the call's isError result failed; the span reports it (only an isError result of tools/call reads it). */
   noteToolFailure?(failure: ToolFailure): void;
+  /** Which agent a chat call reached (its id), for the usage counters; a call that names none is counted by its tool. */
+  noteAgent?(agentId: string): void;
+  /** Why the call was refused before it ran (REFUSAL: a rate limit, a token budget, a payment...). */
+  noteRefusal?(reason: RefusalReason): void;
+  /** What a settled payment earned, in millionths of a dollar (lib/pay). */
+  noteEarned?(microUsd: number): void;
   /** `traceparent` (and `tracestate`) for a request this call makes on its behalf. */
   readonly traceHeaders?: Record<string, string>;
 }

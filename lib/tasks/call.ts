@@ -11,7 +11,7 @@ import { INTERNAL_ERROR, INVALID_PARAMS, McpError } from '../protocol/errors.js'
 import { storeKeys } from '../server/caller.js';
 import { Cancellation } from '../server/cancellation.js';
 import { isRequest, type JsonRpcMessage } from '../protocol/jsonrpc.js';
-import { createRequestContext, type CallContext, type CallObservation, type Outbound, type RequestContext, type RunReport, type ToolFailure } from '../server/context.js';
+import { createRequestContext, type CallContext, type CallObservation, type Outbound, type RequestContext, type RunReport, type RefusalReason, type ToolFailure } from '../server/context.js';
 import { findInSources, type CompiledTool } from '../server/registry.js';
 import type { Server, ToolCall } from '../server/server.js';
 import { claimRound, endTask, writeRecord, type RunSoFar, type TaskRecord, type TaskRef } from './record.js';
@@ -100,6 +100,18 @@ class LinkUntilTask implements RequestLink, Outbound, CallObservation {
 
   noteToolFailure(failure: ToolFailure): void {
     if (this.#open) this.#observation!.noteToolFailure?.(failure);
+  }
+
+  noteAgent(agentId: string): void {
+    if (this.#open) this.#observation!.noteAgent?.(agentId);
+  }
+
+  noteRefusal(reason: RefusalReason): void {
+    if (this.#open) this.#observation!.noteRefusal?.(reason);
+  }
+
+  noteEarned(microUsd: number): void {
+    if (this.#open) this.#observation!.noteEarned?.(microUsd);
   }
 
   detach(): void {

@@ -9,7 +9,7 @@ import {
 } from '../../protocol/errors.js';
 import { isObject } from '../../protocol/jsonrpc.js';
 import { mayUse, requireAccess } from '../access.js';
-import type { RequestContext, ToolLimitRefusal } from '../context.js';
+import { REFUSAL, type RequestContext, type ToolLimitRefusal } from '../context.js';
 import { cachedListPage } from '../list-cache.js';
 import { paginate } from '../pagination.js';
 import {
@@ -72,6 +72,7 @@ function listingFor(tool: CompiledTool, ctx: RequestContext): Record<string, unk
 /** A refusal of a per-tool limit: a tool result, never a JSON-RPC error, saying when to try again (docs/rate-limits.md). */
 function overToolLimit(refusal: ToolLimitRefusal, ctx: RequestContext): ToolResult {
   ctx.observation?.noteToolFailure?.({ outcome: 'request_error', errorType: 'rate_limited' });
+  ctx.observation?.noteRefusal?.(REFUSAL.rateLimit);
   return { content: [{ type: 'text', text: refusal.message }], isError: true, _meta: { [RETRY_AFTER_META]: refusal.retryAfterSeconds } };
 }
 

@@ -1,0 +1,49 @@
+/**
+ * Counts each request to the MCP endpoint into the usage counters once it is done (after its stream, as the log
+ * line): its calls' outcomes (outcome.ts) as one `tally` of the store, one command whatever the request held
+ * (docs/architecture.md "What a call costs in store commands"). The write goes out beside the reply, never before
+ * it, and on Vercel the instance is kept until it lands (lib/http/keep-alive.ts). A store that refuses it loses those
+ * counts and says so in the operator's log, counted; the call itself is long answered.
+ */
+
+import { keepAlive } from '../http/keep-alive.js';
+import { clientIp } from '../limits/check.js';
+import type { Observation } from '../observe/observation.js';
+import type { Keyring } from '../server/keyring.js';
+import type { Store } from '../store/types.js';
+import { createCountedWarning } from '../warn.js';
+import { callerLabelOf } from './label.js';
+import { callOutcomeOf } from './outcome.js';
+import { talliesOf, type CallOutcome } from './record.js';
+
+type Env = Record<string, string | undefined>;
+
+/** USAGE_COUNTERS: `on` (the default) counts every request for the usage page, `off` counts nothing; else a TypeError. */
+export function readUsageCounting(env: Env): boolean {
+  const value = env.USAGE_COUNTERS?.trim().toLowerCase() || 'on';
+  if (value !== 'on' && value !== 'off') throw new TypeError(`USAGE_COUNTERS must be on or off, got "${env.USAGE_COUNTERS}".`);
+  return value === 'on';
+}
+
+export type UsageCounter = (observation: Observation, status: number, request: Request) => void;
+
+export interface UsageCounterOptions {
+  store: Store;
+  keyring: Keyring;
+  /** Whether the forwarded headers name the client's address (on Vercel; lib/limits/check.ts clientIp). */
+  trustForwarded: boolean;
+}
+
+export function createUsageCounter({ store, keyring, trustForwarded }: UsageCounterOptions): UsageCounter {
+  const lost = createCountedWarning((detail, count) =>
+    `usage counters: the store did not take ${count === 1 ? 'one request\'s counts' : `${count} requests' counts`} since the last report (latest: ${detail}).`);
+  return (observation, status, request) => observation.whenDone(() => {
+    const outcomes = observation.operations().map((one) => callOutcomeOf(one, status)).filter((o): o is CallOutcome => o !== undefined);
+    if (outcomes.length === 0) return;
+    const { principal, session } = observation.who;
+    const address = principal || session ? undefined : clientIp(request, trustForwarded);
+    const tallies = talliesOf(outcomes, callerLabelOf(keyring, principal, session, address), Date.now());
+    const writing = store.tally(tallies).catch((error: unknown) => lost.note(error instanceof Error ? error.message : String(error)));
+    keepAlive(writing);
+  });
+}

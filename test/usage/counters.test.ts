@@ -1,0 +1,102 @@
+/**
+ * The usage counters (issue 46), driven through real HTTP against the deployment's app on the memory store: every
+ * call that ran is counted once, with its known tokens, unknown usage as unknown, failures by their cause, refusals by
+ * their reason; callers by class, in rankings whose bound a flood of address-only callers cannot use to push anyone
+ * out. The shared store's half is test/multi-instance/usage.test.ts.
+ */
+
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { createMcpHandler } from '../../api/mcp.js';
+import { createDefaultApp, type App } from '../../lib/app.js';
+import { bucketKey, bucketStart, RESOLUTIONS, TOP_CALLERS_PER_CLASS } from '../../lib/usage/buckets.js';
+import { readUsage } from '../../lib/usage/read.js';
+import { USAGE_META } from '../../lib/usage/report.js';
+import { postFrom } from '../support/from-address.js';
+import { createMeteredAgent } from '../support/metered-agent.js';
+import { openSession, post } from '../support/rpc.js';
+import { startTestServer, type TestServer } from '../support/server.js';
+
+const IP_LIMIT = 8;
+const FLOOD = 40;
+const NO_SESSION = { 'mcp-protocol-version': '2025-11-25' };
+
+let app: App;
+let server: TestServer;
+beforeAll(async () => {
+  app = createDefaultApp({ MCP_LOG: 'off', RATE_LIMIT_IP: `${IP_LIMIT}/1m` }, { agents: [createMeteredAgent('metered').definition] });
+  server = await startTestServer(createMcpHandler(app));
+});
+afterAll(() => server?.close());
+
+let id = 0;
+const chat = (message: string) => ({ jsonrpc: '2.0', id: ++id, method: 'tools/call', params: { name: 'chat_with_agent', arguments: { message } } });
+const legacy = (session: Record<string, string>, message: string) => post(server.mcpUrl, chat(message), session).then((r) => r.json());
+
+/** The counters are written once the request is done, beside its reply: wait for `check` to hold. */
+async function settled<T>(read: () => Promise<T>, check: (value: T) => boolean): Promise<T> {
+  for (let i = 0; i < 100; i++) {
+    const value = await read();
+    if (check(value)) return value;
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+  return read();
+}
+
+describe('usage counters on the memory store', () => {
+  test('calls, known tokens, unknown usage and failures are counted as they happened, per agent and per caller', async () => {
+    const session = await openSession(server.mcpUrl);
+    const replies = [
+      await legacy(session, '2x100+10'),
+      await legacy(session, '2x100+10'),
+      await legacy(session, '1xunknown'),
+      await legacy(session, 'not a plan'),
+    ];
+    expect(replies.map((r) => r.result.isError ?? false)).toEqual([false, false, false, true]);
+    // What each call's meter said in its result: the counters must say the same (the failed call's one model request has unknown usage).
+    const usage = replies.map((r) => r.result._meta[USAGE_META]);
+    const known = { input: usage.reduce((n, u) => n + u.input, 0), output: usage.reduce((n, u) => n + u.output, 0) };
+    expect(known).toEqual({ input: 400, output: 40 });
+    const unknown = usage.filter((u) => u.unknownRequests > 0).length;
+    expect(unknown).toBe(2);
+    const view = await settled(() => readUsage(app.store, 'hour'), (v) => v.totals.calls === 4);
+    expect(view.totals).toEqual({ calls: 4, errors: 1, refusals: 0, inputTokens: known.input, outputTokens: known.output, unknownUsageCalls: unknown, earnedUsd: '0' });
+    expect(Object.values(view.errors)).toEqual([1]);
+    expect(view.series.map((s) => s.agent)).toEqual(['metered']);
+    const points = view.series[0]!.points;
+    expect(points).toHaveLength(60);
+    expect(points.reduce((n, p) => n + p.calls, 0)).toBe(4);
+    expect(points.reduce((n, p) => n + p.inputTokens, 0)).toBe(400);
+    expect(view.topCallers).toEqual([{ label: expect.stringMatching(/^session:[0-9a-f]{8}$/), kind: 'session', calls: 4, inputTokens: 400, outputTokens: 40 }]);
+    // The day and month windows read the same calls from their own buckets.
+    for (const window of ['day', 'month'] as const) expect((await readUsage(app.store, window)).totals.calls).toBe(4);
+  });
+
+  test('a caller over its rate limit is refused, and the refusals land under their reason', async () => {
+    const before = await readUsage(app.store, 'hour');
+    const statuses: number[] = [];
+    for (let i = 0; i < IP_LIMIT + 2; i++) statuses.push((await postFrom('127.0.0.200', server.mcpUrl, chat('1x1+1'), NO_SESSION)).status);
+    expect(statuses.filter((s) => s === 429)).toHaveLength(2);
+    const view = await settled(() => readUsage(app.store, 'hour'), (v) => v.totals.refusals === before.totals.refusals + 2);
+    expect(view.refusals).toEqual({ 'rate-limit': 2 });
+    expect(view.totals.calls).toBe(before.totals.calls + IP_LIMIT);
+    const address = view.topCallers.find((c) => c.kind === 'address');
+    // Labelled by a keyed hash: never the address itself.
+    expect(address).toEqual({ label: expect.stringMatching(/^ip:[0-9a-f]{8}$/), kind: 'address', calls: IP_LIMIT, inputTokens: IP_LIMIT, outputTokens: IP_LIMIT });
+    expect(JSON.stringify(view)).not.toContain('127.0.0');
+  });
+
+  test(`a flood of ${FLOOD} new address-only callers keeps the ranking to its bound and pushes out neither the session nor the heavier address`, async () => {
+    const before = await readUsage(app.store, 'hour');
+    for (let i = 0; i < FLOOD; i++) expect((await postFrom(`127.0.1.${i + 1}`, server.mcpUrl, chat('1x1+0'), NO_SESSION)).status).toBe(200);
+    const view = await settled(() => readUsage(app.store, 'hour'), (v) => v.totals.calls === before.totals.calls + FLOOD);
+    // The totals drop nothing.
+    expect(view.totals.calls).toBe(before.totals.calls + FLOOD);
+    expect(view.totals.inputTokens).toBe(before.totals.inputTokens + FLOOD);
+    expect(view.topCallersTruncated).toBe(true);
+    expect(view.topCallers.slice(0, 2)).toEqual(before.topCallers.slice(0, 2));
+    const [bucket] = await app.store.readTallies([bucketKey(RESOLUTIONS[0]!, bucketStart(RESOLUTIONS[0]!, Date.now()))]);
+    const addresses = Object.keys(bucket!).filter((name) => name.startsWith('a:c:'));
+    expect(addresses.length).toBeLessThanOrEqual(TOP_CALLERS_PER_CLASS);
+    expect(bucket!['a:dropped']).toBeGreaterThanOrEqual(FLOOD + 1 - TOP_CALLERS_PER_CLASS);
+  });
+});
