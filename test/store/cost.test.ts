@@ -10,6 +10,8 @@ import { measure, scenarios, startCostServer, type CostServer } from '../support
 import { startSharedRedis, type SharedRedis } from '../support/shared-redis.js';
 import { startUpstream, type Upstream } from '../support/upstream.js';
 import { post } from '../support/rpc.js';
+import { UpstashStore } from '../../lib/store/upstash.js';
+import { readUsage } from '../../lib/usage/read.js';
 
 const TICK_MS = 200;
 /** 30 seconds at the default 4.5-second tick. */
@@ -37,28 +39,28 @@ afterAll(async () => {
 });
 
 describe('a chat call costs two round trips', () => {
-  test('a new chat on the modern wire: one round trip, one command', async () => {
+  test('a new chat on the modern wire: one round trip, one command, and the usage counters\' one after the reply', async () => {
     const { cost } = await measure(redis, () => scenarios.newChatModern(server.url));
-    expect(cost.serial).toBeLessThanOrEqual(2);
-    expect(cost.commands).toBeLessThanOrEqual(6);
-    expect(cost.byCommand).toEqual({ EVALSHA: 1 });
+    expect(cost.serial).toBeLessThanOrEqual(3);
+    expect(cost.commands).toBeLessThanOrEqual(7);
+    expect(cost.byCommand).toEqual({ EVALSHA: 2 });
   });
 
   test('a new chat on the 2025-11-25 wire with progress: enter and leave, and no event log while the stream is open', async () => {
     const { cost, value } = await measure(redis, () => scenarios.newChatLegacy(server.url, session));
     expect(value.structuredContent.reply).toContain('Echo: hello');
-    expect(cost.serial).toBeLessThanOrEqual(2);
-    expect(cost.commands).toBeLessThanOrEqual(6);
-    expect(cost.byCommand).toEqual({ EVALSHA: 2 });
+    expect(cost.serial).toBeLessThanOrEqual(3);
+    expect(cost.commands).toBeLessThanOrEqual(7);
+    expect(cost.byCommand).toEqual({ EVALSHA: 3 });
   });
 
   test('a continued turn: one enter (ticket, history, retry claim) and one leave', async () => {
     const sessionId = await scenarios.newChatModern(server.url);
     const { cost, value } = await measure(redis, () => scenarios.continuedLegacy(server.url, session, sessionId));
     expect(value.structuredContent.reply).toContain('(history 2)');
-    expect(cost.serial).toBeLessThanOrEqual(2);
-    expect(cost.commands).toBeLessThanOrEqual(10);
-    expect(cost.byCommand).toEqual({ EVALSHA: 2 });
+    expect(cost.serial).toBeLessThanOrEqual(3);
+    expect(cost.commands).toBeLessThanOrEqual(11);
+    expect(cost.byCommand).toEqual({ EVALSHA: 3 });
   });
 
   test('a conversation leaves its history and no counters after its turns', async () => {
@@ -71,6 +73,34 @@ describe('a chat call costs two round trips', () => {
   });
 });
 
+describe('the usage counters', () => {
+  test('add one command per request, after its reply: the same call on a server that does not count costs one EVALSHA less', async () => {
+    const uncounted = await startCostServer(redis, upstream.url, { USAGE_COUNTERS: 'off' });
+    try {
+      await scenarios.newChatModern(uncounted.url);
+      const { cost: without } = await measure(redis, () => scenarios.newChatModern(uncounted.url));
+      const { cost: counted } = await measure(redis, () => scenarios.newChatModern(server.url));
+      expect(without.byCommand).toEqual({ EVALSHA: 1 });
+      expect(counted.byCommand).toEqual({ EVALSHA: 2 });
+      expect(counted.roundTrips).toBe(without.roundTrips + 1);
+    } finally {
+      await uncounted.close();
+    }
+  });
+
+  test('a page view reads its window in one command', async () => {
+    const store = new UpstashStore(redis.config);
+    // Redis caches the script at its first EVAL, as on a warm deployment.
+    await readUsage(store, 'hour');
+    for (const window of ['hour', 'day', 'month'] as const) {
+      const { cost, value } = await measure(redis, () => readUsage(store, window));
+      expect(value.totals.calls).toBeGreaterThan(0);
+      expect(cost.byCommand).toEqual({ EVALSHA: 1 });
+      expect(cost.roundTrips).toBe(1);
+    }
+  });
+});
+
 describe('waiting costs one batched read per instance per tick', () => {
   test('a legacy call as long as 30 seconds at the default tick costs at most 10 commands', async () => {
     const { cost } = await measure(redis, () => scenarios.longLegacy(server.url, session, THIRTY_SECONDS));
@@ -78,23 +108,23 @@ describe('waiting costs one batched read per instance per tick', () => {
     expect(Object.keys(cost.byCommand).sort()).toEqual(['EVALSHA', 'MGET']);
   });
 
-  test('a running call reads nothing before the tick: enter and leave are its only store requests', async () => {
+  test('a running call reads nothing before the tick: enter, leave and the usage counters are its only store requests', async () => {
     const quietSession = await scenarios.openSession(quiet.url);
     const { cost } = await measure(redis, () => scenarios.longLegacy(quiet.url, quietSession, 1_000));
-    expect(cost.byCommand).toEqual({ EVALSHA: 2 });
+    expect(cost.byCommand).toEqual({ EVALSHA: 3 });
   });
 
   test('five calls running at once on one instance share each tick\'s read', async () => {
     const { cost } = await measure(redis, () => Promise.all(Array.from({ length: 5 }, () => scenarios.longLegacy(server.url, session, THIRTY_SECONDS))));
     // Alone, each would read at every tick (≤ 7 each); together they read once per tick.
     expect(cost.byCommand.MGET ?? 0).toBeLessThanOrEqual(8);
-    expect(cost.byCommand.EVALSHA).toBe(10);
+    expect(cost.byCommand.EVALSHA).toBe(15);
   });
 
   test('a retry of a running call waits for its result through the same ticks', async () => {
     const { cost, value } = await measure(redis, () => scenarios.retryJoined(server.url, session, THIRTY_SECONDS));
     expect(value[1]).toEqual(value[0]);
-    expect(cost.commands).toBeLessThanOrEqual(12);
+    expect(cost.commands).toBeLessThanOrEqual(14);
     expect(await upstream.requestsFor(value[0].structuredContent.reply.replace(/^Echo: (.*) \(history 0\)$/, '$1'))).toHaveLength(1);
   });
 
@@ -102,7 +132,7 @@ describe('waiting costs one batched read per instance per tick', () => {
     const sessionId = await scenarios.newChatModern(server.url);
     const { cost, value } = await measure(redis, () => scenarios.queuedTurns(server.url, session, sessionId, THIRTY_SECONDS));
     expect(value[1].structuredContent.reply).toContain('(history 4)');
-    expect(cost.commands).toBeLessThanOrEqual(16);
+    expect(cost.commands).toBeLessThanOrEqual(18);
   });
 
   test('a cancellation POSTed to the same instance wakes the call at once, without waiting for a tick', async () => {
@@ -153,7 +183,7 @@ describe('rate limits', () => {
     try {
       await scenarios.newChatModern(limited.url);
       const { cost } = await measure(redis, () => scenarios.newChatModern(limited.url));
-      expect(cost.byCommand).toEqual({ EVALSHA: 2 });
+      expect(cost.byCommand).toEqual({ EVALSHA: 3 });
     } finally {
       await limited.close();
     }
