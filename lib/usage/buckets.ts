@@ -1,5 +1,5 @@
 /**
- * Where the usage counters live (docs/observability.md "The usage page"): one hash of counters per time bucket, at
+ * Where the usage counters live (docs/observability.md "Usage counters"): one hash of counters per time bucket, at
  * three resolutions, each kept a little longer than the longest window that reads it, then expired by the store.
  * Field names are the counters' names below, so the writer (record.ts) and the reader (read.ts) share them.
  */
