@@ -47,7 +47,7 @@ describe('usage counters across two instances on one redis', () => {
     // Each instance's view of the store (the page reads through its own client).
     const [one, two] = [new UpstashStore(redis.config), new UpstashStore(redis.config)];
     let views = await Promise.all([readUsage(one, 'hour'), readUsage(two, 'hour')]);
-    for (let i = 0; i < 100 && views.some((v) => v.totals.calls < plans.length); i++) {
+    for (let i = 0; i < 500 && views.some((v) => v.totals.calls < plans.length); i++) {
       await new Promise((resolve) => setTimeout(resolve, 20));
       views = await Promise.all([readUsage(one, 'hour'), readUsage(two, 'hour')]);
     }
