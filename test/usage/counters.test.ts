@@ -11,6 +11,7 @@ import { createDefaultApp, type App } from '../../lib/app.js';
 import { bucketKey, bucketStart, RESOLUTIONS, TOP_CALLERS_PER_CLASS } from '../../lib/usage/buckets.js';
 import { readUsage } from '../../lib/usage/read.js';
 import { USAGE_META } from '../../lib/usage/report.js';
+import { bearer, keyLine, mintTestKey } from '../support/api-keys.js';
 import { postFrom } from '../support/from-address.js';
 import { createMeteredAgent } from '../support/metered-agent.js';
 import { openSession, post } from '../support/rpc.js';
@@ -85,20 +86,58 @@ describe('usage counters on the memory store', () => {
     expect(JSON.stringify(view)).not.toContain('127.0.0');
   });
 
-  test(`a flood of ${FLOOD} new address-only callers keeps the ranking to its bound and pushes out neither the session nor the heavier address`, async () => {
-    const before = await readUsage(app.store, 'hour');
-    for (let i = 0; i < FLOOD; i++) expect((await postFrom(`127.0.1.${i + 1}`, server.mcpUrl, chat('1x1+0'), NO_SESSION)).status).toBe(200);
+  test(`a flood of ${FLOOD} new address-only callers keeps the ranking to its bound and pushes out neither a lighter session nor the heavier address`, async () => {
+    // A session caller lighter than every caller of the flood: only its class's own ranking keeps it.
+    const light = await openSession(server.mcpUrl);
+    expect((await legacy(light, '1x1+0')).result.isError).toBeUndefined();
+    const before = await settled(() => readUsage(app.store, 'hour'), (v) => v.topCallers.some((c) => c.kind === 'session' && c.calls === 1));
+    const lightLabel = before.topCallers.find((c) => c.kind === 'session' && c.calls === 1)!.label;
+    const heavyAddress = before.topCallers.find((c) => c.kind === 'address')!;
+    for (let i = 0; i < FLOOD; i++) expect((await postFrom(`127.0.1.${i + 1}`, server.mcpUrl, chat('1x1+1'), NO_SESSION)).status).toBe(200);
     const view = await settled(() => readUsage(app.store, 'hour'), (v) => v.totals.calls === before.totals.calls + FLOOD);
     // The totals drop nothing.
     expect(view.totals.calls).toBe(before.totals.calls + FLOOD);
     expect(view.totals.inputTokens).toBe(before.totals.inputTokens + FLOOD);
     expect(view.topCallersTruncated).toBe(true);
-    expect(view.topCallers.slice(0, 2)).toEqual(before.topCallers.slice(0, 2));
-    // Every minute bucket the flood wrote to (it may straddle a minute) holds at most the bound of addresses.
+    expect(view.topCallers).toContainEqual(heavyAddress);
+    expect(view.topCallers).toContainEqual(before.topCallers.find((c) => c.kind === 'session' && c.calls === 4));
+    // Every minute bucket the flood wrote to (it may straddle a minute) holds at most the bound of addresses, and the
+    // light session's counters are still there.
     const minute = RESOLUTIONS[0]!;
     const now = bucketStart(minute, Date.now());
     const buckets = await app.store.readTallies([now - 120, now - 60, now].map((start) => bucketKey(minute, start)));
     for (const bucket of buckets) expect(Object.keys(bucket).filter((name) => name.startsWith('a:c:')).length).toBeLessThanOrEqual(TOP_CALLERS_PER_CLASS);
     expect(buckets.reduce((n, bucket) => n + (bucket['a:dropped'] ?? 0), 0)).toBeGreaterThan(0);
+    expect(buckets.reduce((n, bucket) => n + (bucket[`s:c:${lightLabel}`] ?? 0), 0)).toBe(1);
+  });
+});
+
+describe('usage counters of callers who sign in, and of budgets', () => {
+  const [alice, bob] = [mintTestKey(), mintTestKey()];
+  let keyed: App;
+  let keyedServer: TestServer;
+  beforeAll(async () => {
+    keyed = createDefaultApp({
+      MCP_LOG: 'off', AUTH_SCOPES: 'agents:chat', TOKEN_BUDGET_CALLER: '100/1d',
+      MCP_API_KEYS: [keyLine('alice', alice, 'scopes=agents:chat'), keyLine('bob', bob, 'scopes=other')].join('\n'),
+    }, { agents: [createMeteredAgent('metered').definition] });
+    keyedServer = await startTestServer(createMcpHandler(keyed));
+  });
+  afterAll(() => keyedServer?.close());
+
+  const send = (message: string, headers: Record<string, string> = {}) => post(keyedServer.mcpUrl, chat(message), { ...NO_SESSION, ...headers });
+
+  test('a key is counted by its name; no key, a key without the scope and a spent token budget are refusals by their reason', async () => {
+    expect((await (await send('1x100+10', bearer(alice))).json()).result.isError).toBeUndefined();
+    const overBudget = await (await send('1x1+1', bearer(alice))).json();
+    expect(overBudget.result.isError).toBe(true);
+    expect((await send('1x1+1')).status).toBe(401);
+    const unscoped = await send('1x1+1', bearer(bob));
+    expect(unscoped.status).toBe(403);
+    const view = await settled(() => readUsage(keyed.store, 'hour'), (v) => v.totals.refusals === 3 && v.totals.calls === 1);
+    expect(view.refusals).toEqual({ 'token-budget': 1, 'sign-in': 1, scope: 1 });
+    expect(view.totals).toMatchObject({ calls: 1, errors: 0, refusals: 3, inputTokens: 100, outputTokens: 10 });
+    expect(view.topCallers).toEqual([{ label: 'api-key:alice', kind: 'api-key', calls: 1, inputTokens: 100, outputTokens: 10 }]);
+    expect(JSON.stringify(view)).not.toContain(alice);
   });
 });
