@@ -3,15 +3,17 @@
  * line): its calls' outcomes (outcome.ts) as one `tally` of the store, one command whatever the request held
  * (docs/architecture.md "What a call costs in store commands"). The write goes out beside the reply, never before
  * it, and on Vercel the instance is kept until it lands (lib/http/keep-alive.ts). A store that refuses it loses those
- * counts and says so in the operator's log, counted; the call itself is long answered.
+ * counts and says so in the operator's log, counted; the call itself is long answered. Refusals alone wait for the
+ * next counted call on a shared store (held.ts), so a flood of refused requests costs no command each.
  */
 
 import { keepAlive } from '../http/keep-alive.js';
 import { clientIp } from '../limits/check.js';
 import type { Observation } from '../observe/observation.js';
 import type { Keyring } from '../server/keyring.js';
-import type { Store } from '../store/types.js';
+import type { Store, Tally } from '../store/types.js';
 import { createCountedWarning } from '../warn.js';
+import { FLUSH_MS, HeldRefusals } from './held.js';
 import { callerLabelOf } from './label.js';
 import { callOutcomeOf } from './outcome.js';
 import { talliesOf, type CallOutcome } from './record.js';
@@ -36,14 +38,29 @@ export interface UsageCounterOptions {
 
 export function createUsageCounter({ store, keyring, trustForwarded }: UsageCounterOptions): UsageCounter {
   const lost = createCountedWarning((detail, count) =>
-    `usage counters: the store did not take ${count === 1 ? 'one request\'s counts' : `${count} requests' counts`} since the last report (latest: ${detail}).`);
+    `usage counters: the store did not take ${count === 1 ? 'one write' : `${count} writes`} of counts since the last report (latest: ${detail}).`);
+  const held = new HeldRefusals();
+  let flushing: ReturnType<typeof setTimeout> | undefined;
+  const write = (tallies: Tally[]): Promise<void> =>
+    store.tally(tallies).catch((error: unknown) => lost.note(error instanceof Error ? error.message : String(error)));
+  const flush = () => {
+    flushing = undefined;
+    if (!held.empty) void write(held.take());
+  };
   return (observation, status, request) => observation.whenDone(() => {
     const outcomes = observation.operations().map((one) => callOutcomeOf(one, status)).filter((o): o is CallOutcome => o !== undefined);
     if (outcomes.length === 0) return;
+    const now = Date.now();
+    // On a shared store a request that only held refusals waits for the next counted call (held.ts).
+    if (store.shared && outcomes.every((o) => o.kind === 'refusal')) {
+      held.add(outcomes.map((o) => (o as { reason: string }).reason), now);
+      flushing ??= setTimeout(flush, FLUSH_MS);
+      (flushing as { unref?: () => void }).unref?.();
+      return;
+    }
     const { principal, session } = observation.who;
     const address = principal || session ? undefined : clientIp(request, trustForwarded);
-    const tallies = talliesOf(outcomes, callerLabelOf(keyring, principal, session, address), Date.now());
-    const writing = store.tally(tallies).catch((error: unknown) => lost.note(error instanceof Error ? error.message : String(error)));
-    keepAlive(writing);
+    const tallies = [...(held.empty ? [] : held.take()), ...talliesOf(outcomes, callerLabelOf(keyring, principal, session, address), now)];
+    keepAlive(write(tallies));
   });
 }

@@ -13,7 +13,7 @@ import { bucketKey, bucketStart, CALLER_FIELDS, FIELD, field, RESOLUTIONS, TOP_C
 export type CallOutcome =
   | { kind: 'call'; agent?: string; usage?: UsageTotal; earnedMicroUsd?: number }
   | { kind: 'error'; agent?: string; code: string; usage?: UsageTotal }
-  | { kind: 'refusal'; reason: string };
+  | { kind: 'refusal'; reason: string; count?: number };
 
 /** A caller as the page names it: its class's ranking and its label (label.ts). */
 export interface CallerLabel {
@@ -30,8 +30,8 @@ export function talliesOf(outcomes: CallOutcome[], caller: CallerLabel | undefin
   let tokens = { input: 0, output: 0 };
   for (const outcome of outcomes) {
     if (outcome.kind === 'refusal') {
-      bump(FIELD.refusals);
-      bump(field(FIELD.refused, outcome.reason));
+      bump(FIELD.refusals, outcome.count ?? 1);
+      bump(field(FIELD.refused, outcome.reason), outcome.count ?? 1);
       continue;
     }
     const { agent, usage } = outcome;

@@ -10,6 +10,7 @@ import { measure, scenarios, startCostServer, type CostServer } from '../support
 import { startSharedRedis, type SharedRedis } from '../support/shared-redis.js';
 import { startUpstream, type Upstream } from '../support/upstream.js';
 import { post } from '../support/rpc.js';
+import { bearer, keyLine, mintTestKey } from '../support/api-keys.js';
 import { UpstashStore } from '../../lib/store/upstash.js';
 import { readUsage } from '../../lib/usage/read.js';
 
@@ -85,6 +86,25 @@ describe('the usage counters', () => {
       expect(counted.roundTrips).toBe(without.roundTrips + 1);
     } finally {
       await uncounted.close();
+    }
+  });
+
+  test('refused requests cost no command each: they are written with the next counted call, in its one EVALSHA', async () => {
+    const key = mintTestKey();
+    const keyed = await startCostServer(redis, upstream.url, { MCP_API_KEYS: keyLine('ci', key) });
+    try {
+      await scenarios.newChatModern(keyed.url, bearer(key));
+      const before = await readUsage(new UpstashStore(redis.config), 'hour');
+      const { cost: refused, value: statuses } = await measure(redis, () => Promise.all(Array.from({ length: 10 }, () => scenarios.newChatModernStatus(keyed.url))));
+      expect(statuses).toEqual(Array(10).fill(401));
+      expect(refused.commands).toBe(0);
+      const { cost: counted } = await measure(redis, () => scenarios.newChatModern(keyed.url, bearer(key)));
+      expect(counted.byCommand).toEqual({ EVALSHA: 2 });
+      const after = await readUsage(new UpstashStore(redis.config), 'hour');
+      expect(after.refusals['sign-in']).toBe((before.refusals['sign-in'] ?? 0) + 10);
+      expect(after.totals.calls).toBe(before.totals.calls + 1);
+    } finally {
+      await keyed.close();
     }
   });
 

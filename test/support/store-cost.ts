@@ -102,9 +102,15 @@ async function legacyResult(response: Response): Promise<any> {
 }
 
 export const scenarios = {
-  async newChatModern(url: string) {
-    const { result } = await (await postModern(url, 1, 'tools/call', { name: 'chat_with_agent', arguments: { message: 'hello' } })).json();
+  async newChatModern(url: string, headers: Record<string, string> = {}) {
+    const { result } = await (await postModern(url, 1, 'tools/call', { name: 'chat_with_agent', arguments: { message: 'hello' } }, { headers })).json();
     return result.structuredContent.session_id as string;
+  },
+  /** The same call, answered with a status only (a refusal). */
+  async newChatModernStatus(url: string, headers: Record<string, string> = {}) {
+    const response = await postModern(url, 1, 'tools/call', { name: 'chat_with_agent', arguments: { message: 'hello' } }, { headers });
+    await response.body?.cancel();
+    return response.status;
   },
   async newChatLegacy(url: string, session: Record<string, string>, message = 'hello', id: string | number = crypto.randomUUID()) {
     return legacyResult(await post(url, chatCall(id, { message }, true), session));
