@@ -45,16 +45,16 @@ const session = await scenarios.openSession(server.url);
 // Warm: Redis caches the scripts at their first EVAL, as it has on a deployment that has served a call.
 await scenarios.continuedLegacy(server.url, session, await scenarios.newChatModern(server.url));
 
-await row('new chat, modern', { serial: 2, commands: 6 }, () => scenarios.newChatModern(server.url));
-await row('new chat, legacy 2025-11-25 with progress', { serial: 2, commands: 6 }, () => scenarios.newChatLegacy(server.url, session));
+await row('new chat, modern', { serial: 3, commands: 7 }, () => scenarios.newChatModern(server.url));
+await row('new chat, legacy 2025-11-25 with progress', { serial: 3, commands: 7 }, () => scenarios.newChatLegacy(server.url, session));
 const sessionId = await scenarios.newChatModern(server.url);
-await row('continued turn (session_id), modern', { serial: 2, commands: 10 }, () => scenarios.continuedModern(server.url, sessionId));
-await row('continued turn (session_id), legacy with progress', { serial: 2, commands: 10 }, () => scenarios.continuedLegacy(server.url, session, sessionId));
-await row('legacy call, upstream takes 30 s', { commands: 10 }, () => scenarios.longLegacy(server.url, session, seconds(30)));
+await row('continued turn (session_id), modern', { serial: 3, commands: 11 }, () => scenarios.continuedModern(server.url, sessionId));
+await row('continued turn (session_id), legacy with progress', { serial: 3, commands: 11 }, () => scenarios.continuedLegacy(server.url, session, sessionId));
+await row('legacy call, upstream takes 30 s', { commands: 11 }, () => scenarios.longLegacy(server.url, session, seconds(30)));
 if (process.env.BENCH_STORE_SKIP_LONG !== '1') {
-  await row('legacy call, upstream takes 10 min', { commands: 150 }, () => scenarios.longLegacy(server.url, session, seconds(600)));
+  await row('legacy call, upstream takes 10 min', { commands: 151 }, () => scenarios.longLegacy(server.url, session, seconds(600)));
 }
-await row('10 legacy calls of 30 s at once, one instance (per call)', { commands: 10 }, () =>
+await row('10 legacy calls of 30 s at once, one instance (per call)', { commands: 11 }, () =>
   Promise.all(Array.from({ length: 10 }, () => scenarios.longLegacy(server.url, session, seconds(30)))), { per: 10 });
 await row('identical call (retry) joined while the first runs 30 s, both calls', {}, () => scenarios.retryJoined(server.url, session, seconds(30)));
 const queued = await scenarios.newChatModern(server.url);
@@ -66,7 +66,7 @@ rows.at(-1).events = 2 + resumed.events + 1;
 const limited = await startCostServer(redis, upstream.url, { STORE_WATCH_MS: String(tick), RATE_LIMIT_IP: '100000/1m' });
 await scenarios.newChatModern(limited.url);
 await row('tools/list, rate limits on', { commands: 1 }, () => post(limited.url, { jsonrpc: '2.0', id: 1, method: 'tools/list' }).then((r) => r.text()));
-await row('new chat, modern, rate limits on', { serial: 3, commands: 7 }, () => scenarios.newChatModern(limited.url));
+await row('new chat, modern, rate limits on', { serial: 4, commands: 8 }, () => scenarios.newChatModern(limited.url));
 await limited.close();
 
 // What a conversation leaves: two turns by an anonymous modern client, then every key of the deployment.
