@@ -14,6 +14,7 @@ import { createDiscoveryHandler } from '../lib/discovery/documents.js';
 import { describeStartupError, type FetchHandler } from '../lib/http/configured.js';
 import { readLogLevel } from '../lib/observe/request-log.js';
 import { formatStartup, type StartupReport } from '../lib/observe/startup.js';
+import { usagePageOf } from '../lib/usage/page/function.js';
 import { startLocalServer } from './local-server.js';
 
 type Env = Record<string, string | undefined>;
@@ -34,12 +35,16 @@ function readPort(env: Env): number {
  * Every function's handler, built now so that a bad setting fails here rather than on the first request. They read
  * `env`, whose PORT is the port served: served locally, the URLs they advertise and the token audience use it.
  */
-function buildFunctions(env: Env): { startup?: StartupReport; functions: Record<string, FetchHandler> } {
+function buildFunctions(env: Env): { startup?: StartupReport; usageAccess: string; functions: Record<string, FetchHandler> } {
   try {
     const app = createDefaultApp(env);
+    // The usage page reads this process's store and signs callers in as /mcp does; loopback needs no sign-in here.
+    const usage = usagePageOf(app, env, true);
     return {
       startup: app.startup,
+      usageAccess: usage.access,
       functions: {
+        '/api/usage': usage.handler,
         '/api/mcp': createMcpHandler(app),
         '/api/wk-mcp': createDiscoveryHandler(env),
         '/api/wk-oauth-protected-resource': createProtectedResourceHandler(env),
@@ -76,7 +81,7 @@ process.stdout.on('error', (error: NodeJS.ErrnoException) => {
 
 const port = readPort(process.env);
 const env: Env = { ...process.env, PORT: String(port) };
-const { startup, functions } = buildFunctions(env);
+const { startup, usageAccess, functions } = buildFunctions(env);
 await checkSignIn(env);
 let url: string;
 try {
@@ -91,4 +96,7 @@ env.PORT = new URL(url).port || '80';
 
 // What a user needs first: where to point a client, and where to look.
 console.log(`agent-mcp ready: ${url}/mcp (landing page ${url}/)`);
-if (startup) console.log(formatStartup(startup, readLogLevel(env) === 'debug').join('\n'));
+if (startup) {
+  startup.summary.push(['usage', `${url}/usage (${usageAccess})`]);
+  console.log(formatStartup(startup, readLogLevel(env) === 'debug').join('\n'));
+}

@@ -55,6 +55,8 @@ describe('a bad setting stops npm start before it listens, naming the variable',
     ['a bad MCP_MOUNTS_WAIT_MS', { MCP_MOUNTS_WAIT_MS: '-1' }, 'MCP_MOUNTS_WAIT_MS must be a non-negative integer'],
     ['the built-in authorization server without its provider', { AUTH_SERVER_KEY: KEY }, 'AUTH_SERVER_PROVIDER must be set when AUTH_SERVER_KEY is set'],
     ['the built-in authorization server with no one allowed', { ...BUILT_IN, AUTH_SERVER_ALLOW: '' }, 'AUTH_SERVER_ALLOW must list who may sign in'],
+    ['USAGE_ADMINS naming a key MCP_API_KEYS does not hold', { MCP_API_KEYS: `ops sha256=${'a'.repeat(64)}`, USAGE_ADMINS: 'key:opz' }, 'USAGE_ADMINS names "key:opz", but MCP_API_KEYS has no key named "opz"'],
+    ['USAGE_ADMINS with no sign-in mode on', { USAGE_ADMINS: 'alice' }, 'USAGE_ADMINS is set but no sign-in mode is on'],
   ])('%s', async (_, env, message) => {
     const { code, stdout, stderr } = await start(env);
     expect(code).toBe(1);
@@ -108,9 +110,18 @@ describe('once it listens, it says where first, then a few short lines of what i
     const { stdout } = await start({});
     const [first, ...rest] = stdout.trim().split('\n');
     expect(first).toMatch(/^agent-mcp ready: http:\/\/localhost:\d+\/mcp \(landing page http:\/\/localhost:\d+\/\)$/);
-    expect(rest.map((line) => /^ {2}(\w+)/.exec(line)?.[1])).toEqual(['agents', 'store', 'auth', 'origins', 'limits', undefined]);
+    expect(rest.map((line) => /^ {2}(\w+)/.exec(line)?.[1])).toEqual(['agents', 'store', 'auth', 'origins', 'limits', 'usage', undefined]);
     expect(rest.at(-1)).toBe('  (MCP_LOG=debug prints every setting and bound)');
     for (const line of rest) expect(line.length, line).toBeLessThanOrEqual(120);
+  });
+
+  test('the usage page\'s line: where it is, open to loopback without sign-in, and who else may read it', async () => {
+    const open = await start({});
+    expect(open.stdout).toMatch(/\n {2}usage +http:\/\/localhost:\d+\/usage \(loopback: no sign-in; others: nobody, as no sign-in mode is on\)\n/);
+    const keyed = await start({ MCP_API_KEYS: `ops sha256=${'a'.repeat(64)}`, USAGE_ADMINS: 'key:ops' });
+    expect(keyed.stdout).toMatch(/\n {2}usage +http:\/\/localhost:\d+\/usage \(loopback: no sign-in; others: API keys with the scope usage:read or the 1 principal in USAGE_ADMINS\)\n/);
+    const deployed = await start({ PUBLIC_URL: 'https://agent.example.com' });
+    expect(deployed.stdout).toMatch(/\n {2}usage +http:\/\/localhost:\d+\/usage \(nobody, as no sign-in mode is on\)\n/);
   });
 
   test('MCP_LOG=debug adds every setting and bound, each naming its variable', async () => {
