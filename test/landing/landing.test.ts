@@ -117,6 +117,15 @@ describe('the landing page of a public server', () => {
   });
 });
 
+test('links the operator\'s usage page, a plain link that needs no script', async () => {
+  const context = await browser.browser()!.newContext({ javaScriptEnabled: false });
+  const page = await context.newPage();
+  await page.goto(`${open.url}/`);
+  expect(await page.getAttribute('#usage-link', 'href')).toBe('/usage');
+  expect(await page.$eval('#usage-link', (a) => (a as HTMLAnchorElement).href)).toBe(`${open.url}/usage`);
+  await context.close();
+});
+
 describe('the landing page of an OAuth-protected server', () => {
   test('says OAuth 2.1 with the authorization server, explains the sign-in, and links the protected resource metadata', async () => {
     const page = await visit(guarded);
