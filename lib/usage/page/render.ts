@@ -28,9 +28,9 @@ const STYLE = [
   'svg.swatch{width:.8rem;height:.8rem;vertical-align:-.1rem;margin-right:.3rem}',
   'table{border-collapse:collapse;width:100%;font-variant-numeric:tabular-nums}',
   'th,td{text-align:left;padding:.25rem .4rem;border-bottom:1px solid #eee;vertical-align:middle}',
-  'td.n,th.n{text-align:right;white-space:nowrap}td.label{overflow-wrap:anywhere;word-break:break-word}',
+  'td.n,th.n{text-align:right}td.n{white-space:nowrap}td.label{overflow-wrap:anywhere}',
   'td.chart{width:25%;min-width:3rem}svg.bar{display:block;width:100%;height:.8rem}',
-  '@media (max-width:30rem){.wide{display:none}td.chart{width:20%}}',
+  '@media (max-width:30rem){.wide{display:none}td.chart{width:20%}table{font-size:.85rem}th,td{padding:.25rem .2rem}}',
 ].join('');
 
 /** The CSP source of the style sheet above: the page's only inline content, allowed by hash (no 'unsafe-inline'). */
@@ -98,8 +98,10 @@ function overTime(view: UsageView): string {
   const perAgent = view.series.map((s) => `<tr><td class="label">${swatch(colourOf(view.series.indexOf(s)))}${e(s.agent)}</td>`
     + `<td class="n">${count(sum(s.points, calls))}</td><td class="n">${count(sum(s.points, (p) => p.inputTokens))}</td>`
     + `<td class="n">${count(sum(s.points, (p) => p.outputTokens))}</td></tr>`).join('');
-  return `<h3 class="note">Calls per ${e(bucketName(view.bucketSeconds))}</h3>${legend(calls, 'calls')}<div id="calls-chart">${timeChart(view.series, calls, 'calls', label)}</div>${axis}`
-    + `<h3 class="note">Tokens (input + output) per ${e(bucketName(view.bucketSeconds))}</h3>${legend(tokens, 'tokens')}<div id="tokens-chart">${timeChart(view.series, tokens, 'tokens', label)}</div>${axis}`
+  const per = e(bucketName(view.bucketSeconds));
+  const peak = (pick: (p: (typeof first)[number]) => number) => count(Math.max(0, ...view.series.flatMap((s) => s.points.map(pick))));
+  return `<h3 class="note">Calls per ${per}, the top line ${peak(calls)}</h3>${legend(calls, 'calls')}<div id="calls-chart">${timeChart(view.series, calls, 'calls', label)}</div>${axis}`
+    + `<h3 class="note">Tokens (input + output) per ${per}, the top line ${peak(tokens)}</h3>${legend(tokens, 'tokens')}<div id="tokens-chart">${timeChart(view.series, tokens, 'tokens', label)}</div>${axis}`
     + `<table id="agents"><thead><tr><th>Agent or tool</th><th class="n">Calls</th><th class="n">Input tokens</th><th class="n">Output tokens</th></tr></thead><tbody>${perAgent}</tbody></table>`;
 }
 
