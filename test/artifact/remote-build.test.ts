@@ -101,8 +101,8 @@ describe('a remote Vercel build (VERCEL=1 and CI=1, in a copy of the project)', 
     expect(reply.result.structuredContent).toMatchObject({ agent_id: 'demo', reply: expect.stringContaining('remote build') });
   });
 
-  test('the discovery functions are bundled too', () => {
-    for (const name of ['wk-mcp', 'wk-oauth-protected-resource', 'oauth']) {
+  test('the discovery functions and the usage page are bundled too', () => {
+    for (const name of ['wk-mcp', 'wk-oauth-protected-resource', 'oauth', 'usage']) {
       expect(filesUnder(join(output, `functions/api/${name}.func`))).toContain(`${BUNDLE_DIR}/${name}/index.js`);
     }
   });
