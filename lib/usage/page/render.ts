@@ -135,7 +135,7 @@ function earnings(view: UsageView): string {
 export function renderUsagePage(view: UsageView, notes: readonly string[] = []): string {
   const nav = USAGE_WINDOWS.map((w) => `<a href="?window=${w}"${w === view.window ? ' aria-current="page"' : ''}>${WINDOW_NAMES[w]}</a>`).join('');
   const unknown = view.totals.unknownUsageCalls > 0
-    ? `<p class="note" id="unknown-usage">${count(view.totals.unknownUsageCalls)} call(s) made a model request whose token usage the upstream did not report: the token numbers are incomplete.</p>` : '';
+    ? `<p class="note" id="unknown-usage">${count(view.totals.unknownUsageCalls)} call(s) spent tokens their upstream did not report: the token numbers are incomplete.</p>` : '';
   const body = [
     `<header><h1>Usage <span class="note">agent-mcp</span></h1><nav aria-label="Window">${nav}</nav>`,
     `<p class="meta">${e(fullTime(view.from))} to ${e(fullTime(view.to))}, one point per ${e(bucketName(view.bucketSeconds))}; generated ${e(fullTime(view.generatedAt))}. `

@@ -126,7 +126,7 @@ describe('the usage page after real calls, JavaScript off', () => {
     expect(number(totals.errors)).toBe(EXPECTED.errors);
     expect(number(totals.refusals)).toBe(1);
     expect(number(totals.unknownUsageCalls)).toBe(EXPECTED.unknownUsageCalls);
-    expect(await page.textContent('#unknown-usage')).toContain('2 call(s) made a model request whose token usage the upstream did not report');
+    expect(await page.textContent('#unknown-usage')).toContain('2 call(s) spent tokens their upstream did not report');
     expect(Object.fromEntries((await rowsOf(page, '#refusals')).map(([reason, , n]) => [reason, number(n!)]))).toEqual(EXPECTED.refusals);
     const errors = await rowsOf(page, '#errors');
     expect(errors.map(([, , n]) => number(n!))).toEqual([1]);

@@ -58,7 +58,7 @@ describe('the usage page\'s HTML', () => {
   });
 
   test('says when the totals of tokens are incomplete and when the top-callers list dropped callers', () => {
-    expect(html).toContain('1 call(s) made a model request whose token usage the upstream did not report');
+    expect(html).toContain('1 call(s) spent tokens their upstream did not report');
     expect(html).toContain('Only the top 1 callers are kept; the totals count every call.');
   });
 
