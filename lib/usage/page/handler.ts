@@ -30,7 +30,6 @@ export interface UsagePageOptions {
    * PUBLIC_URL, not on Vercel), sees the page without sign-in.
    */
   openOnLoopback?: boolean;
-  read?: (store: Store, window: UsageWindow) => Promise<UsageView>;
 }
 
 export const DEFAULT_USAGE_WINDOW: UsageWindow = 'day';
@@ -59,7 +58,6 @@ const wantsJson = (url: URL) => url.searchParams.get('view') === JSON_VIEW || ur
 
 export function createUsageHandler(options: UsagePageOptions): FetchHandler {
   const { store, auth, admins, origin } = options;
-  const read = options.read ?? readUsage;
   const { checkOrigin } = createOriginCheck(origin);
   const openHere = Boolean(options.openOnLoopback && origin.local);
   const notes = store.shared ? [] : origin.local
@@ -89,7 +87,7 @@ export function createUsageHandler(options: UsagePageOptions): FetchHandler {
     if (!window) return refuse(400, `Bad Request: window must be ${USAGE_WINDOWS.join(', ')}.`);
     let view: UsageView;
     try {
-      view = await read(store, window);
+      view = await readUsage(store, window);
     } catch (error) {
       if (!(error instanceof StoreUnavailableError)) {
         console.error('[agent-mcp] usage page: unexpected failure:', error);
