@@ -5,10 +5,13 @@
  * challenge and no number, on the page and its JSON alike.
  */
 
-import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { afterAll, beforeAll, describe, expect, test, vi } from 'vitest';
 import { readUsageAdmins } from '../../../lib/usage/page/access.js';
 import { readApiKeys } from '../../../lib/auth/api-keys.js';
 import { isLoopbackAddress } from '../../../lib/usage/page/handler.js';
+import { createUsageFunction } from '../../../lib/usage/page/function.js';
+import { startLocalServer } from '../../../scripts/local-server.js';
+import { closedPort } from '../../support/upstash-commands.js';
 import { bearer, keyLine, mintTestKey } from '../../support/api-keys.js';
 import { startIssuer, type TestIssuer } from '../../support/issuer.js';
 import { challengeOf } from '../../support/protected-app.js';
@@ -190,6 +193,23 @@ describe('USAGE_ADMINS is read at start-up and fails loudly, naming the variable
   test('npm start stops on it before it listens', async () => {
     await expect(startUsageServer({ MCP_API_KEYS: KEYS, USAGE_ADMINS: 'key:nobody' })).rejects.toThrow(/USAGE_ADMINS/);
   });
+});
+
+test('a store that does not answer: 503 with Retry-After and a fixed sentence, the cause in the operator\'s log only', async () => {
+  const port = await closedPort();
+  const env = { MCP_API_KEYS: KEYS, UPSTASH_REDIS_REST_URL: `http://127.0.0.1:${port}`, UPSTASH_REDIS_REST_TOKEN: 't', MCP_STATE_SECRET: 's'.repeat(32), STORE_TIMEOUT_MS: '500' };
+  const server = await startLocalServer({ port: 0, functions: { '/api/usage': createUsageFunction(env) } });
+  const logged = vi.spyOn(console, 'error').mockImplementation(() => undefined);
+  try {
+    const response = await fetch(`${server.url}/usage.json`, { headers: bearer(admin) });
+    expect(response.status).toBe(503);
+    expect(response.headers.get('retry-after')).toBe('2');
+    expect((await response.json()).error.message).toBe('The shared store is unavailable; try again shortly.');
+    expect(logged.mock.calls.map((c) => String(c[0])).join('\n')).toContain('[agent-mcp] usage page:');
+  } finally {
+    logged.mockRestore();
+    await server.close();
+  }
 });
 
 test('loopback is the socket address on the loopback interface, IPv4, IPv6 or mapped; nothing else', () => {
