@@ -1,7 +1,7 @@
 /**
  * Test support: the built-in authorization server in front of the protected app (tools `whoami`, `admin_only`),
  * with the test OpenID provider (oauth-server.ts, oidc-provider) as the provider people sign in with: everyone
- * signs in there as `alice` with a verified alice@example.com. All three functions run on one loopback port, as
+ * signs in there as `alice` with a verified alice@example.com. The functions (the usage page's too) run on one loopback port, as
  * vercel.json routes them, so the issuer is the server's own origin. The port is chosen first: the provider must
  * know our callback URL before it starts.
  */
@@ -10,6 +10,7 @@ import { createMcpHandler } from '../../api/mcp.js';
 import { createProtectedResourceHandler } from '../../lib/auth/metadata.js';
 import { createAuthorizationServerHandler } from '../../lib/auth/authorization-server/handler.js';
 import { createDiscoveryHandler } from '../../lib/discovery/documents.js';
+import { createUsageFunction } from '../../lib/usage/page/function.js';
 import { startLocalServer } from '../../scripts/local-server.js';
 import { freePort } from './client-harness.js';
 import { startGitHubStandIn, type GitHubPerson, type GitHubStandIn } from './github-stand-in.js';
@@ -78,6 +79,7 @@ export async function startAuthzStack(options: AuthzStackOptions = {}): Promise<
       '/api/wk-oauth-protected-resource': createProtectedResourceHandler(env),
       '/api/oauth': createAuthorizationServerHandler(env),
       '/api/wk-mcp': createDiscoveryHandler(env),
+      '/api/usage': createUsageFunction(env),
     },
   });
   return {
