@@ -86,22 +86,41 @@ function countTable(id: string, headLabel: string, counts: Record<string, number
 
 const sum = (points: UsageView['series'][number]['points'], pick: (p: (typeof points)[number]) => number) => points.reduce((a, p) => a + pick(p), 0);
 
+type Series = UsageView['series'][number];
+
+/** The most lines a chart draws, one colour each; past it the agents with the fewest calls share one line. */
+export const MAX_CHART_LINES = 8;
+
+/** The lines to draw: every agent, or the busiest and one line summing the rest (named by how many it holds). */
+function chartLines(series: Series[]): Series[] {
+  if (series.length <= MAX_CHART_LINES) return series;
+  const busiest = [...series].sort((a, b) => sum(b.points, (p) => p.calls) - sum(a.points, (p) => p.calls)).slice(0, MAX_CHART_LINES - 1);
+  const rest = series.filter((s) => !busiest.includes(s));
+  const points = rest[0]!.points.map((p, i) => rest.reduce((acc, s) => ({
+    t: p.t, calls: acc.calls + s.points[i]!.calls, inputTokens: acc.inputTokens + s.points[i]!.inputTokens, outputTokens: acc.outputTokens + s.points[i]!.outputTokens,
+  }), { t: p.t, calls: 0, inputTokens: 0, outputTokens: 0 }));
+  return [...series.filter((s) => busiest.includes(s)), { agent: `${rest.length} others`, points }];
+}
+
 function overTime(view: UsageView): string {
   if (view.series.length === 0) return '<p class="note" id="no-calls">No calls in this window.</p>';
   const label = timeLabelOf(view.window);
-  const first = view.series[0]!.points;
+  const lines = chartLines(view.series);
+  const first = lines[0]!.points;
   const axis = first.length ? `<p class="axis"><span>${e(fullTime(first[0]!.t))}</span><span>${e(fullTime(first.at(-1)!.t))}</span></p>` : '';
-  const legend = (pick: (p: (typeof first)[number]) => number, unit: string) => `<ul class="legend">${view.series.map((s, i) =>
+  const legend = (pick: (p: (typeof first)[number]) => number, unit: string) => `<ul class="legend">${lines.map((s, i) =>
     `<li>${swatch(colourOf(i))}${e(s.agent)} <span class="note">${count(sum(s.points, pick))} ${unit}</span></li>`).join('')}</ul>`;
   const tokens = (p: (typeof first)[number]) => p.inputTokens + p.outputTokens;
   const calls = (p: (typeof first)[number]) => p.calls;
-  const perAgent = view.series.map((s) => `<tr><td class="label">${swatch(colourOf(view.series.indexOf(s)))}${e(s.agent)}</td>`
+  // An agent folded into the shared line wears its colour in the table.
+  const colourIn = (s: Series) => colourOf(lines.includes(s) ? lines.indexOf(s) : lines.length - 1);
+  const perAgent = view.series.map((s) => `<tr><td class="label">${swatch(colourIn(s))}${e(s.agent)}</td>`
     + `<td class="n">${count(sum(s.points, calls))}</td><td class="n">${count(sum(s.points, (p) => p.inputTokens))}</td>`
     + `<td class="n">${count(sum(s.points, (p) => p.outputTokens))}</td></tr>`).join('');
   const per = e(bucketName(view.bucketSeconds));
-  const peak = (pick: (p: (typeof first)[number]) => number) => count(Math.max(0, ...view.series.flatMap((s) => s.points.map(pick))));
-  return `<h3 class="note">Calls per ${per}, the top line ${peak(calls)}</h3>${legend(calls, 'calls')}<div id="calls-chart">${timeChart(view.series, calls, 'calls', label)}</div>${axis}`
-    + `<h3 class="note">Tokens (input + output) per ${per}, the top line ${peak(tokens)}</h3>${legend(tokens, 'tokens')}<div id="tokens-chart">${timeChart(view.series, tokens, 'tokens', label)}</div>${axis}`
+  const peak = (pick: (p: (typeof first)[number]) => number) => count(Math.max(0, ...lines.flatMap((s) => s.points.map(pick))));
+  return `<h3 class="note">Calls per ${per}, the top line ${peak(calls)}</h3>${legend(calls, 'calls')}<div id="calls-chart">${timeChart(lines, calls, 'calls', label)}</div>${axis}`
+    + `<h3 class="note">Tokens (input + output) per ${per}, the top line ${peak(tokens)}</h3>${legend(tokens, 'tokens')}<div id="tokens-chart">${timeChart(lines, tokens, 'tokens', label)}</div>${axis}`
     + `<table id="agents"><thead><tr><th>Agent or tool</th><th class="n">Calls</th><th class="n">Input tokens</th><th class="n">Output tokens</th></tr></thead><tbody>${perAgent}</tbody></table>`;
 }
 

@@ -6,7 +6,7 @@
 
 import { createHash } from 'node:crypto';
 import { describe, expect, test } from 'vitest';
-import { renderUsagePage, STYLE_HASH, USAGE_CSP } from '../../../lib/usage/page/render.js';
+import { MAX_CHART_LINES, renderUsagePage, STYLE_HASH, USAGE_CSP } from '../../../lib/usage/page/render.js';
 import type { UsageView } from '../../../lib/usage/view.js';
 
 const HOSTILE = '<script>alert(1)</script>"\'><img src=x onerror=alert(2)>&amp;';
@@ -60,6 +60,21 @@ describe('the usage page\'s HTML', () => {
   test('says when the totals of tokens are incomplete and when the top-callers list dropped callers', () => {
     expect(html).toContain('1 call(s) spent tokens their upstream did not report');
     expect(html).toContain('Only the top 1 callers are kept; the totals count every call.');
+  });
+
+  test('past eight agents a chart draws the seven busiest and one line for the rest; the table still lists every agent', () => {
+    const base = viewWith('a');
+    const series = Array.from({ length: 12 }, (_, k) => ({
+      agent: `agent-${k}`,
+      points: base.series[0]!.points.map((p, i) => ({ ...p, calls: i === 59 ? k + 1 : 0, inputTokens: 0, outputTokens: 0 })),
+    }));
+    const page = renderUsagePage({ ...base, series });
+    const calls = /<div id="calls-chart">(.*?)<\/div>/.exec(page)![1]!;
+    expect(calls.match(/<polyline /g)).toHaveLength(MAX_CHART_LINES);
+    // The last bucket's title: agents 5 to 11 (6..12 calls) drawn, agents 0 to 4 (1..5 calls, 15 in all) summed.
+    const last = [...calls.matchAll(/<title>([^<]*)<\/title>/g)].at(-1)![1];
+    expect(last).toBe('10:59: agent-5 6, agent-6 7, agent-7 8, agent-8 9, agent-9 10, agent-10 11, agent-11 12, 5 others 15 calls');
+    for (let k = 0; k < 12; k++) expect(page).toContain(`agent-${k}</td><td class="n">${k + 1}</td>`);
   });
 
   test('an empty window says so instead of drawing empty charts', () => {
