@@ -115,13 +115,13 @@ describe('once it listens, it says where first, then a few short lines of what i
     for (const line of rest) expect(line.length, line).toBeLessThanOrEqual(120);
   });
 
-  test('the usage page\'s line: where it is, open to loopback without sign-in, and who else may read it', async () => {
-    const open = await start({});
-    expect(open.stdout).toMatch(/\n {2}usage +http:\/\/localhost:\d+\/usage \(loopback: no sign-in; others: nobody, as no sign-in mode is on\)\n/);
-    const keyed = await start({ MCP_API_KEYS: `ops sha256=${'a'.repeat(64)}`, USAGE_ADMINS: 'key:ops' });
-    expect(keyed.stdout).toMatch(/\n {2}usage +http:\/\/localhost:\d+\/usage \(loopback: no sign-in; others: API keys with the scope usage:read or the 1 principal in USAGE_ADMINS\)\n/);
-    const deployed = await start({ PUBLIC_URL: 'https://agent.example.com' });
-    expect(deployed.stdout).toMatch(/\n {2}usage +http:\/\/localhost:\d+\/usage \(nobody, as no sign-in mode is on\)\n/);
+  test.each([
+    ['with no sign-in mode', {}, 'loopback: no sign-in; others: nobody, as no sign-in mode is on'],
+    ['with API keys and USAGE_ADMINS', { MCP_API_KEYS: `ops sha256=${'a'.repeat(64)}`, USAGE_ADMINS: 'key:ops' }, 'loopback: no sign-in; others: API keys with the scope usage:read or the 1 principal in USAGE_ADMINS'],
+    ['with PUBLIC_URL (not this machine alone: no open loopback)', { PUBLIC_URL: 'https://agent.example.com' }, 'nobody, as no sign-in mode is on'],
+  ])('the usage page\'s line %s: where it is and who may read it', async (_, env, who) => {
+    const { stdout } = await start(env);
+    expect(stdout).toMatch(new RegExp(`\\n {2}usage +http://localhost:\\d+/usage \\(${who.replace(/[()]/g, '\\$&')}\\)\\n`));
   });
 
   test('MCP_LOG=debug adds every setting and bound, each naming its variable', async () => {
