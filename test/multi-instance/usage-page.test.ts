@@ -52,7 +52,7 @@ test(`${CALLS} calls spread over two instances: either instance's page and JSON 
     // The shared store: no note that the numbers are one instance's.
     expect(html).not.toContain('memory');
   }
-});
+}, 60_000);
 
 test('either instance refuses a caller without the right, and tells it nothing', async () => {
   for (const url of instances.urls.map(originOf)) {

@@ -153,7 +153,7 @@ describe('the usage page after real calls, JavaScript off', () => {
     expect(csp).toEqual([]);
     await page.screenshot({ path: `${ARTIFACTS}usage-${width}.png`, fullPage: true });
     await page.context().close();
-  });
+  }, 60_000);
 
   test('the JSON is what the page shows', async () => {
     const view = await (await fetch(`${server.url}/usage.json?window=hour`, { headers: bearer(admin) })).json() as UsageView;
@@ -174,7 +174,7 @@ describe('the usage page after real calls, JavaScript off', () => {
     expect(counts(await rowsOf(page, '#refusals'))).toEqual(view.refusals);
     expect(counts(await rowsOf(page, '#errors'))).toEqual(view.errors);
     await page.context().close();
-  });
+  }, 60_000);
 
   test('the window switch is plain links: each window loads with JavaScript off and counts the same calls', async () => {
     const { page } = await openPage(1280, admin);
@@ -185,7 +185,7 @@ describe('the usage page after real calls, JavaScript off', () => {
       expect(number(await page.textContent('#totals dd[data-key=calls]'))).toBe(EXPECTED.calls);
     }
     await page.context().close();
-  });
+  }, 60_000);
 });
 
 describe('a caller without the right sees no number', () => {
@@ -200,5 +200,5 @@ describe('a caller without the right sees no number', () => {
       expect(text).not.toMatch(/Totals|alpha|beta|alice|bob|totals/);
       await page.context().close();
     }
-  });
+  }, 60_000);
 });
