@@ -22,7 +22,9 @@ export function callOutcomeOf(operation: Operation, status: number): CallOutcome
   if (!operation.wasAnswered()) {
     if (status < 400) return undefined;
     if (status >= 500) return operation.method === 'tools/call' ? { kind: 'error', code: operation.errorType(status) ?? String(status) } : undefined;
-    return { kind: 'refusal', reason: BY_STATUS[status] ?? REFUSAL.invalid };
+    // Other 4xx (a GET the endpoint does not serve, a wrong Accept, a malformed body) are protocol mismatches, not refusals.
+    const reason = BY_STATUS[status];
+    return reason === undefined ? undefined : { kind: 'refusal', reason };
   }
   const code = operation.errorCode();
   const refused = code === undefined ? undefined : REFUSING_CODES[code];
