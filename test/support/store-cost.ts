@@ -65,7 +65,9 @@ async function quiet(redis: SharedRedis, settleMs: number, atMostMs = 5_000): Pr
  * none of what came before it (the previous call's background work is waited out first).
  */
 export async function measure<T>(redis: SharedRedis, run: () => Promise<T>, settleMs = 100): Promise<{ cost: Cost; value: T }> {
-  await quiet(redis, settleMs);
+  // The previous call's usage tally goes out once its stream has ended, which on a loaded machine can be well after
+  // its client read the reply: wait longer for it before counting, so it is never counted as this call's.
+  await quiet(redis, Math.max(settleMs, 300));
   const from = redis.bridge.requests.length;
   const value = await run();
   await quiet(redis, settleMs);
