@@ -47,6 +47,10 @@ export function secureUrl(name: string, value: string): string {
 /** AUTH_SCOPES: what every entry needs unless it names its own, for OAuth tokens and API keys alike. */
 export const readAuthScopes = (env: Env): string[] => (env.AUTH_SCOPES ?? '').split(/[\s,]+/).filter(Boolean);
 
+/** AUTH_SERVER_SCOPES: the scopes the built-in authorization server grants (AUTH_SCOPES when unset). */
+export const readServerScopes = (env: Env): string[] =>
+  (env.AUTH_SERVER_SCOPES ? env.AUTH_SERVER_SCOPES.split(/[\s,]+/).filter(Boolean) : readAuthScopes(env));
+
 /** The issuer of the tokens a request to `origin` carries: AUTH_ISSUER, or the built-in server at that origin. */
 export const issuerFor = (config: AuthConfig, origin: string): string => config.issuer ?? origin;
 

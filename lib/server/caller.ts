@@ -211,6 +211,8 @@ export const authorizationKeys = {
   refreshFamily: (family: string) => keyOf('oauth-family', family),
   refreshFamilyRevoked: (family: string) => keyOf('oauth-family-revoked', family),
   refreshTokenUsed: (digest: string) => keyOf('oauth-refresh-used', digest),
+  /** The single use of an enterprise ID-JAG, by the digest of its issuer and `jti`. */
+  assertionUsed: (digest: string) => keyOf('oauth-assertion-used', digest),
   /** The GitHub id an AUTH_SERVER_ALLOW name (`github` or `github-org`, lowercased) was bound to when it first admitted someone. */
   githubName: (kind: string, name: string) => keyOf('oauth-github-name', kind, name),
   /** The consents a person gave on the consent page, remembered (remembered-consent.ts), by the person's digest. */

@@ -7,6 +7,7 @@
  */
 
 import { createMcpHandler } from '../../api/mcp.js';
+import type { App } from '../../lib/app.js';
 import { createProtectedResourceHandler } from '../../lib/auth/metadata.js';
 import { createAuthorizationServerHandler } from '../../lib/auth/authorization-server/handler.js';
 import { createDiscoveryHandler } from '../../lib/discovery/documents.js';
@@ -46,6 +47,8 @@ export interface AuthzStackOptions {
   github?: GitHubPerson;
   /** Another stack's OpenID provider, to share (a preview deployment signing in through production's app). */
   provider?: OAuthServer;
+  /** The app behind /mcp (default: the protected app, createProtectedApp). */
+  app?: (env: Record<string, string>) => App;
 }
 
 export async function startAuthzStack(options: AuthzStackOptions = {}): Promise<AuthzStack> {
@@ -75,7 +78,7 @@ export async function startAuthzStack(options: AuthzStackOptions = {}): Promise<
   const server = await startLocalServer({
     port,
     functions: {
-      '/api/mcp': createMcpHandler(createProtectedApp(env)),
+      '/api/mcp': createMcpHandler((options.app ?? createProtectedApp)(env)),
       '/api/wk-oauth-protected-resource': createProtectedResourceHandler(env),
       '/api/oauth': createAuthorizationServerHandler(env),
       '/api/wk-mcp': createDiscoveryHandler(env),

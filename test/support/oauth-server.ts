@@ -14,9 +14,12 @@
 import { createServer, type IncomingMessage } from 'node:http';
 import * as jose from 'jose';
 import Provider from 'oidc-provider';
+import { idJagSigner, registerIdJagExchange, type IdJagPolicy, type SignIdJag } from './id-jag-exchange.js';
 
 export interface OAuthServer {
   issuer: string;
+  /** Mints an ID-JAG signed with this provider's key (with `idJag`): id-jag-exchange.ts. */
+  signIdJag: SignIdJag;
   close(): Promise<void>;
 }
 
@@ -32,10 +35,12 @@ export interface OAuthServerOptions {
   port?: number;
   /** Clients registered in advance (an upstream provider's app, as the built-in authorization server is one). */
   clients?: Array<Record<string, unknown>>;
+  /** Be an enterprise identity provider too: issue ID-JAGs by token exchange (id-jag-exchange.ts). */
+  idJag?: IdJagPolicy;
 }
 
 export async function startOAuthServer(options: OAuthServerOptions): Promise<OAuthServer> {
-  const { privateKey } = await jose.generateKeyPair('RS256', { extractable: true });
+  const { privateKey, publicKey } = await jose.generateKeyPair('RS256', { extractable: true });
   const jwk = { ...(await jose.exportJWK(privateKey)), kid: 'as-1', alg: 'RS256', use: 'sig' };
   let provider: Provider | undefined;
 
@@ -82,9 +87,11 @@ export async function startOAuthServer(options: OAuthServerOptions): Promise<OAu
       claims: async () => ({ sub: id, ...(options.email ? { email: options.email, email_verified: options.emailVerified ?? true } : {}) }),
     }),
   });
+  const signIdJag = idJagSigner(issuer, privateKey, jwk.kid, jwk.alg);
+  if (options.idJag) registerIdJagExchange(provider, issuer, publicKey, signIdJag, options.idJag);
   provider.on('server_error', (_ctx: unknown, error: unknown) => console.error('[oauth-server]', error));
 
-  return { issuer, close: () => new Promise((resolve) => server.close(() => resolve())) };
+  return { issuer, signIdJag, close: () => new Promise((resolve) => server.close(() => resolve())) };
 }
 
 /**

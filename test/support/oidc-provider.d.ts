@@ -8,5 +8,6 @@ declare module 'oidc-provider' {
     interactionDetails(req: IncomingMessage, res: ServerResponse): Promise<any>;
     interactionFinished(req: IncomingMessage, res: ServerResponse, result: Record<string, any>, options?: Record<string, any>): Promise<void>;
     Grant: any;
+    registerGrantType(name: string, handler: (ctx: any) => Promise<void>, parameters?: string[]): void;
   }
 }

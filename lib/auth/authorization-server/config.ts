@@ -6,9 +6,10 @@
  */
 
 import { readConfig } from '../../config.js';
-import { secureUrl } from '../config.js';
+import { readAuthScopes, readServerScopes, secureUrl } from '../config.js';
 import { readSigningKeys, SIGNING_KEY_VARIABLE, type SigningKeys } from '../signing-key.js';
 import { readAllowList, type AllowList } from './allow-list.js';
+import { ENTERPRISE_VARIABLE, readEnterpriseIdps, type EnterpriseIdp } from './enterprise/config.js';
 import { CALLBACK_PATH } from './paths.js';
 import { readConsentTtl } from './remembered-consent.js';
 
@@ -33,6 +34,8 @@ export interface AuthServerConfig {
   consentTtlMs: number;
   /** Served locally (no PUBLIC_URL, not on Vercel): client metadata documents may then be on loopback, over http. */
   local: boolean;
+  /** The identity providers whose ID-JAGs are redeemed (AUTH_ENTERPRISE_IDPS, enterprise/config.ts); absent: none. */
+  enterprise?: EnterpriseIdp[];
 }
 
 const GITHUB = 'https://github.com';
@@ -71,7 +74,7 @@ function readCallbackUrl(env: Env): string {
 /** The built-in server's settings, or undefined when AUTH_SERVER_KEY is unset (then no AUTH_SERVER_* may be). */
 export function readAuthServerConfig(env: Env): AuthServerConfig | undefined {
   if (!env[SIGNING_KEY_VARIABLE]) {
-    const stray = Object.keys(env).find((name) => name.startsWith('AUTH_SERVER_') && env[name]);
+    const stray = Object.keys(env).find((name) => (name.startsWith('AUTH_SERVER_') || name === ENTERPRISE_VARIABLE) && env[name]);
     if (stray) throw new TypeError(`${stray} is set but ${SIGNING_KEY_VARIABLE} is not; set ${SIGNING_KEY_VARIABLE} to turn the built-in authorization server on.`);
     return undefined;
   }
@@ -82,8 +85,8 @@ export function readAuthServerConfig(env: Env): AuthServerConfig | undefined {
       + 'Set UPSTASH_REDIS_REST_URL and UPSTASH_REDIS_REST_TOKEN (or KV_REST_API_URL and KV_REST_API_TOKEN).');
   }
   const provider = readProvider(env);
-  const defaultScopes = (env.AUTH_SCOPES ?? '').split(/[\s,]+/).filter(Boolean);
-  const scopes = env.AUTH_SERVER_SCOPES ? env.AUTH_SERVER_SCOPES.split(/[\s,]+/).filter(Boolean) : defaultScopes;
+  const defaultScopes = readAuthScopes(env);
+  const scopes = readServerScopes(env);
   const outside = defaultScopes.filter((scope) => !scopes.includes(scope));
   if (outside.length) throw new TypeError(`AUTH_SERVER_SCOPES must include every scope of AUTH_SCOPES; it lacks ${outside.join(' ')}.`);
   if (scopes.includes('offline_access')) throw new TypeError('AUTH_SERVER_SCOPES lists offline_access, which is not a resource scope: clients ask for it to get a refresh token, and always may.');
@@ -96,5 +99,6 @@ export function readAuthServerConfig(env: Env): AuthServerConfig | undefined {
     callbackUrl: env.AUTH_SERVER_CALLBACK_URL ? readCallbackUrl(env) : undefined,
     consentTtlMs: readConsentTtl(env),
     local,
+    enterprise: readEnterpriseIdps(env),
   };
 }

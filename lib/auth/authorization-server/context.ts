@@ -5,6 +5,7 @@ import type { CountedWarning } from '../../warn.js';
 import type { VerifyToken } from '../verify.js';
 import type { AuthServerConfig } from './config.js';
 import type { ServerKeyring } from './keyring.js';
+import type { CheckAssertion } from './enterprise/assertion.js';
 import type { SignIn } from './providers/index.js';
 import type { SignAccessToken } from './signer.js';
 
@@ -16,6 +17,8 @@ export interface ServerContext {
   sign: SignAccessToken;
   /** Verifies an access token this server signed, as the MCP endpoint does (for revocation: revoke.ts). */
   verify: VerifyToken;
+  /** Checks enterprise ID-JAGs (AUTH_ENTERPRISE_IDPS); absent when none is named. */
+  enterprise?: CheckAssertion;
   /** Operator log lines, counted (lib/warn.ts). */
   log: {
     refused: CountedWarning;
@@ -26,6 +29,8 @@ export interface ServerContext {
     store: CountedWarning;
     /** Requests refused at a bound: a client's document or registration, a state or request too large. */
     bounds: CountedWarning;
+    /** Enterprise ID-JAGs refused, or whose provider's keys could not be had. */
+    enterprise: CountedWarning;
   };
 }
 

@@ -24,6 +24,7 @@ import { authorize } from './authorize.js';
 import { callback } from './callback.js';
 import { readAuthServerConfig } from './config.js';
 import { consent } from './consent.js';
+import { createAssertionChecker } from './enterprise/assertion.js';
 import type { Reached, ServerContext } from './context.js';
 import { createServerKeyring } from './keyring.js';
 import { authorizationServerMetadata } from './metadata.js';
@@ -79,6 +80,7 @@ export function createAuthorizationServerHandler(env: Env = process.env): FetchH
     signIn: createSignIn(config.provider, config.allow),
     sign: createSigner(config.keys.signing),
     verify: createVerifier(authConfig),
+    ...(config.enterprise ? { enterprise: createAssertionChecker(config.enterprise) } : {}),
     log: {
       refused: createCountedWarning((who, n) => `authorization server: refused ${n} sign-in(s) of people not on AUTH_SERVER_ALLOW (last: ${who})`),
       bound: createCountedWarning((what, n) => `authorization server: bound ${n} AUTH_SERVER_ALLOW name(s) to GitHub's ids (last: ${what})`),
@@ -86,12 +88,13 @@ export function createAuthorizationServerHandler(env: Env = process.env): FetchH
       reuse: createCountedWarning((what, n) => `authorization server: ${n} replay(s) refused (last: ${what})`),
       store: createCountedWarning((why, n) => `authorization server: the store refused ${n} request(s) (last: ${why})`),
       bounds: createCountedWarning((why, n) => `authorization server: refused ${n} request(s) at a bound (last: ${why})`),
+      enterprise: createCountedWarning((why, n) => `authorization server: refused ${n} enterprise grant(s) (last: ${why})`),
     },
   };
 
   async function route(endpoint: Endpoint, request: Request, reached: Reached): Promise<Response> {
     switch (endpoint) {
-      case 'metadata': return serveDocument(request, authorizationServerMetadata(reached.origin, config!.scopes), 'application/json', 300);
+      case 'metadata': return serveDocument(request, authorizationServerMetadata(reached.origin, config!.scopes, config!.enterprise), 'application/json', 300);
       // Every accepted key: a rotation's next key before it signs, the old one until what it signed has expired.
       case 'jwks': return serveDocument(request, { keys: config!.keys.accepted.map((key) => key.publicJwk) }, 'application/json', 300);
       case 'authorize': return authorize(request, ctx, reached);

@@ -5,9 +5,15 @@
  * Its `issuer` is the deployment's public origin, so each preview deployment is its own issuer.
  */
 
+import { hasConfidentialClients, type EnterpriseIdp } from './enterprise/config.js';
+import { ID_JAG_PROFILE, JWT_BEARER_GRANT } from './enterprise/grant.js';
 import { ENDPOINTS } from './paths.js';
 
-export function authorizationServerMetadata(origin: string, scopes: string[]) {
+/**
+ * With `enterprise` (AUTH_ENTERPRISE_IDPS) ID-JAGs are redeemed, as the JWT bearer grant of the id-jag profile, and
+ * the client secrets of confidential enterprise clients are accepted at the token endpoint.
+ */
+export function authorizationServerMetadata(origin: string, scopes: string[], enterprise?: readonly EnterpriseIdp[]) {
   const at = (path: string) => `${origin}${path}`;
   return {
     issuer: origin,
@@ -19,9 +25,10 @@ export function authorizationServerMetadata(origin: string, scopes: string[]) {
     scopes_supported: [...scopes, 'offline_access'],
     response_types_supported: ['code'],
     response_modes_supported: ['query'],
-    grant_types_supported: ['authorization_code', 'refresh_token'],
+    grant_types_supported: ['authorization_code', 'refresh_token', ...(enterprise ? [JWT_BEARER_GRANT] : [])],
+    ...(enterprise ? { authorization_grant_profiles_supported: [ID_JAG_PROFILE] } : {}),
     code_challenge_methods_supported: ['S256'],
-    token_endpoint_auth_methods_supported: ['none'],
+    token_endpoint_auth_methods_supported: ['none', ...(enterprise && hasConfidentialClients(enterprise) ? ['client_secret_basic', 'client_secret_post'] : [])],
     revocation_endpoint_auth_methods_supported: ['none'],
     client_id_metadata_document_supported: true,
     authorization_response_iss_parameter_supported: true,

@@ -2,13 +2,16 @@
  * POST /oauth/token (OAuth 2.1 §3.2, §4.1.3, §4.3): the authorization_code and refresh_token grants for public
  * clients (`client_id` in the body, PKCE for proof). A code is redeemed once whatever follows (a wrong client,
  * redirect URI or verifier spends it: one guess per code); a refresh token is rotated on every use, and one used
- * again revokes its family. Every refusal is `invalid_grant` or `invalid_request` with a fixed sentence.
+ * again revokes its family. Every refusal is `invalid_grant` or `invalid_request` with a fixed sentence. With
+ * AUTH_ENTERPRISE_IDPS set, the JWT bearer grant redeems an enterprise identity provider's ID-JAG too
+ * (enterprise/grant.ts).
  */
 
 import { readCappedText } from '../../http/body.js';
 import { sameMac } from '../../server/keyring.js';
 import { clientDigest } from './clients.js';
 import type { Reached, ServerContext } from './context.js';
+import { JWT_BEARER_GRANT, redeemAssertion } from './enterprise/grant.js';
 import { redeemCode, rotateRefreshToken, startFamily, type Grant } from './grants.js';
 import { ACCESS_TOKEN_TTL_SEC } from './signer.js';
 import { oauthError, oauthJson } from './replies.js';
@@ -28,6 +31,11 @@ export async function token(request: Request, ctx: ServerContext, reached: Reach
   const text = await readCappedText(request, MAX_FORM_BYTES).catch(() => undefined);
   if (text === undefined) return invalidRequest(`The token request exceeds ${MAX_FORM_BYTES} bytes or broke off.`);
   const form = new URLSearchParams(text);
+  // An enterprise client may be confidential (enterprise/grant.ts authenticates it); every other client is public.
+  if (form.get('grant_type') === JWT_BEARER_GRANT && ctx.enterprise) {
+    const grant = await redeemAssertion(request, form, ctx, reached);
+    return grant instanceof Response ? grant : tokens(grant, grant.clientId, undefined, ctx, reached);
+  }
   // Public clients only: a client secret (HTTP Basic) is an authentication this server cannot check.
   if (request.headers.get('authorization')) return oauthError(401, 'invalid_client', 'Clients here are public: send client_id in the body, no client credentials.');
   const clientId = form.get('client_id');
@@ -35,7 +43,7 @@ export async function token(request: Request, ctx: ServerContext, reached: Reach
   const grantType = form.get('grant_type');
   if (grantType === 'authorization_code') return redeem(form, clientId, ctx, reached);
   if (grantType === 'refresh_token') return refresh(form, clientId, ctx, reached);
-  return oauthError(400, 'unsupported_grant_type', 'This server accepts the authorization_code and refresh_token grants.');
+  return oauthError(400, 'unsupported_grant_type', `This server accepts the authorization_code${ctx.enterprise ? ', refresh_token and JWT bearer (ID-JAG)' : ' and refresh_token'} grants.`);
 }
 
 const s256 = (verifier: string) => process.getBuiltinModule('node:crypto').createHash('sha256').update(verifier).digest('base64url');

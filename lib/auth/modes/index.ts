@@ -7,6 +7,7 @@
 
 import { apiKeyMode } from './api-keys.js';
 import { authorizationServerMode } from './authorization-server.js';
+import { enterpriseMode } from './enterprise.js';
 import { issuerMode } from './issuer.js';
 import { AUTH_TYPE, type ActiveMode, type Env, type SignInMode } from './mode.js';
 
@@ -15,6 +16,7 @@ export type { ActiveMode, SignInMode } from './mode.js';
 export const SIGN_IN_MODES: readonly SignInMode[] = [
   issuerMode,
   authorizationServerMode,
+  enterpriseMode,
   apiKeyMode,
 ];
 

@@ -1,0 +1,34 @@
+/**
+ * Enterprise sign-in (AUTH_ENTERPRISE_IDPS, docs/oauth.md "Enterprise sign-in"): a client redeems an ID-JAG from an
+ * enterprise identity provider at the built-in authorization server (lib/auth/authorization-server/enterprise/) and
+ * gets that server's access token, so its tokens are the built-in server's row's to recognise and verify, and end in
+ * the same principal, kind `authorization-server`. This row recognises nothing of its own: it reads and checks the
+ * variable with the others at start-up, says so in the start-up line, and is a flag beside the built-in server in the
+ * health probe and mcp.json (`enterprise: true`).
+ */
+
+import { readEnterpriseIdps } from '../authorization-server/enterprise/config.js';
+import { authorizationServerMode } from './authorization-server.js';
+import { JWT_WORDS } from './jwt.js';
+import type { SignInMode } from './mode.js';
+
+export const enterpriseMode: SignInMode = {
+  kind: 'authorization-server',
+  ...JWT_WORDS,
+  read(env) {
+    const idps = readEnterpriseIdps(env);
+    // readEnterpriseIdps requires AUTH_SERVER_KEY, so the built-in server's row is on, and before this one.
+    const builtIn = idps && authorizationServerMode.read(env);
+    if (!idps || !builtIn) return undefined;
+    return {
+      kind: builtIn.kind,
+      credentials: builtIn.credentials,
+      recognises: () => false,
+      verify: builtIn.verify,
+      startup: `enterprise sign-in: ID-JAGs of ${idps.map((idp) => idp.issuer).join(', ')} redeemed at the built-in authorization server (AUTH_ENTERPRISE_IDPS)`,
+      health: { mode: 'enterprise' },
+      discovery: builtIn.discovery,
+      besides: 'enterprise',
+    };
+  },
+};
