@@ -6,49 +6,29 @@
  * as the same principal the browser sign-in through the same provider gives.
  */
 
-import { createHash } from 'node:crypto';
 import { Client, CrossAppAccessProvider, discoverAndRequestJwtAuthGrant, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { createDefaultApp } from '../../../lib/app.js';
 import { codeFor, register, tokenRequest } from '../../support/authz-client.js';
-import { PROVIDER_CLIENT, startAuthzStack, type AuthzStack } from '../../support/authz-stack.js';
-import { freePort } from '../../support/client-harness.js';
-import { idpClientRegistration, signInAtIdp, type IdpClient } from '../../support/id-jag-exchange.js';
+import type { AuthzStack } from '../../support/authz-stack.js';
+import { AT_IDP, CONFIDENTIAL, startEnterpriseStack, type EnterpriseStack } from '../../support/enterprise-stack.js';
+import { signInAtIdp } from '../../support/id-jag-exchange.js';
 import { claimsOf } from '../../support/oauth-clients.js';
-import { startOAuthServer, type OAuthServer } from '../../support/oauth-server.js';
+import type { OAuthServer } from '../../support/oauth-server.js';
 import { PROTECTED_TOOLS, SCOPE } from '../../support/protected-app.js';
 
-/** The MCP client at the identity provider (for single sign-on and token exchange), and its id at our server. */
-const AT_IDP: IdpClient = { id: 'mcp-client-at-idp', secret: 'idp-secret-for-tests', redirect: 'http://127.0.0.1:7788/sso/callback' };
-const AT_SERVER = { id: 'enterprise-mcp-client', secret: 'a-secret-the-operator-gave-the-client' };
 const REDIRECT = 'http://127.0.0.1:6276/oauth/callback';
 const JWT_BEARER = 'urn:ietf:params:oauth:grant-type:jwt-bearer';
 
+let enterprise: EnterpriseStack;
 let idp: OAuthServer;
 let stack: AuthzStack;
 
 beforeAll(async () => {
-  const port = await freePort();
-  idp = await startOAuthServer({
-    scopes: [],
-    email: 'alice@example.com',
-    clients: [
-      { client_id: PROVIDER_CLIENT.id, client_secret: PROVIDER_CLIENT.secret, redirect_uris: [`http://localhost:${port}/oauth/callback`], grant_types: ['authorization_code'], response_types: ['code'] },
-      idpClientRegistration(AT_IDP),
-    ],
-    idJag: { clientIds: { [AT_IDP.id]: AT_SERVER.id } },
-  });
-  stack = await startAuthzStack({
-    port,
-    provider: idp,
-    env: { AUTH_ENTERPRISE_IDPS: JSON.stringify([{ issuer: idp.issuer, clients: [{ id: AT_SERVER.id, sha256: createHash('sha256').update(AT_SERVER.secret).digest('hex') }], scopes: [SCOPE, 'admin'] }]) },
-    app: (env) => createDefaultApp(env, { tools: [PROTECTED_TOOLS[0]!] }),
-  });
+  enterprise = await startEnterpriseStack({ app: (env) => createDefaultApp(env, { tools: [PROTECTED_TOOLS[0]!] }) });
+  ({ idp, stack } = enterprise);
 }, 30_000);
-afterAll(async () => {
-  await stack?.close();
-  await idp?.close();
-});
+afterAll(() => enterprise?.close());
 
 type ToolClient = { callTool(p: { name: string; arguments: Record<string, unknown> }): Promise<unknown> };
 const textOf = async (client: ToolClient, name: string, args: Record<string, unknown> = {}) =>
@@ -57,8 +37,8 @@ const textOf = async (client: ToolClient, name: string, args: Record<string, unk
 /** The official client's cross-app access provider: the ID-JAG from the identity provider for whatever our server asks. */
 function crossAppAccess(idToken: string, seen: { assertions: number } = { assertions: 0 }) {
   return new CrossAppAccessProvider({
-    clientId: AT_SERVER.id,
-    clientSecret: AT_SERVER.secret,
+    clientId: CONFIDENTIAL.id,
+    clientSecret: CONFIDENTIAL.secret,
     expectedIssuer: stack.origin,
     assertion: async (ctx) => {
       seen.assertions += 1;
@@ -92,14 +72,14 @@ describe('enterprise sign-in with the official client', () => {
     await client.connect(new StreamableHTTPClientTransport(new URL(stack.mcpUrl), { authProvider: provider, fetch: recording }));
     expect(seen.assertions).toBe(1);
     expect(tokenRequests).toHaveLength(1);
-    expect(tokenRequests[0]!.authorization).toBe(`Basic ${Buffer.from(`${AT_SERVER.id}:${AT_SERVER.secret}`).toString('base64')}`);
+    expect(tokenRequests[0]!.authorization).toBe(`Basic ${Buffer.from(`${CONFIDENTIAL.id}:${CONFIDENTIAL.secret}`).toString('base64')}`);
     expect(tokenRequests[0]!.body.get('grant_type')).toBe(JWT_BEARER);
 
     const tokens = provider.tokens()!;
     expect(tokens.refresh_token).toBeUndefined();
-    expect(claimsOf(tokens.access_token)).toMatchObject({ iss: stack.origin, aud: stack.mcpUrl, sub: 'oidc:alice', client_id: AT_SERVER.id });
+    expect(claimsOf(tokens.access_token)).toMatchObject({ iss: stack.origin, aud: stack.mcpUrl, sub: 'oidc:alice', client_id: CONFIDENTIAL.id });
     expect(await textOf(client, 'chat_with_agent', { message: 'hello from the enterprise' })).toContain('hello from the enterprise');
-    expect(JSON.parse(await textOf(client, 'whoami'))).toMatchObject({ kind: 'authorization-server', subject: 'oidc:alice', clientId: AT_SERVER.id });
+    expect(JSON.parse(await textOf(client, 'whoami'))).toMatchObject({ kind: 'authorization-server', subject: 'oidc:alice', clientId: CONFIDENTIAL.id });
     await client.close();
   }, 30_000);
 
