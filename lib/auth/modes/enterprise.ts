@@ -25,7 +25,7 @@ export const enterpriseMode: SignInMode = {
       credentials: builtIn.credentials,
       recognises: () => false,
       verify: builtIn.verify,
-      startup: `enterprise sign-in: ID-JAGs of ${idps.map((idp) => idp.issuer).join(', ')} redeemed at the built-in authorization server (AUTH_ENTERPRISE_IDPS)`,
+      startup: `OAuth bearer tokens the built-in authorization server issues for ID-JAGs of ${idps.map((idp) => idp.issuer).join(', ')} (enterprise sign-in, AUTH_ENTERPRISE_IDPS)`,
       health: { mode: 'enterprise' },
       discovery: builtIn.discovery,
       besides: 'enterprise',
