@@ -3,10 +3,12 @@
  * rotation's AUTH_SERVER_NEXT_KEY and AUTH_SERVER_OLD_KEY): their public halves are the key set, nothing is fetched. Otherwise the JWKS URL is AUTH_JWKS_URL or the `jwks_uri` of the issuer's metadata
  * (RFC 8414 §3, OpenID Connect Discovery 1.0 §4), whose `issuer` must be the one configured (RFC 8414 §3.3).
  * jose's remote JWKS caches the keys and refetches when a token names an unknown `kid`, at most once per
- * cooldown, so forged kids cannot make us hammer the issuer. jose is imported here, on the first token only.
+ * cooldown, so forged kids cannot make us hammer the issuer; its reply is read within MAX_JWKS_BYTES, counted as it
+ * arrives. jose is imported here, on the first token only.
  * Failures are values; an unreachable issuer is remembered briefly for the same reason.
  */
 
+import { readCappedText } from '../http/body.js';
 import type { AuthConfig } from './config.js';
 
 type Jose = typeof import('jose');
@@ -43,6 +45,20 @@ const RETRY_AFTER_FAILURE_MS = 5_000;
 /** jose's cooldown between refetches for unknown kids, and how long keys count as fresh. */
 const JWKS_COOLDOWN_MS = 30_000;
 const JWKS_MAX_AGE_MS = 10 * 60_000;
+/** A key set is a few KiB (a certificate chain per key at most); more is refused, not read. */
+export const MAX_JWKS_BYTES = 256 * 1024;
+
+/** jose's key-set request (same method, headers, no redirects, its timeout's signal), the reply read within MAX_JWKS_BYTES. */
+async function boundedFetch(url: string, init: RequestInit): Promise<Response> {
+  const response = await fetch(url, init);
+  if (response.status !== 200) {
+    await response.body?.cancel().catch(() => undefined);
+    return new Response(null, { status: response.status });
+  }
+  const text = await readCappedText(response, MAX_JWKS_BYTES);
+  if (text === undefined) throw new Error(`the key set at ${url} is larger than ${MAX_JWKS_BYTES} bytes`);
+  return new Response(text, { status: 200, headers: response.headers });
+}
 
 /** RFC 8414 §3.1 inserts the well-known segment before an issuer's path; OpenID Discovery appends it. */
 export function metadataUrls(issuer: string): string[] {
@@ -110,6 +126,7 @@ export function createKeyLoader(config: AuthConfig): LoadKeys {
         cooldownDuration: JWKS_COOLDOWN_MS,
         cacheMaxAge: JWKS_MAX_AGE_MS,
         timeoutDuration: FETCH_TIMEOUT_MS,
+        [jose.customFetch]: boundedFetch,
       }),
     }));
     return keys;

@@ -5,10 +5,12 @@
  * issue by the one claim under test. Requests are what a client sends, over HTTP.
  */
 
+import { createServer } from 'node:http';
 import * as jose from 'jose';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { callWith } from '../../support/authz-client.js';
 import { startAuthzStack } from '../../support/authz-stack.js';
+import { freePort } from '../../support/client-harness.js';
 import { CONFIDENTIAL, ENTRY_SCOPES, PUBLIC_CLIENT, startEnterpriseStack, type EnterpriseStack } from '../../support/enterprise-stack.js';
 import { claimsOf } from '../../support/oauth-clients.js';
 import { SCOPE } from '../../support/protected-app.js';
@@ -171,6 +173,36 @@ describe('without AUTH_ENTERPRISE_IDPS', () => {
       expect(metadata.token_endpoint_auth_methods_supported).toEqual(['none']);
     } finally {
       await plain.close();
+    }
+  }, 30_000);
+});
+
+describe('the provider\'s key set is read within its bound', () => {
+  test('a key set over 256 KiB is not read: 503 temporarily_unavailable; the same keys within it verify', async () => {
+    const published = await (await fetch(`${enterprise.idp.issuer}/jwks`)).text();
+    let padding = 300 * 1024;
+    const keysPort = await freePort();
+    const keys = createServer((_req, res) => res.writeHead(200, { 'content-type': 'application/json' }).end(`${published.slice(0, -1)},"padding":"${'x'.repeat(padding)}"}`));
+    await new Promise<void>((resolve) => keys.listen(keysPort, '127.0.0.1', resolve));
+    const stack = await startAuthzStack({
+      provider: enterprise.idp,
+      env: { AUTH_ENTERPRISE_IDPS: JSON.stringify([{ issuer: enterprise.idp.issuer, jwksUrl: `http://localhost:${keysPort}/keys`, clients: [PUBLIC_CLIENT] }]) },
+    });
+    try {
+      const redeemThere = async () => {
+        const assertion = await enterprise.idp.signIdJag({ sub: 'alice', aud: stack.origin, client_id: PUBLIC_CLIENT, scope: SCOPE });
+        const response = await fetch(`${stack.origin}/oauth/token`, {
+          method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' },
+          body: new URLSearchParams({ grant_type: JWT_BEARER, assertion, client_id: PUBLIC_CLIENT }),
+        });
+        return { status: response.status, retryAfter: response.headers.get('retry-after'), body: await response.json() as Record<string, string> };
+      };
+      expect(await redeemThere()).toEqual({ status: 503, retryAfter: '5', body: { error: 'temporarily_unavailable', error_description: expect.stringMatching(/keys cannot be fetched/) } });
+      padding = 1024;
+      expect((await redeemThere()).status).toBe(200);
+    } finally {
+      await stack.close();
+      await new Promise((resolve) => keys.close(resolve));
     }
   }, 30_000);
 });

@@ -18,10 +18,10 @@
  */
 
 import { sha256Hex } from '../../../digest.js';
-import { sameMac } from '../../../server/keyring.js';
 import { MCP_PATHS, mcpUrl } from '../../../http/public-url.js';
 import { H_RETRY_AFTER } from '../../../protocol/headers.js';
 import { authorizationKeys } from '../../../server/caller.js';
+import { sameMac } from '../../../server/keyring.js';
 import { clientDigest } from '../clients.js';
 import type { Reached, ServerContext } from '../context.js';
 import type { Grant } from '../grants.js';
