@@ -71,12 +71,19 @@ export function metadataUrls(issuer: string): string[] {
   ])];
 }
 
+/** Where the operator names an issuer and its key set, for the messages that tell them what to change. */
+export interface KeySettings {
+  issuer: string;
+  jwks: string;
+}
+const ISSUER_SETTINGS: KeySettings = { issuer: 'AUTH_ISSUER', jwks: 'AUTH_JWKS_URL' };
+
 /**
  * The issuer's `jwks_uri`, from the first metadata document that answers for exactly `issuer`. A document that
  * answers for another issuer, or without a key set, makes it a misconfiguration; none answering, unavailable.
  * `signal` bounds the whole search (the health probe's timeout); without one, each fetch gets FETCH_TIMEOUT_MS.
  */
-export async function discoverJwksUri(issuer: string, signal?: AbortSignal): Promise<string | KeysUnavailable | IssuerMisconfigured> {
+export async function discoverJwksUri(issuer: string, signal?: AbortSignal, settings: KeySettings = ISSUER_SETTINGS): Promise<string | KeysUnavailable | IssuerMisconfigured> {
   let misconfigured: IssuerMisconfigured | undefined;
   let error = 'unavailable';
   for (const candidate of metadataUrls(issuer)) {
@@ -90,20 +97,20 @@ export async function discoverJwksUri(issuer: string, signal?: AbortSignal): Pro
     const metadata = (await response.json().catch(() => ({}))) as { issuer?: unknown; jwks_uri?: unknown };
     if (metadata.issuer !== issuer) {
       misconfigured ??= {
-        misconfigured: `AUTH_ISSUER is "${issuer}", but the authorization server's metadata at ${candidate} names its issuer `
-          + `${JSON.stringify(metadata.issuer)}; set AUTH_ISSUER to exactly that (the token's iss must match it too).`,
+        misconfigured: `${settings.issuer} is "${issuer}", but the authorization server's metadata at ${candidate} names its issuer `
+          + `${JSON.stringify(metadata.issuer)}; set ${settings.issuer} to exactly that (the token's iss must match it too).`,
         error: 'issuer mismatch',
       };
       continue;
     }
     if (typeof metadata.jwks_uri === 'string' && URL.canParse(metadata.jwks_uri)) return metadata.jwks_uri;
-    misconfigured ??= { misconfigured: `the authorization server's metadata at ${candidate} has no jwks_uri; set AUTH_JWKS_URL to its key set.`, error: 'no jwks_uri' };
+    misconfigured ??= { misconfigured: `the authorization server's metadata at ${candidate} has no jwks_uri; set ${settings.jwks} to its key set.`, error: 'no jwks_uri' };
   }
-  return misconfigured ?? { unavailable: `no authorization server metadata answers for AUTH_ISSUER ${issuer} (${error})`, error };
+  return misconfigured ?? { unavailable: `no authorization server metadata answers for ${settings.issuer} ${issuer} (${error})`, error };
 }
 
 /** A loader of the issuer's keys, created once per configuration; the first call imports jose. */
-export function createKeyLoader(config: AuthConfig): LoadKeys {
+export function createKeyLoader(config: AuthConfig, settings?: KeySettings): LoadKeys {
   let keys: Promise<IssuerKeys> | undefined;
   let failure: { result: KeysUnavailable | IssuerMisconfigured; until: number } | undefined;
 
@@ -114,7 +121,7 @@ export function createKeyLoader(config: AuthConfig): LoadKeys {
   return async () => {
     if (keys) return keys;
     if (failure && Date.now() < failure.until) return failure.result;
-    const jwksUri = config.jwksUrl ?? (await discoverJwksUri(issuer));
+    const jwksUri = config.jwksUrl ?? (await discoverJwksUri(issuer, undefined, settings));
     if (typeof jwksUri !== 'string') {
       failure = { result: jwksUri, until: Date.now() + RETRY_AFTER_FAILURE_MS };
       return jwksUri;

@@ -7,7 +7,8 @@
  * health probe and mcp.json (`enterprise: true`).
  */
 
-import { readEnterpriseIdps } from '../authorization-server/enterprise/config.js';
+import { ENTERPRISE_KEY_SETTINGS, readEnterpriseIdps } from '../authorization-server/enterprise/config.js';
+import { discoverJwksUri } from '../keys.js';
 import { authorizationServerMode } from './authorization-server.js';
 import { JWT_WORDS } from './jwt.js';
 import type { SignInMode } from './mode.js';
@@ -29,6 +30,14 @@ export const enterpriseMode: SignInMode = {
       health: { mode: 'enterprise' },
       discovery: builtIn.discovery,
       besides: 'enterprise',
+      // npm start: a provider whose metadata names another issuer, or no key set, would refuse every ID-JAG.
+      async checkBeforeListening(signal) {
+        for (const idp of idps.filter((entry) => !entry.jwksUrl)) {
+          const found = await discoverJwksUri(idp.issuer, signal, ENTERPRISE_KEY_SETTINGS);
+          if (typeof found !== 'string') return 'misconfigured' in found ? { misconfigured: found.misconfigured } : { unavailable: found.unavailable };
+        }
+        return undefined;
+      },
     };
   },
 };

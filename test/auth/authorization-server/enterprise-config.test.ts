@@ -10,6 +10,7 @@ import { readAuthServerConfig } from '../../../lib/auth/authorization-server/con
 import { createAuthorizationServerHandler } from '../../../lib/auth/authorization-server/handler.js';
 import { describeAuth } from '../../../lib/auth/index.js';
 import { discoveryOf, healthOf, readSignIn } from '../../../lib/auth/modes/index.js';
+import { startOAuthServer } from '../../support/oauth-server.js';
 import { newSigningKey } from '../../support/signing-key.js';
 
 const OKTA = 'https://acme.okta.com';
@@ -64,5 +65,21 @@ describe('AUTH_ENTERPRISE_IDPS', () => {
     expect(describeAuth({ modes })).toContain(`or OAuth bearer tokens the built-in authorization server issues for ID-JAGs of ${OKTA} (enterprise sign-in, AUTH_ENTERPRISE_IDPS)`);
     expect(healthOf(modes)).toEqual({ mode: 'built-in', flags: ['enterprise'] });
     expect(discoveryOf(modes, 'http://localhost:3000')).toMatchObject({ type: 'oauth-protected-resource', enterprise: true, authorizationServers: ['http://localhost:3000'] });
+  });
+});
+
+describe('npm start checks a provider named without jwksUrl before it listens', () => {
+  test('metadata that names its issuer exactly passes; one that names another stops the start-up, naming the entry\'s issuer', async () => {
+    const idp = await startOAuthServer({ scopes: [] });
+    try {
+      const env = (issuer: string) => ({ ...BASE, AUTH_SERVER_OIDC_ISSUER: idp.issuer, AUTH_ENTERPRISE_IDPS: JSON.stringify([{ issuer, clients: ['c'] }]) });
+      const check = (issuer: string) => readSignIn(env(issuer)).find((mode) => mode.besides === 'enterprise')!.checkBeforeListening!(AbortSignal.timeout(5000));
+      expect(await check(idp.issuer)).toBeUndefined();
+      expect(await check(`${idp.issuer}/`)).toEqual({
+        misconfigured: expect.stringContaining(`the issuer of the AUTH_ENTERPRISE_IDPS entry is "${idp.issuer}/", but the authorization server's metadata`),
+      });
+    } finally {
+      await idp.close();
+    }
   });
 });

@@ -12,7 +12,7 @@
 import { ASYMMETRIC } from '../../config.js';
 import { createKeyLoader, type LoadKeys } from '../../keys.js';
 import { unverifiedClaims } from '../../modes/jwt.js';
-import type { EnterpriseIdp } from './config.js';
+import { ENTERPRISE_KEY_SETTINGS, type EnterpriseIdp } from './config.js';
 
 /** The media type an ID-JAG's `typ` header names (draft §3.1, §8.1). */
 export const ID_JAG_TYP = 'oauth-id-jag+jwt';
@@ -65,7 +65,7 @@ const text = (value: unknown): value is string => typeof value === 'string' && v
 export function createAssertionChecker(idps: readonly EnterpriseIdp[]) {
   const providers = new Map<string, { idp: EnterpriseIdp; keys: LoadKeys }>(idps.map((idp) => [idp.issuer, {
     idp,
-    keys: createKeyLoader({ issuer: idp.issuer, ...(idp.jwksUrl ? { jwksUrl: idp.jwksUrl } : {}), scopes: [], algorithms: ASYMMETRIC, clockToleranceSec: SKEW_SEC }),
+    keys: createKeyLoader({ issuer: idp.issuer, ...(idp.jwksUrl ? { jwksUrl: idp.jwksUrl } : {}), scopes: [], algorithms: ASYMMETRIC, clockToleranceSec: SKEW_SEC }, ENTERPRISE_KEY_SETTINGS),
   }]));
 
   /** Checks `assertion` for this server, whose issuer is `audience`. Never throws. */

@@ -40,6 +40,9 @@ export interface EnterpriseIdp {
   subjects: SubjectMapping;
 }
 
+/** How the messages about a provider's keys (lib/auth/keys.ts) name its settings. */
+export const ENTERPRISE_KEY_SETTINGS = { issuer: `the issuer of the ${ENTERPRISE_VARIABLE} entry`, jwks: 'its jwksUrl' };
+
 /** The principal's subject for a provider's `sub` (the principal's kind is `authorization-server`, as for every sign-in here). */
 export const subjectOf = (idp: EnterpriseIdp, sub: string): string =>
   (idp.subjects === 'oidc' ? `oidc:${sub}` : `enterprise:${idp.issuer}#${sub}`);
