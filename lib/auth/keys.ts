@@ -3,8 +3,8 @@
  * rotation's AUTH_SERVER_NEXT_KEY and AUTH_SERVER_OLD_KEY): their public halves are the key set, nothing is fetched. Otherwise the JWKS URL is AUTH_JWKS_URL or the `jwks_uri` of the issuer's metadata
  * (RFC 8414 §3, OpenID Connect Discovery 1.0 §4), whose `issuer` must be the one configured (RFC 8414 §3.3).
  * jose's remote JWKS caches the keys and refetches when a token names an unknown `kid`, at most once per
- * cooldown, so forged kids cannot make us hammer the issuer; its reply is read within MAX_JWKS_BYTES, counted as it
- * arrives. jose is imported here, on the first token only.
+ * cooldown, so forged kids cannot make us hammer the issuer. The key set and the metadata are read within
+ * MAX_KEY_DOCUMENT_BYTES, counted as they arrive. jose is imported here, on the first token only.
  * Failures are values; an unreachable issuer is remembered briefly for the same reason.
  */
 
@@ -45,18 +45,18 @@ const RETRY_AFTER_FAILURE_MS = 5_000;
 /** jose's cooldown between refetches for unknown kids, and how long keys count as fresh. */
 const JWKS_COOLDOWN_MS = 30_000;
 const JWKS_MAX_AGE_MS = 10 * 60_000;
-/** A key set is a few KiB (a certificate chain per key at most); more is refused, not read. */
-export const MAX_JWKS_BYTES = 256 * 1024;
+/** A key set or a metadata document is a few KiB (a certificate chain per key at most); more is refused, not read. */
+export const MAX_KEY_DOCUMENT_BYTES = 256 * 1024;
 
-/** jose's key-set request (same method, headers, no redirects, its timeout's signal), the reply read within MAX_JWKS_BYTES. */
+/** jose's key-set request (same method, headers, no redirects, its timeout's signal), the reply read within MAX_KEY_DOCUMENT_BYTES. */
 async function boundedFetch(url: string, init: RequestInit): Promise<Response> {
   const response = await fetch(url, init);
   if (response.status !== 200) {
     await response.body?.cancel().catch(() => undefined);
     return new Response(null, { status: response.status });
   }
-  const text = await readCappedText(response, MAX_JWKS_BYTES);
-  if (text === undefined) throw new Error(`the key set at ${url} is larger than ${MAX_JWKS_BYTES} bytes`);
+  const text = await readCappedText(response, MAX_KEY_DOCUMENT_BYTES);
+  if (text === undefined) throw new Error(`the key set at ${url} is larger than ${MAX_KEY_DOCUMENT_BYTES} bytes`);
   return new Response(text, { status: 200, headers: response.headers });
 }
 
@@ -94,7 +94,15 @@ export async function discoverJwksUri(issuer: string, signal?: AbortSignal, sett
       void response?.body?.cancel().catch(() => undefined);
       continue;
     }
-    const metadata = (await response.json().catch(() => ({}))) as { issuer?: unknown; jwks_uri?: unknown };
+    const text = await readCappedText(response, MAX_KEY_DOCUMENT_BYTES).catch(() => undefined);
+    if (text === undefined) {
+      error = `more than ${MAX_KEY_DOCUMENT_BYTES} bytes`;
+      continue;
+    }
+    let metadata: { issuer?: unknown; jwks_uri?: unknown } = {};
+    try {
+      metadata = JSON.parse(text) ?? {};
+    } catch { /* not JSON: it names no issuer */ }
     if (metadata.issuer !== issuer) {
       misconfigured ??= {
         misconfigured: `${settings.issuer} is "${issuer}", but the authorization server's metadata at ${candidate} names its issuer `

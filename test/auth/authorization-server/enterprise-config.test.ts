@@ -5,11 +5,13 @@
  * mcp.json as a flag beside the built-in server.
  */
 
+import { createServer } from 'node:http';
 import { describe, expect, test } from 'vitest';
 import { readAuthServerConfig } from '../../../lib/auth/authorization-server/config.js';
 import { createAuthorizationServerHandler } from '../../../lib/auth/authorization-server/handler.js';
 import { describeAuth } from '../../../lib/auth/index.js';
 import { discoveryOf, healthOf, readSignIn } from '../../../lib/auth/modes/index.js';
+import { freePort } from '../../support/client-harness.js';
 import { startOAuthServer } from '../../support/oauth-server.js';
 import { newSigningKey } from '../../support/signing-key.js';
 
@@ -80,6 +82,20 @@ describe('npm start checks a provider named without jwksUrl before it listens', 
       });
     } finally {
       await idp.close();
+    }
+  });
+
+  test('metadata over 256 KiB is not read: the provider is said to be unavailable', async () => {
+    const port = await freePort();
+    const issuer = `http://localhost:${port}`;
+    const server = createServer((_req, res) => res.writeHead(200, { 'content-type': 'application/json' })
+      .end(JSON.stringify({ issuer, jwks_uri: `${issuer}/keys`, padding: 'x'.repeat(300 * 1024) })));
+    await new Promise<void>((resolve) => server.listen(port, '127.0.0.1', resolve));
+    try {
+      const [, enterprise] = readSignIn({ ...BASE, AUTH_ENTERPRISE_IDPS: JSON.stringify([{ issuer, clients: ['c'] }]) });
+      expect(await enterprise!.checkBeforeListening!(AbortSignal.timeout(5000))).toEqual({ unavailable: expect.stringContaining('more than 262144 bytes') });
+    } finally {
+      await new Promise((resolve) => server.close(resolve));
     }
   });
 });
