@@ -38,13 +38,16 @@ export async function startServer(args, env = {}) {
     });
     child.on('exit', (code) => reject(new Error(`${args.join(' ')} exited ${code}`)));
   });
+  const ask = (message) => new Promise((resolve) => {
+    child.once('message', resolve);
+    child.send(message);
+  });
   return {
     url,
     cpuMs: () => cpuMsOf(child.pid),
-    memory: () => new Promise((resolve) => {
-      child.once('message', resolve);
-      child.send('rss');
-    }),
+    memory: () => ask('rss'),
+    /** A question over the IPC channel (bench/side-channel.mjs), answered by the child's next message. */
+    ask,
     // SIGKILL: srvx shuts down gracefully on SIGTERM and would wait for the load generator's idle sockets.
     stop: () => child.kill('SIGKILL'),
   };

@@ -3,6 +3,7 @@
 import { renderBounds } from './bounds.mjs';
 import { round } from './stats.mjs';
 import { renderStoreCost } from './store-cost.mjs';
+import { renderStreaming } from './streaming.mjs';
 
 const ms = (x) => `${x} ms`;
 const times = (x) => `${round(x, 1)}×`;
@@ -112,7 +113,11 @@ client's cost is left out. The proxy floor (bench/proxy-floor.mjs) is the least 
 same adapter can do to answer the call from the upstream (read it, POST with node:http, read the stream, answer): \
 what the extra hop of any proxy costs on this machine.${r.proxy.floorHttp ? ` Through agent-mcp over HTTP less through the proxy floor: \
 p50 ${ms(r.proxy.http.overFloorP50Ms)}, p99 ${ms(r.proxy.http.overFloorP99Ms)}.` : ''}
-
+${r.streaming ? `\n${renderStreaming(r.streaming)}\n\nStreamed calls in flight (bench/streaming.mjs): concurrent chat_with_agent calls on the 2025-11-25 wire with a \
+progress token against an upstream streaming ${r.streaming.rate} chunks a second, median of ${r.streaming.rounds} interleaved rounds. CPU: \
+the server's over the chunks the upstream wrote while every call streamed; heap: after a full GC, over the same \
+before the calls; RSS over the server's at start; event-loop delay inside the server (monitorEventLoopDelay). \
+agent-mcp sends one progress notification per 100 ms of text, the relay and mcp-handler one per chunk.\n` : ''}
 ${memoryTable(r)}
 
 Memory: after a full GC, on a fresh server warmed with 5000 requests, then after each further ${r.memory.requests} \

@@ -7,7 +7,9 @@
  * Knobs: BENCH_RUNS (cold starts per target, 15), BENCH_ROUNDS and BENCH_SECONDS (throughput, 3 × 3 s),
  * BENCH_PROXY_CALLS (2000), BENCH_MEMORY_REQUESTS (100000); the memory bounds under hostile load (bench/bounds.mjs,
  * also runnable alone) take BENCH_HUGE_CALLS (3), BENCH_CHAT_CALLS (10000), BENCH_CHAT_CONCURRENCY (8); what calls cost
- * the shared store (bench/store-cost.mjs, also runnable alone) takes BENCH_STORE_SCALE (20) and BENCH_STORE_SKIP_LONG.
+ * the shared store (bench/store-cost.mjs, also runnable alone) takes BENCH_STORE_SCALE (20) and BENCH_STORE_SKIP_LONG;
+ * streamed calls in flight (bench/streaming.mjs, also runnable alone, with the search for the most calls one instance
+ * holds) take BENCH_STREAM_CALLS (200), BENCH_STREAM_RATE (50 chunks/s), BENCH_STREAM_SECONDS (10), BENCH_STREAM_ROUNDS (3).
  *
  * BENCH_NODE=24 measures on Node 24, the Node of the functions' runtime (nodejs24.x), where this machine runs
  * another: the pinned Node 24 (scripts/npm-cache.mjs, installed into .cache/ once) runs this script, so every
@@ -24,6 +26,7 @@ import { measureChatFlood, measureHugeReply } from './bounds.mjs';
 import { measureProxyOverhead } from './proxy.mjs';
 import { renderReport } from './report.mjs';
 import { measureStoreCost } from './store-cost.mjs';
+import { measureStreaming } from './streaming.mjs';
 import { ensureNode } from '../scripts/npm-cache.mjs';
 import { buildTargets, ROOT, TARGETS } from './targets.mjs';
 import { CONNECTIONS, measureMemory, measureThroughput } from './throughput.mjs';
@@ -55,6 +58,10 @@ const oursQuiet = { ...ours, label: 'agent-mcp, MCP_LOG=off', env: { MCP_LOG: 'o
 results.throughput = await measureThroughput({ ours, oursQuiet, mcpHandler, sdkServer }, { rounds: ROUNDS, seconds: SECONDS });
 console.log('bench: proxy overhead');
 results.proxy = await measureProxyOverhead(ours.path(), PROXY_CALLS);
+console.log('bench: streamed calls in flight');
+results.streaming = await measureStreaming({
+  calls: env('BENCH_STREAM_CALLS', 200), rate: env('BENCH_STREAM_RATE', 50), seconds: env('BENCH_STREAM_SECONDS', 10), rounds: env('BENCH_STREAM_ROUNDS', 3),
+});
 console.log('bench: memory');
 results.memory = await measureMemory(ours, MEMORY_REQUESTS);
 console.log('bench: memory under a 200 MB upstream reply');

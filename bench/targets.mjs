@@ -36,6 +36,9 @@ export const TARGETS = {
   sdkServerBundled: { label: '@modelcontextprotocol/server 2.4.0, bundled like ours', path: () => builtFunctionPath('api/sdk-server', output(PEERS, true)) },
 };
 
+/** A peer's function (bench/peers/api/<name>) as `vercel build` emits it; the streaming row's peer is one. */
+export const peerFunctionPath = (name) => builtFunctionPath(`api/${name}`, output(PEERS, false));
+
 function snapshot(project, bundled) {
   rmSync(output(project, bundled), { recursive: true, force: true });
   cpSync(join(project, '.vercel/output/functions'), join(output(project, bundled), 'functions'), { recursive: true });
