@@ -217,11 +217,15 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
       calls: { type: 'string', default: '100' }, rate: { type: 'string', default: '50' }, seconds: { type: 'string', default: '20' },
       rounds: { type: 'string', default: '3' }, search: { type: 'boolean', default: false }, build: { type: 'boolean', default: false },
       only: { type: 'string' },
+      // Another build of api/mcp (its handler module, e.g. one kept from before a change), measured beside the rest.
+      base: { type: 'string' },
     },
   });
+  if (values.base) STREAM_SERVERS.base = { label: `agent-mcp, ${values.base}`, args: () => ['bench/serve-built.mjs', values.base] };
   const built = existsSync(join(ROOT, '.vercel/bench/bundled')) && existsSync(join(ROOT, 'bench/peers/.vercel/bench/bundled'));
   if (values.build || !built) await buildTargets();
   const keys = values.only ? values.only.split(',') : Object.keys(STREAM_SERVERS);
+  if (values.base && values.only) keys.push('base');
   const options = { calls: Number(values.calls), rate: Number(values.rate), seconds: Number(values.seconds), rounds: Number(values.rounds), keys };
   if (values.search) {
     for (const key of keys) console.log(JSON.stringify(await searchCalls(key, options)));

@@ -68,13 +68,15 @@ export function createProgressReporter(ctx: Pick<RequestContext, 'progress'>, no
     for (const run of out) send(run.kind === 'text' ? run.text : run.count > 1 ? `${run.latest} (and ${run.count - 1} more)` : run.latest);
   };
   /** Sends now when nothing went out for FLUSH_MS (or ever), else at the end of the interval. */
-  const hold = (run: Held) => {
-    const last = held.at(-1);
-    if (last?.kind === 'text' && run.kind === 'text') last.text += run.text;
-    else if (last?.kind === 'notes' && run.kind === 'notes') held[held.length - 1] = { kind: 'notes', latest: run.latest, count: last.count + 1 };
-    else held.push(run);
+  const due = () => {
     if (count === 0 || now() - lastSent >= FLUSH_MS) flush();
     else flushTimer ??= setTimeout(flush, FLUSH_MS);
+  };
+  const hold = (run: Held) => {
+    const last = held.at(-1);
+    if (last?.kind === 'notes' && run.kind === 'notes') held[held.length - 1] = { kind: 'notes', latest: run.latest, count: last.count + 1 };
+    else held.push(run);
+    due();
   };
   const heartbeat = setInterval(() => {
     if (now() - lastSent >= HEARTBEAT_MS) send('Still working…');
@@ -87,7 +89,13 @@ export function createProgressReporter(ctx: Pick<RequestContext, 'progress'>, no
     },
     /** Part of the reply. */
     text(chunk: string) {
-      if (chunk) hold({ kind: 'text', text: chunk });
+      if (!chunk) return;
+      // Most chunks join the text already held: no object made for them (one per streamed chunk, issue 48).
+      const last = held[held.length - 1];
+      if (last?.kind === 'text') {
+        last.text += chunk;
+        due();
+      } else hold({ kind: 'text', text: chunk });
     },
     flush,
     stop() {

@@ -109,8 +109,8 @@ export class SseStream {
   #keeps(message: JsonRpcMessage, data: string): boolean {
     if (isResponse(message)) return true;
     if (this.#full) return false;
-    // Counted as UTF-8, what the store keeps; the encoding is only done while the log has room.
-    const bytes = encoder.encode(data).byteLength;
+    // Counted as UTF-8, what the store keeps, without encoding it (one allocation less per event).
+    const bytes = Buffer.byteLength(data);
     if (this.#loggedBytes + bytes <= this.#log!.maxBytes) {
       this.#loggedBytes += bytes;
       return true;

@@ -184,7 +184,7 @@ async function* send(
       yield parseObject(kit, target, await readAll(upstream));
       return;
     }
-    for await (const data of kit.sseData(upstream.chunks())) yield parseObject(kit, target, data);
+    for await (const data of upstream.events()) yield parseObject(kit, target, data);
   };
   const stream = events();
   let next: Promise<IteratorResult<Json>> | undefined;

@@ -60,7 +60,7 @@ export const createReply: LazyFormat['createReply'] = (kit, profile, settings) =
       if (!upstream.response.headers.has(UI_STREAM_HEADER)) throw upstream.abandon(new kit.AgentError(`Agent ${profile.id}: the upstream's stream is not an AI SDK UI message stream.`));
       const toolNames = new Map<string, string>();
       let ended = false;
-      for await (const data of kit.sseData(upstream.chunks())) {
+      for await (const data of upstream.events()) {
         if (data === DONE) {
           ended = true;
           break;

@@ -126,7 +126,7 @@ async function* request(
   let stopped = false;
   // message_start's usage, then message_delta's: a delta's counts are running totals that replace the earlier ones.
   let usage: AnthropicUsage | undefined;
-  for await (const data of kit.sseData(upstream.chunks())) {
+  for await (const data of upstream.events()) {
     const event = parseObject(kit, target, data);
     switch (event.type) {
       case 'content_block_start': {

@@ -40,6 +40,21 @@ export function upstreamJson(source: JsonSource, text: string): unknown {
     return undefined;
   }
   const maxDepth = source.maxJsonDepth ?? DEFAULT_REQUEST_BOUNDS.maxJsonDepth;
-  if (text.length > 2 * maxDepth && nestsDeeperThan(value, maxDepth)) throw jsonTooDeep(source.agentId, maxDepth);
+  if (text.length > 2 * maxDepth && opensMoreThan(text, maxDepth) && nestsDeeperThan(value, maxDepth)) throw jsonTooDeep(source.agentId, maxDepth);
   return value;
+}
+
+/**
+ * Whether `text` holds more than `levels` `{` and `[` together (those inside strings too, which only sends more texts
+ * to the walk): a value cannot nest deeper than the brackets that open it. A streamed chunk opens five or six, so
+ * the walk, which copied every object's values, is skipped for it (issue 48).
+ */
+const OPENERS = ['{', '['] as const;
+
+function opensMoreThan(text: string, levels: number): boolean {
+  let opens = 0;
+  for (const bracket of OPENERS) {
+    for (let at = text.indexOf(bracket); at !== -1; at = text.indexOf(bracket, at + 1)) if (++opens > levels) return true;
+  }
+  return false;
 }

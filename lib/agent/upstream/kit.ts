@@ -14,8 +14,7 @@ import { AgentError, callCancelled } from '../types.js';
 import { streamError } from './error-text.js';
 import { getUpstream, postUpstream } from './request.js';
 import { upstreamJson } from './json.js';
-import { sseData } from './sse.js';
 
-export const KIT = { EVENT_STREAM, AgentError, callCancelled, createCountedWarning, metered, runToolLoop, tooManyCalls, streamError, getUpstream, postUpstream, sseData, upstreamJson };
+export const KIT = { EVENT_STREAM, AgentError, callCancelled, createCountedWarning, metered, runToolLoop, tooManyCalls, streamError, getUpstream, postUpstream, upstreamJson };
 
 export type Kit = typeof KIT;

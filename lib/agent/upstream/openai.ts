@@ -14,7 +14,6 @@ import { streamError } from './error-text.js';
 import type { FormatSettings } from './settings.js';
 import { upstreamJson } from './json.js';
 import { postUpstream, type UpstreamTarget } from './request.js';
-import { sseData } from './sse.js';
 import { EVENT_STREAM } from '../../protocol/headers.js';
 import type { ModelRequestUsage } from '../../usage/meter.js';
 
@@ -134,7 +133,7 @@ async function* completion(
   }
   let sawDone = false;
   let text = '';
-  for await (const data of sseData(upstream.chunks())) {
+  for await (const data of upstream.events()) {
     if (data === '[DONE]') {
       sawDone = true;
       break;

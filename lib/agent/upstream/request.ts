@@ -7,6 +7,7 @@
  */
 
 import type { ClientRequest, IncomingMessage } from 'node:http';
+import { createParser } from 'eventsource-parser';
 import { H_USER_AGENT } from '../../protocol/headers.js';
 import { createCountedWarning } from '../../warn.js';
 import { AgentError, callCancelled } from '../types.js';
@@ -81,6 +82,8 @@ export interface UpstreamResponse {
    * with the over-the-cap error. Read failures (timeout, cancel, reset) become AgentErrors.
    */
   chunks(): AsyncIterable<string>;
+  /** The body's SSE `data` payloads, in order, read and counted as chunks() reads them. */
+  events(): AsyncIterable<string>;
   /**
    * Ends the read now, the connection with it, and returns `error` to throw: the reply broke another bound, or is
    * not of the kind the format reads.
@@ -356,7 +359,11 @@ class UpstreamCall implements UpstreamResponse {
   }
 
   chunks(): AsyncIterable<string> {
-    return readText(this);
+    return readText(this, false);
+  }
+
+  events(): AsyncIterable<string> {
+    return readText(this, true);
   }
 }
 
@@ -382,20 +389,33 @@ function failure(target: UpstreamTarget, error: unknown, timedOut: boolean, sign
     `upstream_connection_failed${code ? `:${code}` : ''}`);
 }
 
-async function* readText(call: UpstreamCall): AsyncIterable<string> {
+/**
+ * The reply as text, or as its SSE events' `data` when `events`: parsed in the same generator that reads the text, so a
+ * streamed chunk passes one generator here rather than two (issue 48). eventsource-parser (6 KB) is in the start file:
+ * loaded through import() with the first streamed reply, it cost that reply 2–3 ms of the module loader. The MCP SDK
+ * client of mounts has its own copy in its chunk (scripts/dependency-copies.mjs), or esbuild would make the package a
+ * chunk that every cold start loads.
+ */
+async function* readText(call: UpstreamCall, events: boolean): AsyncIterable<string> {
   const decoder = new TextDecoder();
+  const ready: string[] = [];
+  const parser = events ? createParser({ onEvent: (event) => ready.push(event.data) }) : undefined;
   let ended = false;
   let failed = false;
   try {
     for (;;) {
       const chunk = await call.next();
-      if (chunk === null) {
-        ended = true;
-        const rest = decoder.decode();
-        if (rest) yield rest;
-        return;
+      if (chunk === null) ended = true;
+      const text = chunk === null ? decoder.decode() : decoder.decode(chunk, { stream: true });
+      if (!parser) {
+        if (text || !ended) yield text;
+      } else {
+        parser.feed(text);
+        // One chunk can hold thousands of small events: taken as a batch, not shifted off one by one.
+        for (let i = 0; i < ready.length; i++) yield ready[i]!;
+        ready.length = 0;
       }
-      yield decoder.decode(chunk, { stream: true });
+      if (ended) return;
     }
   } catch (error) {
     failed = true;

@@ -127,7 +127,7 @@ async function* request(
     if (text) yield text;
     return result();
   }
-  for await (const data of kit.sseData(upstream.chunks())) {
+  for await (const data of upstream.events()) {
     const event = parseObject(kit, target, data);
     switch (event.type) {
       case 'response.created':
