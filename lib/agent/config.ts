@@ -18,6 +18,7 @@ import { ERROR_DETAILS, type ErrorDetail } from './upstream/error-text.js';
 import { DEFAULT_MAX_TOOL_CALLS_PER_REPLY } from './upstream/openai.js';
 import { DEFAULT_MAX_TOKENS, FORMAT_FIELD_CHECKS, FORMAT_TABLE, FORMATS, type Format } from './upstream/index.js';
 import { DEFAULT_MAX_REPLY_BYTES } from './upstream/request.js';
+import { DEFAULT_MAX_CONCURRENT_CALLS } from '../limits/concurrency.js';
 import { parseRate, type Rate } from '../limits/rate.js';
 import { parseUsd } from '../pay/price.js';
 import type { TokenPrices, UsdPrice } from '../pay/price.js';
@@ -264,8 +265,13 @@ export interface ReplyDeadlineSettings {
   maxRuns: number;
 }
 
-/** Under the cut-off of the hosted clients (about 60 s), with room for the answer's way back. */
-export const DEFAULT_REPLY_DEADLINE: Readonly<ReplyDeadlineSettings> = { ms: 45_000, ttlMs: 3_600_000, maxRuns: 8 };
+/**
+ * The deadline: under the cut-off of the hosted clients (about 60 s), with room for the answer's way back. The runs: as
+ * many as the caller's concurrent calls (MCP_MAX_CONCURRENT_CALLS), since a run is one of those calls going on; with
+ * fewer, a caller whose allowed calls were all slow had the rest stopped at the deadline (issue 48; what a run costs:
+ * docs/rate-limits.md "Calls in flight").
+ */
+export const DEFAULT_REPLY_DEADLINE: Readonly<ReplyDeadlineSettings> = { ms: 45_000, ttlMs: 3_600_000, maxRuns: DEFAULT_MAX_CONCURRENT_CALLS };
 
 /** The reply deadline from the environment; undefined when AGENT_REPLY_DEADLINE_MS is `off` (a call then runs to its end). */
 export function readReplyDeadline(env: Env): ReplyDeadlineSettings | undefined {

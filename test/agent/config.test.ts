@@ -1,6 +1,7 @@
 import { describe, expect, test } from 'vitest';
 import { readAgents, readBudgetLimits, readReplyDeadline } from '../../lib/agent/config.js';
 import { agentDefinitions } from '../../lib/agent/index.js';
+import { readMaxConcurrentCalls } from '../../lib/limits/concurrency.js';
 
 describe('agent configuration is validated at start-up, naming the variable', () => {
   test('with no configuration the demo agent serves, labelled as a demo', () => {
@@ -125,8 +126,8 @@ describe('what one request may cost, from the environment', () => {
 });
 
 describe('the reply deadline, from the environment (docs/agents.md "Slow agents")', () => {
-  test('absent variables mean a 45 s deadline, runs kept an hour, 8 at once per caller; off means none', () => {
-    expect(readReplyDeadline({})).toEqual({ ms: 45_000, ttlMs: 3_600_000, maxRuns: 8 });
+  test('absent variables mean a 45 s deadline, runs kept an hour, 16 at once per caller; off means none', () => {
+    expect(readReplyDeadline({})).toEqual({ ms: 45_000, ttlMs: 3_600_000, maxRuns: 16 });
     expect(readReplyDeadline({ AGENT_REPLY_DEADLINE_MS: '20000', AGENT_BACKGROUND_TTL_MS: '60000', AGENT_MAX_BACKGROUND_RUNS: '2' }))
       .toEqual({ ms: 20_000, ttlMs: 60_000, maxRuns: 2 });
     expect(readReplyDeadline({ AGENT_REPLY_DEADLINE_MS: 'off' })).toBeUndefined();
@@ -140,6 +141,10 @@ describe('the reply deadline, from the environment (docs/agents.md "Slow agents"
   ])('%s=%s stops start-up naming the variable', (name, value, shape) => {
     const message = `${name} must be ${shape}, got "${value}".`;
     expect(() => agentDefinitions({ [name]: value })).toThrow(new TypeError(message));
+  });
+
+  test('a caller\'s whole share of concurrent calls may outlive the deadline: as many runs as calls, by default', () => {
+    expect(readReplyDeadline({})!.maxRuns).toBe(readMaxConcurrentCalls({}));
   });
 
   test('a bad bound stops start-up even with the deadline off', () => {
