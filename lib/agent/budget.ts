@@ -198,15 +198,89 @@ export type ReportUsage = (usage: ModelRequestUsage | undefined) => void;
  * after. `run` reports what its upstream said of the request's usage; once it ends, however it ends, that is recorded
  * in `usage` as one model request (rule 17), unknown when it said nothing.
  */
-export async function* metered<T>(
+export function metered<T>(
   calls: ModelCalls | undefined, agentId: string, run: (report: ReportUsage) => AsyncGenerator<string, T>, usage?: UsageReport,
 ): AsyncGenerator<string, T> {
-  const release = await calls?.start(agentId);
-  let said: ModelRequestUsage | undefined;
-  try {
-    return yield* run((read) => void (said = read));
-  } finally {
-    release?.();
-    usage?.record(said);
+  return new Metered(calls, agentId, run, usage) as unknown as AsyncGenerator<string, T>;
+}
+
+type Step<T> = Promise<IteratorResult<string, T>>;
+
+/**
+ * `metered` as an iterator written out rather than an async generator around `run`'s: a chunk's step is `run`'s own,
+ * passed on with one reaction, where a generator layer made a promise, an await and a result object of its own for
+ * every chunk (issue 48; a streamed chunk passed five such layers). What the generator did, it does: the place is taken
+ * on the first step, `run` starts once it is held, and when `run` ends (its last value, a failure, or the reader's
+ * `return`) the place is given back and the usage recorded, once; a place that could not be taken records nothing.
+ */
+class Metered<T> {
+  #inner: AsyncGenerator<string, T> | undefined;
+  #release: (() => void) | undefined;
+  #said: ModelRequestUsage | undefined;
+  #ended = false;
+
+  constructor(
+    readonly calls: ModelCalls | undefined, readonly agentId: string,
+    readonly run: (report: ReportUsage) => AsyncGenerator<string, T>, readonly usage: UsageReport | undefined,
+  ) {}
+
+  [Symbol.asyncIterator](): this {
+    return this;
+  }
+
+  next(value?: unknown): Step<T> {
+    // The chunk's own step: the run's promise and one reaction, made with functions made once per request.
+    if (this.#inner && !this.#ended) return this.#inner.next(value).then(this.#stepped, this.#failed);
+    return this.#step((inner) => inner.next(value));
+  }
+
+  return(value: T): Step<T> {
+    if (!this.#inner) {
+      this.#ended = true;
+      return Promise.resolve({ done: true, value });
+    }
+    return this.#step((inner) => inner.return(value));
+  }
+
+  throw(error: unknown): Step<T> {
+    if (!this.#inner) {
+      this.#ended = true;
+      return Promise.reject(error);
+    }
+    return this.#step((inner) => inner.throw(error));
+  }
+
+  #step(step: (inner: AsyncGenerator<string, T>) => Step<T>): Step<T> {
+    if (this.#ended) return Promise.resolve({ done: true, value: undefined as T });
+    const stepped = this.#inner ? step(this.#inner) : this.#start().then(() => step(this.#inner!));
+    return stepped.then(this.#stepped, this.#failed);
+  }
+
+  readonly #stepped = (result: IteratorResult<string, T>): IteratorResult<string, T> => {
+    if (result.done) this.#end();
+    return result;
+  };
+
+  readonly #failed = (error: unknown): never => {
+    this.#end();
+    throw error;
+  };
+
+  async #start(): Promise<void> {
+    try {
+      this.#release = await this.calls?.start(this.agentId);
+    } catch (error) {
+      // No place, no request: nothing to give back or record, as the generator never entered its try.
+      this.#ended = true;
+      throw error;
+    }
+    this.#inner = this.run((read) => void (this.#said = read));
+  }
+
+  #end(): void {
+    if (this.#ended) return;
+    this.#ended = true;
+    this.#release?.();
+    this.usage?.record(this.#said);
   }
 }

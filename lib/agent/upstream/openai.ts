@@ -77,7 +77,8 @@ export function createOpenAiAgent(profile: AgentProfile, options: FormatSettings
   return {
     profile,
     keepsHistory: true,
-    async *reply(turn: AgentTurn) {
+    // A plain function, not a generator around the one it returns: each chunk passes one layer fewer (issue 48).
+    reply(turn: AgentTurn): AsyncIterable<string> {
       const opening: ChatCompletionMessage[] = [
         ...(options.systemPrompt ? [{ role: 'system' as const, content: options.systemPrompt }] : []),
         ...turn.history,
@@ -91,11 +92,8 @@ export function createOpenAiAgent(profile: AgentProfile, options: FormatSettings
           ? { ...body, tools: functions.map((f) => ({ type: 'function', function: { name: f.name, description: f.description, parameters: f.parameters } })) }
           : body);
       }, turn.usage);
-      if (!turn.tools) {
-        yield* complete([]);
-        return;
-      }
-      yield* runToolLoop({
+      if (!turn.tools) return complete([]);
+      return runToolLoop({
         agentId: profile.id,
         tools: turn.tools,
         complete,
