@@ -1,0 +1,92 @@
+/**
+ * What one streamed chunk costs on its way from the upstream's socket to the turn's text (issue 48): a call in flight
+ * relays 30–100 chunks a second, so what each one allocates decides how many calls an instance holds
+ * (docs/performance.md "Streamed calls in flight"). Counted as promises, which every layer of async generators a
+ * chunk passes makes: the count per chunk does not move with the machine's load, only with the code, and is judged
+ * over a floor counted the same way (the same reply read off node:http alone). Measured in a
+ * process of its own, with a promise hook counting, on an openai agent reading a real stream over loopback HTTP.
+ */
+
+import { expect, test } from 'vitest';
+import { inOwnProcess } from '../../support/own-process.js';
+
+const SCRIPT = (chunks: number) => `
+import { createServer } from 'node:http';
+import { createHook } from 'node:async_hooks';
+import { createOpenAiAgent } from './lib/agent/upstream/openai.ts';
+
+// One reply of N one-word chunks, each a full chat completion chunk, written as a stream of events.
+const event = 'data: ' + JSON.stringify({ id: 'c', object: 'chat.completion.chunk', choices: [{ index: 0, delta: { content: ' word' } }] }) + '\\n\\n';
+// The reader asks for each event once it has the one before (writeNext), so every event arrives alone, to a reader
+// that waits for it, whatever the machine's speed: the count is the same from run to run.
+let writeNext = () => undefined;
+const server = createServer((req, res) => {
+  req.resume();
+  req.on('end', () => {
+    res.writeHead(200, { 'content-type': 'text/event-stream' });
+    const n = Number(req.url.split('/')[2]); // /v1/<n>/chat/completions
+    let sent = 0;
+    writeNext = () => (sent++ < n ? res.write(event) : res.end('data: [DONE]\\n\\n'));
+    writeNext();
+  });
+});
+await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
+const base = 'http://127.0.0.1:' + server.address().port;
+
+const agentFor = (n) => createOpenAiAgent({ id: 'a', name: 'A', description: 'a', kind: 'upstream' }, {
+  target: { agentId: 'a', url: base + '/v1/' + n, timeoutMs: 60_000, maxReplyBytes: 1 << 24 },
+  model: 'm', maxTokens: 1, maxToolSteps: 1, maxToolCalls: 1, maxToolCallsPerReply: 8,
+});
+let promises = 0;
+const hook = createHook({ init(_id, type) { if (type === 'PROMISE') promises++; } });
+
+async function read(n) {
+  const turn = { message: 'hi', sessionId: 's', history: [], signal: new AbortController().signal, usage: { record() {} } };
+  promises = 0;
+  hook.enable();
+  let text = '';
+  for await (const chunk of agentFor(n).reply(turn)) {
+    text += chunk;
+    writeNext();
+  }
+  hook.disable();
+  if (text.length !== n * 5) throw new Error('read ' + text.length + ' characters of ' + n * 5);
+  return promises;
+}
+
+// The floor: the same reply read straight off node:http's response, each chunk decoded, nothing else.
+async function readRaw(n) {
+  const { request } = await import('node:http');
+  promises = 0;
+  hook.enable();
+  const res = await new Promise((resolve) => request(base + '/v1/' + n + '/chat/completions', { method: 'POST' }, resolve).end('{}'));
+  const decoder = new TextDecoder();
+  let text = '';
+  for await (const chunk of res) {
+    text += decoder.decode(chunk, { stream: true });
+    writeNext();
+  }
+  hook.disable();
+  if (!text.endsWith('[DONE]\\n\\n')) throw new Error('the raw read ended early');
+  return promises;
+}
+
+await read(10);
+const few = await read(10);
+const many = await read(10 + ${chunks});
+await readRaw(10);
+const rawFew = await readRaw(10);
+const rawMany = await readRaw(10 + ${chunks});
+server.close();
+console.log(JSON.stringify({ perChunk: (many - few) / ${chunks}, floor: (rawMany - rawFew) / ${chunks} }));
+process.exit(0);
+`;
+
+test('a streamed chunk reaches the turn through few promises over reading the socket alone: no generator merely passes it on', async () => {
+  const { perChunk, floor } = await inOwnProcess<{ perChunk: number; floor: number }>(SCRIPT(500), {});
+  // Over the floor (6 a chunk: node:http's async iterator), 14 a chunk at the start of issue 48 on Node 20 and 24 alike:
+  // the read's two generators (the text, then its events), the format's request, then `metered` and the format's
+  // `reply`, each passing the chunk on with promises of its own; 7 since (one generator reads the events, `metered`
+  // forwards the request's own steps, `reply` returns the request rather than wrapping it).
+  expect(perChunk - floor).toBeLessThanOrEqual(8);
+}, 60_000);
