@@ -1,7 +1,7 @@
 /**
  * What one streamed chunk costs on its way from the upstream's socket to the turn's text (issue 48): a call in flight
  * relays 30–100 chunks a second, so what each one allocates decides how many calls an instance holds
- * (docs/performance.md "Streamed calls in flight"). Counted as promises, which every layer of async generators a
+ * (docs/performance.md "Streamed calls in flight, issue 48"). Counted as promises, which every layer of async generators a
  * chunk passes makes: the count per chunk does not move with the machine's load, only with the code, and is judged
  * over a floor counted the same way (the same reply read off node:http alone). Measured in a
  * process of its own, with a promise hook counting, on an openai agent reading a real stream over loopback HTTP.
