@@ -11,7 +11,7 @@ import { expect, test } from 'vitest';
 import { inOwnProcess } from '../../support/own-process.js';
 
 const SCRIPT = (chunks: number) => `
-import { createServer } from 'node:http';
+import { createServer, request } from 'node:http';
 import { createHook } from 'node:async_hooks';
 import { createOpenAiAgent } from './lib/agent/upstream/openai.ts';
 
@@ -56,7 +56,6 @@ async function read(n) {
 
 // The floor: the same reply read straight off node:http's response, each chunk decoded, nothing else.
 async function readRaw(n) {
-  const { request } = await import('node:http');
   promises = 0;
   hook.enable();
   const res = await new Promise((resolve) => request(base + '/v1/' + n + '/chat/completions', { method: 'POST' }, resolve).end('{}'));
@@ -71,22 +70,26 @@ async function readRaw(n) {
   return promises;
 }
 
+// Something outside the read (seen on Node 22 in one run of several) can add promises while the hook counts, never
+// take them away: the least of three counts is the read's own.
+const perChunk = [];
+const floor = [];
 await read(10);
-const few = await read(10);
-const many = await read(10 + ${chunks});
 await readRaw(10);
-const rawFew = await readRaw(10);
-const rawMany = await readRaw(10 + ${chunks});
+for (let i = 0; i < 3; i++) {
+  perChunk.push((await read(10 + ${chunks}) - await read(10)) / ${chunks});
+  floor.push((await readRaw(10 + ${chunks}) - await readRaw(10)) / ${chunks});
+}
 server.close();
-console.log(JSON.stringify({ perChunk: (many - few) / ${chunks}, floor: (rawMany - rawFew) / ${chunks} }));
+console.log(JSON.stringify({ perChunk: Math.min(...perChunk), floor: Math.min(...floor) }));
 process.exit(0);
 `;
 
 test('a streamed chunk reaches the turn through few promises over reading the socket alone: no generator merely passes it on', async () => {
   const { perChunk, floor } = await inOwnProcess<{ perChunk: number; floor: number }>(SCRIPT(500), {});
-  // Over the floor (6 a chunk: node:http's async iterator), 14 a chunk at the start of issue 48 on Node 20 and 24 alike:
-  // the read's two generators (the text, then its events), the format's request, then `metered` and the format's
-  // `reply`, each passing the chunk on with promises of its own; 7 since (one generator reads the events, `metered`
-  // forwards the request's own steps, `reply` returns the request rather than wrapping it).
-  expect(perChunk - floor).toBeLessThanOrEqual(8);
+  // Over the floor (6 a chunk: node:http's async iterator), 14 a chunk at the start of issue 48 on Node 20, 22 and 24
+  // alike: the read's two generators (the text, then its events), the format's request, then `metered` and the
+  // format's `reply`, each passing the chunk on with promises of its own; 5 since (the events read off the call by an
+  // iterator written out, `metered` forwarding the request's own steps, `reply` returning the request).
+  expect(perChunk - floor).toBeLessThanOrEqual(6);
 }, 60_000);
