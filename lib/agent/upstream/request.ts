@@ -359,11 +359,11 @@ class UpstreamCall implements UpstreamResponse {
   }
 
   chunks(): AsyncIterable<string> {
-    return readText(this);
+    return readText(this, false);
   }
 
   events(): AsyncIterable<string> {
-    return new EventReader(this);
+    return readText(this, true);
   }
 }
 
@@ -389,21 +389,33 @@ function failure(target: UpstreamTarget, error: unknown, timedOut: boolean, sign
     `upstream_connection_failed${code ? `:${code}` : ''}`);
 }
 
-/** The reply as text, chunk by chunk. */
-async function* readText(call: UpstreamCall): AsyncIterable<string> {
+/**
+ * The reply as text, or as its SSE events' `data` when `events`: parsed in the same generator that reads the text, so a
+ * streamed chunk passes one generator here rather than two (issue 48). eventsource-parser (6 KB) is in the start file:
+ * loaded through import() with the first streamed reply, it cost that reply 2–3 ms of the module loader. The MCP SDK
+ * client of mounts has its own copy in its chunk (scripts/dependency-copies.mjs), or esbuild would make the package a
+ * chunk that every cold start loads.
+ */
+async function* readText(call: UpstreamCall, events: boolean): AsyncIterable<string> {
   const decoder = new TextDecoder();
+  const ready: string[] = [];
+  const parser = events ? createParser({ onEvent: (event) => ready.push(event.data) }) : undefined;
   let ended = false;
   let failed = false;
   try {
     for (;;) {
       const chunk = await call.next();
-      if (chunk === null) {
-        ended = true;
-        const rest = decoder.decode();
-        if (rest) yield rest;
-        return;
+      if (chunk === null) ended = true;
+      const text = chunk === null ? decoder.decode() : decoder.decode(chunk, { stream: true });
+      if (!parser) {
+        if (text || !ended) yield text;
+      } else {
+        parser.feed(text);
+        // One chunk can hold thousands of small events: taken as a batch, not shifted off one by one.
+        for (let i = 0; i < ready.length; i++) yield ready[i]!;
+        ready.length = 0;
       }
-      yield decoder.decode(chunk, { stream: true });
+      if (ended) return;
     }
   } catch (error) {
     failed = true;
@@ -412,69 +424,6 @@ async function* readText(call: UpstreamCall): AsyncIterable<string> {
     call.release();
     if (failed) call.close();
     else if (!ended) call.drain();
-  }
-}
-
-/**
- * The reply's SSE events' `data`, read off the call as an iterator written out rather than generators over its text
- * (issue 48: a streamed chunk passed two, each with its promises and result objects): an event is handed over with
- * one promise. It ends as readText does: the call released once, closed after a failure, drained when the reader
- * stops before the end. eventsource-parser (6 KB) is in the start file: loaded through import() with the first
- * streamed reply, it cost that reply 2–3 ms of the module loader. The MCP SDK client of mounts has its own copy in
- * its chunk (scripts/dependency-copies.mjs), or esbuild would make the package a chunk that every cold start loads.
- */
-class EventReader implements AsyncIterableIterator<string> {
-  readonly #call: UpstreamCall;
-  readonly #decoder = new TextDecoder();
-  /** Events parsed and not yet handed over: one chunk can hold thousands, taken in order, not shifted off. */
-  readonly #ready: string[] = [];
-  #at = 0;
-  readonly #parser = createParser({ onEvent: (event) => void this.#ready.push(event.data) });
-  #ended = false;
-  #closed = false;
-
-  constructor(call: UpstreamCall) {
-    this.#call = call;
-  }
-
-  [Symbol.asyncIterator](): this {
-    return this;
-  }
-
-  async next(): Promise<IteratorResult<string, undefined>> {
-    for (;;) {
-      if (this.#at < this.#ready.length) return { value: this.#ready[this.#at++]!, done: false };
-      this.#ready.length = 0;
-      this.#at = 0;
-      if (this.#closed) return { value: undefined, done: true };
-      let chunk: Buffer | null;
-      try {
-        chunk = await this.#call.next();
-      } catch (error) {
-        this.#finish(true);
-        throw this.#call.fail(error);
-      }
-      if (chunk === null) {
-        this.#ended = true;
-        this.#parser.feed(this.#decoder.decode());
-        this.#finish(false);
-      } else {
-        this.#parser.feed(this.#decoder.decode(chunk, { stream: true }));
-      }
-    }
-  }
-
-  async return(): Promise<IteratorResult<string, undefined>> {
-    this.#finish(false);
-    return { value: undefined, done: true };
-  }
-
-  #finish(failed: boolean): void {
-    if (this.#closed) return;
-    this.#closed = true;
-    this.#call.release();
-    if (failed) this.#call.close();
-    else if (!this.#ended) this.#call.drain();
   }
 }
 

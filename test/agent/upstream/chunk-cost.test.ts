@@ -89,7 +89,8 @@ test('a streamed chunk reaches the turn through few promises over reading the so
   const { perChunk, floor } = await inOwnProcess<{ perChunk: number; floor: number }>(SCRIPT(500), {});
   // Over the floor (6 a chunk: node:http's async iterator), 14 a chunk at the start of issue 48 on Node 20, 22 and 24
   // alike: the read's two generators (the text, then its events), the format's request, then `metered` and the
-  // format's `reply`, each passing the chunk on with promises of its own; 5 since (the events read off the call by an
-  // iterator written out, `metered` forwarding the request's own steps, `reply` returning the request).
-  expect(perChunk - floor).toBeLessThanOrEqual(6);
+  // format's `reply`, each passing the chunk on with promises of its own; 7 since (one generator reads the events,
+  // `metered` forwards the request's own steps, `reply` returns the request). Fewer promises is not the goal by
+  // itself: the events read by an async function per event made 5, and allocated more per chunk than the generator.
+  expect(perChunk - floor).toBeLessThanOrEqual(8);
 }, 60_000);
