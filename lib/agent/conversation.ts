@@ -89,7 +89,9 @@ const MESSAGE_OVERHEAD_BYTES = 32;
 export function turnRoom(session: Conversation, message: string, keepsHistory: boolean, ttlMs: number): Reservation {
   const kept = storedBytes(message) + MESSAGE_OVERHEAD_BYTES;
   return {
-    key: storeKeys.room(crypto.randomUUID()),
+    // node:crypto's randomUUID, not the global WebCrypto one: the global `crypto` loads Node's WebCrypto module on
+    // first use, which cost every cold start's first chat call ~0.6 ms (docs/performance.md, issue 48).
+    key: storeKeys.room(process.getBuiltinModule('node:crypto').randomUUID()),
     bytes: kept + REPLY_ROOM_BYTES,
     ttlMs,
     ...(keepsHistory ? { grows: { key: historyKey(session), bytes: kept } } : {}),

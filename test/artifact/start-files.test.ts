@@ -23,7 +23,7 @@ const TRACE = fileURLToPath(new URL('../support/import-trace.mjs', import.meta.u
  * Runs `requests` (method, modern wire?, params) against a fresh import of the built function, in a process of its
  * own while this one serves what it calls; the bundle files it loaded, and the last reply's result.
  */
-async function run(requests: [string, boolean, Record<string, unknown>?][], env: Record<string, string> = {}): Promise<{ files: string[]; result: Record<string, unknown> }> {
+async function run(requests: [string, boolean, Record<string, unknown>?][], env: Record<string, string> = {}): Promise<{ files: string[]; builtins: string[]; result: Record<string, unknown> }> {
   const path = builtFunctionPath('api/mcp');
   const script = `
     const fn = await import(${JSON.stringify(pathToFileURL(path).href)});
@@ -39,14 +39,15 @@ async function run(requests: [string, boolean, Record<string, unknown>?][], env:
       body = await response.json();
       if (!body.result) throw new Error(method + ': ' + JSON.stringify(body));
     }
-    console.log(JSON.stringify({ modules: await globalThis.loadedModules(), codeCache: fn.codeCache?.status, result: body.result }));
+    const builtins = process.moduleLoadList.filter((name) => name.startsWith('NativeModule ')).map((name) => name.slice(13));
+    console.log(JSON.stringify({ modules: await globalThis.loadedModules(), builtins, codeCache: fn.codeCache?.status, result: body.result }));
     process.exit(0); // a mount's connection would keep the process up`;
   const { stdout } = await promisify(execFile)(process.execPath, ['--import', TRACE, '--input-type=module', '-e', script], { env: { PATH: process.env.PATH!, ...env } });
   const root = pathToFileURL(dirname(dirname(path))).href;
-  const { modules, codeCache, result } = JSON.parse(stdout.trim().split('\n').at(-1)!) as { modules: string[]; codeCache: string; result: Record<string, unknown> };
+  const { modules, builtins, codeCache, result } = JSON.parse(stdout.trim().split('\n').at(-1)!) as { modules: string[]; builtins: string[]; codeCache: string; result: Record<string, unknown> };
   // The start-up code came from the cache npm run build made for this Node, not compiled (test/artifact/code-cache.test.ts).
   expect(codeCache).toBe('used');
-  return { files: modules.filter((url) => url.startsWith(root)).map((url) => url.slice(root.length + 1)), result };
+  return { files: modules.filter((url) => url.startsWith(root)).map((url) => url.slice(root.length + 1)), builtins, result };
 }
 
 const filesLoadedBy = async (...args: Parameters<typeof run>) => (await run(...args)).files;
@@ -67,6 +68,13 @@ test('a tools/call whose arguments the quick check accepts loads no schema chunk
   const invalid = await filesLoadedBy([['tools/list', false], ['tools/call', false, { name: 'chat_with_agent', arguments: { message: '' } }]]);
   expect(invalid[0]).toBe('api/mcp.js');
   expect(invalid.some((file) => file.startsWith('chunks/chat-schema-'))).toBe(true);
+});
+
+test('a first chat call of the demo agent does not load Node\'s WebCrypto: its random ids come from node:crypto, which its MACs load anyway', async () => {
+  const { builtins, result } = await run([['tools/call', false, { name: 'chat_with_agent', arguments: { message: 'hi' } }]]);
+  expect(result.isError).toBeUndefined();
+  expect(builtins).toContain('crypto');
+  expect(builtins.filter((name) => name.includes('webcrypto'))).toEqual([]);
 });
 
 test('a first call to an agent that streams its reply (OpenAI-compatible) is answered from the entry alone: its SSE reader is in it', { timeout: 30_000 }, async () => {
