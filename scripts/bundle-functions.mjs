@@ -14,10 +14,13 @@ import { dirname, join, relative, resolve } from 'node:path';
 import { build } from 'esbuild';
 import { dependencyCopiesPlugin } from './dependency-copies.mjs';
 import { lazyAdditionsPlugin } from './lazy-additions.mjs';
+import { lazyFeaturesPlugin } from './lazy-features.mjs';
 import { startFromCodeCache, WARM_UP } from './code-cache.mjs';
 import { REQUIRE_BANNER } from './script-form.mjs';
 
 const SOURCE_EXTENSIONS = ['.ts', '.mts', '.js', '.mjs'];
+/** Modules that load a feature with its first use, each `import()` of them a chunk of its own (lazy-features.mjs). */
+export const LAZY_FEATURES = ['lib/limits/token-budgets.ts'];
 
 /** Node functions under `dir` (a .vercel/output/functions tree), as paths of their .func directories. */
 function findFunctions(dir) {
@@ -56,8 +59,13 @@ export function bundleOptions(name, source, outdir) {
     banner: { js: REQUIRE_BANNER },
     logLevel: 'warning',
     // api/<name>.ts → the project root, whose tools/index.ts the plugin describes. eventsource-parser: read at start
-    // by our SSE reader, and by the MCP SDK client of mounts, a chunk (dependency-copies.mjs).
-    plugins: [lazyAdditionsPlugin(dirname(dirname(resolve(source)))), dependencyCopiesPlugin(['eventsource-parser'])],
+    // by our SSE reader, and by the MCP SDK client of mounts, a chunk (dependency-copies.mjs). The features a
+    // deployment may leave unconfigured load as chunks that share nothing with the start file (lazy-features.mjs).
+    plugins: [
+      lazyAdditionsPlugin(dirname(dirname(resolve(source)))),
+      dependencyCopiesPlugin(['eventsource-parser']),
+      lazyFeaturesPlugin(dirname(dirname(resolve(source))), LAZY_FEATURES),
+    ],
   };
 }
 

@@ -19,8 +19,8 @@ import { parseRate, type Rate } from './rate.js';
 import type { LimitScope } from './refusals.js';
 import { createToolLimit, describeToolRates, readToolRates } from './tools.js';
 import { createUpstashLimiter, LIMIT_TIMEOUT_MS } from './upstash.js';
-import { createMemoryTokenCounter, createUpstashTokenCounter } from './token-counter.js';
-import { createTokenBudgets, describeTokenSettings, readTokenSettings } from './tokens.js';
+import type { TokenBudgets } from './token-budgets.js';
+import { describeTokenSettings, readTokenSettings } from './tokens.js';
 
 type Env = Record<string, string | undefined>;
 
@@ -73,6 +73,21 @@ function limitOf(scope: LimitScope, rate: Rate, count: LimitCount) {
   return { check: createLimitCheck(scope, rate, count), charge: createLimitCharge(scope, rate, count) };
 }
 
+/**
+ * Token budgets whose code loads with the first chat call that spends one (token-budgets.ts), once per instance, so
+ * every call counts on the same counter; a load that failed is tried again by the next call.
+ */
+function loadedOnFirstCall(load: () => Promise<TokenBudgets>): TokenBudgets {
+  let loaded: Promise<TokenBudgets> | undefined;
+  return (principal, ip) => async (agentId, meter) => {
+    const budgets = await (loaded ??= load().catch((error: unknown) => {
+      loaded = undefined;
+      throw error;
+    }));
+    return budgets(principal, ip)(agentId, meter);
+  };
+}
+
 /** The limits configured in `env`, on Upstash when `upstash` is given; undefined when both are off. */
 export function createLimitsFromEnv(env: Env, upstash: UpstashConfig | undefined, options: LimitsOptions = {}): RequestLimits | undefined {
   const ip = parseRate('RATE_LIMIT_IP', env.RATE_LIMIT_IP);
@@ -106,9 +121,8 @@ export function createLimitsFromEnv(env: Env, upstash: UpstashConfig | undefined
   };
   const toolCounts = toolRates.map((r) => ({ ...r, count: counter('tool', r.rate, { label: `tool "${r.pattern}"` }) }));
   const where = upstash ? 'shared on Upstash' : 'counted per instance in memory';
-  const tokenBudgets = tokens && createTokenBudgets(tokens, upstash
-    ? createUpstashTokenCounter(upstash, { prefix: `${prefix}tb:`, timeoutMs })
-    : createMemoryTokenCounter(), policy);
+  const tokenBudgets = tokens && loadedOnFirstCall(() => import('./token-budgets.js')
+    .then(({ tokenBudgetsOf }) => tokenBudgetsOf(tokens, policy, { upstash, prefix: `${prefix}tb:`, timeoutMs })));
   const tokenText = tokens ? `, tokens ${describeTokenSettings(tokens)}` : '';
   const own = ownRates.size ? `, their own for ${ownRates.size} API key name${ownRates.size === 1 ? '' : 's'} (MCP_API_KEYS)` : '';
   return {

@@ -79,10 +79,11 @@ export function msUntilRoom(spent: Spent, rate: Rate, now: number): number {
   return left + Math.max(0, windowMs * (1 - limit / Math.max(spent.current, 1)));
 }
 
-const unknownUsage = createCountedWarning((agent, count) =>
+// Pure: the start file, which reads the settings only (token-budgets.ts), leaves them out.
+const unknownUsage = /* @__PURE__ */ createCountedWarning((agent, count) =>
   `token budgets: ${count} model request(s) reported no usage and were charged nothing (latest: agent ${agent}); their calls' usage is unknown.`);
-const refusedCalls = createCountedWarning((variable, count) => `token budgets: refused ${count} chat call(s) over a spent token budget (latest: ${variable})`);
-const crossedCalls = createCountedWarning((variable, count) =>
+const refusedCalls = /* @__PURE__ */ createCountedWarning((variable, count) => `token budgets: refused ${count} chat call(s) over a spent token budget (latest: ${variable})`);
+const crossedCalls = /* @__PURE__ */ createCountedWarning((variable, count) =>
   `token budgets: ${count} chat call(s) crossed a token budget mid-way and start no further model request (latest: ${variable})`);
 
 /**

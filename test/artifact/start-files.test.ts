@@ -89,6 +89,25 @@ test('a first call to an agent that streams its reply (OpenAI-compatible) is ans
   }
 });
 
+test('with a token budget set, the first tools/list still loads the entry alone; the first chat call loads the budgets\' chunk, which counts it and refuses the next', { timeout: 30_000 }, async () => {
+  const script = readFileSync(builtFunctionPath('api/mcp').replace(/\.js$/, '.script.js'), 'utf8');
+  expect(script).not.toContain('createTokenBudgets');
+  const upstream = await startUpstream();
+  try {
+    // The upstream reports 100 input and 20 output tokens for a one-message call: the first spends the whole budget.
+    const env = { AGENT_URL: `${upstream.url}/v1`, AGENT_MODEL: 'm', TOKEN_BUDGET_CALLER: '100/1d' };
+    expect(await filesLoadedBy([['tools/list', false]], env)).toEqual(['api/mcp.js']);
+    const chat: [string, boolean, Record<string, unknown>] = ['tools/call', false, { name: 'chat_with_agent', arguments: { message: 'counted' } }];
+    const { files, result } = await run([chat, chat], env);
+    expect(files[0]).toBe('api/mcp.js');
+    expect(files.filter((file) => file.startsWith('chunks/token-budgets-'))).toHaveLength(1);
+    expect(result).toMatchObject({ isError: true, content: [{ type: 'text', text: expect.stringContaining('Token budget spent: this caller may spend 100 tokens every day (TOKEN_BUDGET_CALLER)') }] });
+    expect(await upstream.requestsFor('counted')).toHaveLength(1);
+  } finally {
+    upstream.stop();
+  }
+});
+
 test('a mounted server\'s tool answers through the MCP SDK client\'s chunk, which carries its own copy of the SSE parser', { timeout: 30_000 }, async () => {
   const docs = await startDownstream('docs');
   try {
