@@ -79,12 +79,12 @@ function limitOf(scope: LimitScope, rate: Rate, count: LimitCount) {
  */
 function loadedOnFirstCall(load: () => Promise<TokenBudgets>): TokenBudgets {
   let loaded: Promise<TokenBudgets> | undefined;
-  return (principal, ip) => async (agentId, meter) => {
+  return (caller) => async (agentId, meter) => {
     const budgets = await (loaded ??= load().catch((error: unknown) => {
       loaded = undefined;
       throw error;
     }));
-    return budgets(principal, ip)(agentId, meter);
+    return budgets(caller)(agentId, meter);
   };
 }
 
