@@ -66,7 +66,8 @@ function deployedOutput(): string {
 describe('a remote Vercel build (VERCEL=1 and CI=1, in a copy of the project)', () => {
   test('runs the vercel-build script and succeeds', () => {
     expect(build.status, `${build.stdout}\n${build.stderr}`).toBe(0);
-    expect(build.stdout).toContain('vercel-build: 4 function(s) now load their bundle');
+    const functions = readdirSync(join(ROOT, 'api')).filter((f) => f.endsWith('.ts')).length;
+    expect(build.stdout).toContain(`vercel-build: ${functions} function(s) now load their bundle`);
   });
 
   test('checks tools/index.ts as start-up does once, before the first function, not once per function', () => {
