@@ -26,17 +26,19 @@ export function lazyFeaturesPlugin(projectRoot, modules) {
     setup(pluginBuild) {
       pluginBuild.onResolve({ filter: /^\.\.?\// }, async (args) => {
         if (args.pluginData?.resolving) return undefined;
-        const inCopy = args.pluginData?.lazyFeature === true;
-        if (!inCopy && args.kind !== 'dynamic-import') return undefined;
+        const copyOf = args.pluginData?.lazyFeature;
+        if (copyOf === undefined && args.kind !== 'dynamic-import') return undefined;
         const resolved = await pluginBuild.resolve(args.path, {
           kind: args.kind, resolveDir: args.resolveDir, importer: args.importer, pluginData: { resolving: true },
         });
         if (resolved.errors.length > 0) return { errors: resolved.errors };
-        if (!inCopy && !features.has(resolved.path)) return undefined;
-        return { path: resolved.path, suffix: SUFFIX };
+        if (copyOf === undefined && !features.has(resolved.path)) return undefined;
+        // Each feature's copies are its own: two features sharing one copy would split it into a chunk both load.
+        const feature = copyOf ?? resolved.path;
+        return { path: resolved.path, suffix: `${SUFFIX}=${[...features].indexOf(feature)}`, pluginData: { lazyFeature: feature } };
       });
-      pluginBuild.onLoad({ filter: /\.[cm]?[jt]s$/ }, (args) => (args.suffix === SUFFIX
-        ? { contents: readFileSync(args.path, 'utf8'), loader: /\.[cm]?ts$/.test(args.path) ? 'ts' : 'js', resolveDir: dirname(args.path), pluginData: { lazyFeature: true } }
+      pluginBuild.onLoad({ filter: /\.[cm]?[jt]s$/ }, (args) => (args.suffix?.startsWith(SUFFIX)
+        ? { contents: readFileSync(args.path, 'utf8'), loader: /\.[cm]?ts$/.test(args.path) ? 'ts' : 'js', resolveDir: dirname(args.path), pluginData: args.pluginData }
         : undefined));
     },
   };

@@ -55,7 +55,7 @@ test('with it, the start file imports nothing; the feature\'s chunk has its own 
   expect(sharedIn(outputs[entry]!)).toEqual(['shared.ts']);
   expect(staticImports(outputs[entry]!)).toEqual([]);
   const chunks = Object.entries(outputs).filter(([path]) => path !== entry && path.endsWith('.js'));
-  expect(chunks.flatMap(([, output]) => sharedIn(output))).toEqual(['shared.ts?lazy-feature']);
+  expect(chunks.flatMap(([, output]) => sharedIn(output))).toEqual(['shared.ts?lazy-feature=0']);
 
   const built = await import(pathToFileURL(join(dir, entry)).href);
   expect(built.start()).toBe('hello start');
@@ -66,5 +66,18 @@ test('a module it does not list is split as esbuild splits it', async () => {
   const { outputs, entry } = await bundle([lazyFeaturesPlugin(dir, ['feature.ts'])], ['feature', 'other']);
   expect(staticImports(outputs[entry]!)).toHaveLength(1);
   const chunks = Object.entries(outputs).filter(([path]) => path !== entry && path.endsWith('.js'));
-  expect(chunks.flatMap(([, output]) => sharedIn(output)).sort()).toEqual(['shared.ts', 'shared.ts?lazy-feature']);
+  expect(chunks.flatMap(([, output]) => sharedIn(output)).sort()).toEqual(['shared.ts', 'shared.ts?lazy-feature=0']);
+});
+
+test('two features listed each get a copy of their own: neither chunk imports a chunk of copies they would otherwise share', async () => {
+  const { outputs, entry } = await bundle([lazyFeaturesPlugin(dir, ['feature.ts', 'other.ts'])], ['feature', 'other']);
+  expect(staticImports(outputs[entry]!)).toEqual([]);
+  const chunks = Object.entries(outputs).filter(([path]) => path !== entry && path.endsWith('.js'));
+  expect(chunks).toHaveLength(2);
+  for (const [, output] of chunks) expect(staticImports(output)).toEqual([]);
+  expect(chunks.flatMap(([, output]) => sharedIn(output)).sort()).toEqual(['shared.ts?lazy-feature=0', 'shared.ts?lazy-feature=1']);
+
+  const built = await import(pathToFileURL(join(dir, entry)).href);
+  expect(await built.feature()).toBe('hello feature');
+  expect(await built.other()).toBe('hello other');
 });
