@@ -16,7 +16,7 @@ import { errorReply, methodNotAllowed } from '../lib/http/replies.js';
 import { protocolVersionHeader } from '../lib/http/protocol-version.js';
 import { createResumptions, resumeStream } from '../lib/http/resume.js';
 import { serveLegacy, serveModern, type ServeDeps } from '../lib/http/serve.js';
-import { createCallSlots } from '../lib/limits/concurrency.js';
+import { readCallSlots } from '../lib/limits/concurrency.js';
 import { createLazyHealthHandler, DEFAULT_HEALTH_TIMEOUT_MS, isHealthProbe } from '../lib/observe/health-route.js';
 import { Observation } from '../lib/observe/observation.js';
 import { createReport, readLogLevel } from '../lib/observe/request-log.js';
@@ -43,7 +43,8 @@ export function createMcpHandler(app: App, bounds: RequestBounds = app.bounds ??
     limits: app.limits,
     bounds,
     errorHeaders: app.auth?.errorHeaders,
-    calls: app.calls ?? createCallSlots(),
+    // A custom app without slots gets the environment's, as the deployment's app does: on Vercel, each client's address its own share.
+    calls: app.calls ?? readCallSlots(process.env),
   };
   const { checkOrigin, isAllowedOrigin } = createOriginCheck(app.origin);
   const { byIp: limitByIp, byPrincipal: limitByPrincipal } = app.limits ?? {};

@@ -23,7 +23,8 @@ import { MemoryStore } from './store/memory.js';
 import { createUsageCounter, readUsageCounting, type UsageCounter } from './usage/counter.js';
 import type { Store } from './store/types.js';
 import { createLimitsFromEnv, type RequestLimits } from './limits/index.js';
-import { createCallSlots, readMaxConcurrentCalls, type CallSlots } from './limits/concurrency.js';
+import { readCallSlots, type CallSlots } from './limits/concurrency.js';
+import { trustsForwardedAddress } from './limits/check.js';
 import { createBearerAuth, describeAuth, readAuthScopes, readSignIn, type BearerAuth } from './auth/index.js';
 import { readPayConfig } from './pay/config.js';
 import { createPaymentEngine } from './pay/engine.js';
@@ -72,7 +73,10 @@ export interface App {
   requestLog?: boolean;
   /** The longest each health probe waits (MCP_HEALTH_TIMEOUT_MS); the default when absent. */
   healthTimeoutMs?: number;
-  /** Each caller's share of concurrent calls (MCP_MAX_CONCURRENT_CALLS); the default share when absent. */
+  /**
+   * Each caller's share of concurrent calls (MCP_MAX_CONCURRENT_CALLS) and the instance's (MCP_MAX_CALLS_PER_INSTANCE);
+   * when absent, the environment's (api/mcp.ts).
+   */
   calls?: CallSlots;
   /** What start-up says about it (lib/observe/startup.ts); the deployment's app has one. */
   startup?: StartupReport;
@@ -162,7 +166,7 @@ export function createDefaultApp(env: Record<string, string | undefined> = proce
   const upstash = readUpstashConfig(env);
   const bounds = readRequestBounds(env);
   const requestLog = readLogLevel(env) !== 'off';
-  const usage = readUsageCounting(env) ? { trustForwarded: Boolean(env.VERCEL) } : undefined;
+  const usage = readUsageCounting(env) ? { trustForwarded: trustsForwardedAddress(env) } : undefined;
   const healthTimeoutMs = readHealthTimeout(env);
   const tasks = readTaskSettings(env);
   const signIn = readSignIn(env);
@@ -171,7 +175,7 @@ export function createDefaultApp(env: Record<string, string | undefined> = proce
   const agentList = readAgents(env, options.agents ?? []);
   const limits = createLimitsFromEnv(env, upstash, { ownRates, ownTokens, agentTokens: agentTokenBudgets(agentList) });
   // On Vercel the edge sets the client's address in headers; elsewhere only the socket's can be trusted.
-  const calls = createCallSlots(readMaxConcurrentCalls(env), { trustForwarded: Boolean(env.VERCEL) });
+  const calls = readCallSlots(env);
   for (const mode of signIn) mode.checkServed?.(config, env);
   const auth = signIn.length ? createBearerAuth(signIn, env) : undefined;
   const defaultScopes = auth ? readAuthScopes(env) : undefined;
@@ -206,6 +210,7 @@ export function createDefaultApp(env: Record<string, string | undefined> = proce
       describeRequestBounds(bounds),
       describeTaskSettings(tasks),
       `concurrent calls: at most ${calls.max} per caller on each instance (MCP_MAX_CONCURRENT_CALLS)`,
+      `calls in flight: at most ${calls.perInstance} on each instance, all callers together (MCP_MAX_CALLS_PER_INSTANCE)`,
       ...(pay ? [`paid calls: chat_with_agent costs ${pay.price} on ${pay.network}${pay.tokens ? `, or by use at ${pay.tokens.input}/${pay.tokens.output} per million input/output tokens up to ${pay.tokens.max}` : ''}, paid to ${pay.payTo} (facilitator ${pay.facilitatorUrl})`] : []),
     ],
   });

@@ -9,12 +9,12 @@ import type { Classified } from '../protocol/classify.js';
 import { INVALID_PARAMS, INVALID_REQUEST, httpStatusFor } from '../protocol/errors.js';
 import { H_PARAM_PREFIX, H_SESSION_ID } from '../protocol/headers.js';
 import { errorMessage, isRequest, readId, type JsonRpcResponse, type RequestId } from '../protocol/jsonrpc.js';
-import { tooManyCalls, tooManyCallsReply, type CallSlots } from '../limits/concurrency.js';
+import type { CallSlots } from '../limits/concurrency.js';
 import { applyHeaderPayment, refuseBatchPayment } from '../pay/header.js';
 import { allowsSsePolling } from '../protocol/revisions.js';
 import { Cancellation } from '../server/cancellation.js';
 import { Caller } from '../server/caller.js';
-import { REFUSAL, type CallContext, type Principal } from '../server/context.js';
+import type { CallContext, Principal } from '../server/context.js';
 import type { Dispatch, KeptReply } from '../server/dispatch.js';
 import type { RequestLimits } from '../limits/index.js';
 import type { Observation } from '../observe/observation.js';
@@ -40,7 +40,7 @@ export interface ServeDeps {
   bounds: Pick<RequestBounds, 'maxBodyBytes' | 'maxJsonDepth' | 'maxStreamLogBytes'>;
   /** Headers for an error reply of this request, e.g. the insufficient_scope challenge of a 403. */
   errorHeaders?(request: Request, error: { code: number; data?: unknown }): Record<string, string> | undefined;
-  /** Each caller's share of concurrent calls (MCP_MAX_CONCURRENT_CALLS): a call takes a slot while it runs. */
+  /** Each caller's share of concurrent calls and the instance's (MCP_MAX_CONCURRENT_CALLS, MCP_MAX_CALLS_PER_INSTANCE): a call takes a slot while it runs. */
   calls: CallSlots;
 }
 
@@ -88,10 +88,10 @@ export async function serveLegacy(
     // message is observed on its own (its span, its tool's failure), the request as a whole for the log line.
     const replies = await Promise.all(classified.messages.map((m) => {
       const one = observation.message(m);
-      const release = deps.calls.take(slotKey, m);
-      const reply = one.run(() => (release
-        ? deps.dispatch(m, { ...base, observation: one, usage: one.usage }).finally(release)
-        : (one.noteRefusal(REFUSAL.concurrency), Promise.resolve(errorMessage(readId(m), tooManyCalls(deps.calls.max))))));
+      const slot = deps.calls.take(slotKey, m);
+      const reply = one.run(() => (typeof slot === 'function'
+        ? deps.dispatch(m, { ...base, observation: one, usage: one.usage }).finally(slot)
+        : (one.noteRefusal(slot.reason), Promise.resolve(errorMessage(readId(m), slot.error)))));
       return reply.then(observation.noteReply);
     }));
     const answered = replies.filter((r): r is JsonRpcResponse => r !== undefined);
@@ -104,9 +104,9 @@ export async function serveLegacy(
   const polling = allowsSsePolling(classified.version) && caller.key !== undefined;
   const issued = startsSession(message) ? await deps.sessions.issue(principal, message.params?.capabilities) : undefined;
   const release = deps.calls.take(slotKey, message);
-  if (!release) {
-    observation.noteRefusal(REFUSAL.concurrency);
-    return withProtocolVersion(tooManyCallsReply(deps.calls.max, readId(message)), legacyReplyVersion(message, classified.version));
+  if (typeof release !== 'function') {
+    observation.noteRefusal(release.reason);
+    return withProtocolVersion(release.reply(readId(message)), legacyReplyVersion(message, classified.version));
   }
   const errorHeaders = headersFor(deps, request);
   // Recognised legacy clients cancel explicitly (notifications/cancelled, watched by the dispatcher).
@@ -134,9 +134,9 @@ export async function serveModern(request: Request, classified: Ok<'modern'>, de
   if (kept) return answerKept(kept, version, observation);
   const caller = new Caller(principal, undefined, deps.calls.addressOf(request));
   const release = deps.calls.take(caller.concurrencyKey!, message);
-  if (!release) {
-    observation.noteRefusal(REFUSAL.concurrency);
-    return withProtocolVersion(tooManyCallsReply(deps.calls.max, message.id), version);
+  if (typeof release !== 'function') {
+    observation.noteRefusal(release.reason);
+    return withProtocolVersion(release.reply(message.id), version);
   }
   // The client cancels by closing its response stream or dropping the request; nothing is made unless the call listens.
   const gone = new Cancellation(() => request.signal);

@@ -56,6 +56,11 @@ export function createLimitCount(scope: string, limiter: Limiter, policy: Failur
   };
 }
 
+/** Whether the forwarded address headers are the client's: on Vercel, whose edge sets them (clientIp). */
+export function trustsForwardedAddress(env: Record<string, string | undefined>): boolean {
+  return Boolean(env.VERCEL);
+}
+
 /**
  * The caller's IP address. On Vercel the edge sets `x-real-ip` and overwrites `x-forwarded-for`, so those are
  * trusted there; elsewhere a client could forge them, so the socket address (srvx's `request.ip`) is used.

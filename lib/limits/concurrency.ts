@@ -14,8 +14,12 @@ import { RATE_LIMITED, type RpcError } from '../protocol/errors.js';
 import { H_RETRY_AFTER } from '../protocol/headers.js';
 import { isRequest, type RequestId } from '../protocol/jsonrpc.js';
 import { errorReply } from '../http/replies.js';
+import { REFUSAL, type RefusalReason } from '../server/context.js';
 import { createCountedWarning } from '../warn.js';
-import { clientIp } from './check.js';
+import { clientIp, trustsForwardedAddress } from './check.js';
+import {
+  defaultMaxCallsPerInstance, instanceFull, instanceFullReply, MAX_CALLS_PER_INSTANCE_VARIABLE, readInstanceResources, readMaxCallsPerInstance,
+} from './instance.js';
 import { createSlots } from './slots.js';
 
 export const DEFAULT_MAX_CONCURRENT_CALLS = 16;
@@ -32,34 +36,73 @@ export function readMaxConcurrentCalls(env: Env): number {
   return integerEnv(env, VARIABLE, DEFAULT_MAX_CONCURRENT_CALLS);
 }
 
+/** Why a call was not given a slot: counted as `reason`, answered with `error` in a batch's reply, else with `reply`. */
+export interface CallRefusal {
+  readonly reason: RefusalReason;
+  readonly error: RpcError;
+  reply(id: RequestId | null): Response;
+}
+
 export interface CallSlots {
+  /** Each caller's share (MCP_MAX_CONCURRENT_CALLS). */
   readonly max: number;
+  /** The calls the instance runs at once, all callers together (MCP_MAX_CALLS_PER_INSTANCE). */
+  readonly perInstance: number;
   /** The address `request` came from, as this deployment trusts it: its Caller's, whose concurrencyKey the calls take slots of. */
   addressOf(request: Request): string;
   /**
    * A slot of `key` for `message`: its release, to call when the message's call ends (a no-op for a message that
-   * does not count), or undefined when `key` already runs `max` calls.
+   * does not count), or the refusal when `key` already runs `max` calls or the instance `perInstance`.
    */
-  take(key: string, message: unknown): (() => void) | undefined;
+  take(key: string, message: unknown): (() => void) | CallRefusal;
 }
 
 const NOTHING_HELD = () => undefined;
+const INSTANCE = '';
 
-/** `trustForwarded`: on Vercel the edge sets the client's address in headers (lib/limits/check.ts clientIp). */
-export function createCallSlots(max = DEFAULT_MAX_CONCURRENT_CALLS, options: { trustForwarded?: boolean } = {}): CallSlots {
+/**
+ * `trustForwarded`: on Vercel the edge sets the client's address in headers (lib/limits/check.ts clientIp).
+ * `perInstance`: the default sized from what this process has when absent (instance.ts).
+ */
+export function createCallSlots(max = DEFAULT_MAX_CONCURRENT_CALLS, options: { trustForwarded?: boolean; perInstance?: number } = {}): CallSlots {
   const trustForwarded = options.trustForwarded ?? false;
+  const perInstance = options.perInstance ?? defaultMaxCallsPerInstance(readInstanceResources());
   const running = createSlots(max);
+  const inFlight = createSlots(perInstance);
+  const overShare: CallRefusal = { reason: REFUSAL.concurrency, error: tooManyCalls(max), reply: (id) => tooManyCallsReply(max, id) };
+  const overInstance: CallRefusal = { reason: REFUSAL.instanceFull, error: instanceFull(perInstance), reply: (id) => instanceFullReply(perInstance, id) };
   const refused = createCountedWarning((_, count) => `refused ${count} call(s) over ${VARIABLE}=${max} running per caller`);
+  const full = createCountedWarning((_, count) =>
+    `refused ${count} call(s) over ${MAX_CALLS_PER_INSTANCE_VARIABLE}=${perInstance} running on this instance, all callers together`);
   return {
     max,
+    perInstance,
     addressOf: (request) => clientIp(request, trustForwarded),
     take(key, message) {
       if (!isRequest(message) || !COUNTED.has(message.method)) return NOTHING_HELD;
+      // The caller's share first: a caller over it is told so whatever the instance holds, and never takes room.
       const release = running.take(key);
-      if (!release) refused.note();
-      return release;
+      if (!release) {
+        refused.note();
+        return overShare;
+      }
+      const room = inFlight.take(INSTANCE);
+      if (!room) {
+        release();
+        full.note();
+        return overInstance;
+      }
+      return () => {
+        release();
+        room();
+      };
     },
   };
+}
+
+/** The call slots the environment configures: the deployment's app's, and a custom app's that brings none (api/mcp.ts). */
+export function readCallSlots(env: Env): CallSlots {
+  return createCallSlots(readMaxConcurrentCalls(env), { trustForwarded: trustsForwardedAddress(env), perInstance: readMaxCallsPerInstance(env) });
 }
 
 /** The error of a call refused past the cap, in a batch's reply or as the whole reply. */

@@ -13,7 +13,7 @@ import type { Caller } from '../server/caller.js';
 import type { ChargeCaller, LimitTool, Principal, TokenBudget } from '../server/context.js';
 import { principalKey } from '../server/principal-key.js';
 import { DEFAULT_PREFIX, type UpstashConfig } from '../store/upstash-config.js';
-import { clientIp, createLimitCharge, createLimitCheck, createLimitCount, type FailurePolicy, type LimitCount } from './check.js';
+import { clientIp, createLimitCharge, createLimitCheck, createLimitCount, type FailurePolicy, type LimitCount, trustsForwardedAddress } from './check.js';
 import { createMemoryLimiter } from './memory.js';
 import { parseRate, type Rate } from './rate.js';
 import type { LimitScope } from './refusals.js';
@@ -105,7 +105,7 @@ export function createLimitsFromEnv(env: Env, upstash: UpstashConfig | undefined
     createLimitCount(label, upstash
       ? createUpstashLimiter(rate, upstash, { prefix: `${prefix}rl:${space}`, timeoutMs })
       : createMemoryLimiter(rate), policy);
-  const trustForwarded = Boolean(env.VERCEL);
+  const trustForwarded = trustsForwardedAddress(env);
   const ipCount = ip && counter('ip', ip);
   const byIp = ipCount && createLimitCheck('ip', ip, ipCount);
   const chargeIp = ipCount && createLimitCharge('ip', ip, ipCount);

@@ -45,7 +45,7 @@ export interface ToolFailure {
 /** Why a call was refused before it ran, as the usage counters count it (CallObservation.noteRefusal; lib/usage/outcome.ts). */
 export const REFUSAL = {
   rateLimit: 'rate-limit', tokenBudget: 'token-budget', scope: 'scope', payment: 'payment', concurrency: 'concurrency',
-  signIn: 'sign-in', forbidden: 'forbidden', tooLarge: 'too-large',
+  signIn: 'sign-in', forbidden: 'forbidden', tooLarge: 'too-large', instanceFull: 'instance-full',
 } as const;
 
 export type RefusalReason = (typeof REFUSAL)[keyof typeof REFUSAL];

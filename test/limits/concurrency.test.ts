@@ -183,3 +183,39 @@ describe('MCP_MAX_CONCURRENT_CALLS', () => {
     vi.restoreAllMocks();
   });
 });
+
+describe('a custom app that brings no call slots', () => {
+  let server: TestServer;
+  const probe = holdTool();
+
+  beforeAll(async () => {
+    // On Vercel (VERCEL=1) the handler takes the environment's slots, as the deployment's app does.
+    vi.stubEnv('VERCEL', '1');
+    const handler = createMcpHandler(createApp({
+      definitions: [{ tools: [probe.tool, QUICK] }],
+      stateSecret: 'e'.repeat(32),
+      origin: { local: true, allowedOrigins: new Set() },
+    }));
+    vi.unstubAllEnvs();
+    server = await startTestServer(handler);
+  });
+  afterAll(() => server.close());
+
+  test('on Vercel keys each caller by the address the edge forwards, not by the proxy\'s: one caller\'s full share leaves another\'s', async () => {
+    const warn = vi.spyOn(console, 'warn').mockImplementation(() => undefined);
+    const from = (ip: string) => ({ ...LEGACY, 'x-real-ip': ip });
+    const share = DEFAULT_MAX_CONCURRENT_CALLS;
+    const keys = Array.from({ length: share }, (_, i) => `v-${i}`);
+    const running = keys.map((key, i) => post(server.mcpUrl, hold(i, key), from('203.0.113.7')));
+    await Promise.all(keys.map((key) => probe.started(key)));
+
+    expect((await post(server.mcpUrl, quick(100), from('203.0.113.7'))).status).toBe(429);
+    const other = await post(server.mcpUrl, quick(101), from('203.0.113.8'));
+    expect(other.status).toBe(200);
+    expect(await other.json()).toMatchObject({ id: 101, result: { content: [{ text: 'done' }] } });
+
+    for (const key of keys) probe.release(key);
+    await Promise.all(running);
+    warn.mockRestore();
+  });
+});

@@ -3,10 +3,12 @@
  * loopback interface), so one test process can be many callers known only by their address, as the server sees them.
  */
 
-import { request } from 'node:http';
+import { request, type IncomingHttpHeaders } from 'node:http';
 import { POST_HEADERS } from './server.js';
 
-export function postFrom(address: string, url: string, body: unknown, headers: Record<string, string> = {}): Promise<{ status: number; json: any }> {
+export function postFrom(
+  address: string, url: string, body: unknown, headers: Record<string, string> = {},
+): Promise<{ status: number; headers: IncomingHttpHeaders; json: any }> {
   const target = new URL(url);
   return new Promise((resolve, reject) => {
     const req = request({
@@ -16,7 +18,7 @@ export function postFrom(address: string, url: string, body: unknown, headers: R
       let text = '';
       res.setEncoding('utf8').on('data', (chunk: string) => (text += chunk)).on('end', () => {
         try {
-          resolve({ status: res.statusCode!, json: text ? JSON.parse(text) : undefined });
+          resolve({ status: res.statusCode!, headers: res.headers, json: text ? JSON.parse(text) : undefined });
         } catch (error) {
           reject(error);
         }
