@@ -116,6 +116,8 @@ const AGENT_ENV = (upstreamUrl, calls) => ({
   AGENT_URL: `${upstreamUrl}/v1`, AGENT_MODEL: 'bench', AGENT_FORMAT: 'openai',
   // Every call comes from this one address: the bench is one caller holding N calls at once.
   MCP_MAX_CONCURRENT_CALLS: String(Math.max(16, calls)),
+  // The bench measures N calls in flight, however many the machine's default would let one instance hold.
+  MCP_MAX_CALLS_PER_INSTANCE: String(calls),
 });
 
 async function startAll(keys, { calls, rate, seconds }) {
