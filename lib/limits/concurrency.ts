@@ -7,6 +7,8 @@
  * What counts: the methods that run a deployment's or a mount's code and may last (tools/call, resources/read,
  * prompts/get, completion/complete). Lists, pings and task queries are cheap and bounded elsewhere.
  * Whose calls: lib/server/caller.ts `Caller.concurrencyKey` (the principal, else the IP address).
+ * A call within its caller's share then takes room of the instance (MCP_MAX_CALLS_PER_INSTANCE, instance.ts), which
+ * all callers' calls share: the share bounds one caller, the room what the instance has.
  */
 
 import { integerEnv } from '../config.js';

@@ -28,7 +28,7 @@ export interface UsageView {
    * ranking per bucket, so a flood in one class never pushes out another's callers.
    */
   topCallers: Array<{ label: string; kind: 'api-key' | 'issuer' | 'authorization-server' | 'session' | 'address' | string; calls: number; inputTokens: number; outputTokens: number }>;
-  /** reason → count; reasons are lib/server/context.ts REFUSAL: 'rate-limit', 'token-budget', 'scope', 'payment', 'concurrency', 'sign-in', ... */
+  /** reason → count; reasons are lib/server/context.ts REFUSAL: 'rate-limit', 'token-budget', 'scope', 'payment', 'concurrency', 'instance-full', 'sign-in', ... */
   refusals: Record<string, number>;
   /** cause code → count (the codes the request log already writes) */
   errors: Record<string, number>;
