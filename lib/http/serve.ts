@@ -90,7 +90,7 @@ export async function serveLegacy(
       const one = observation.message(m);
       const slot = deps.calls.take(slotKey, m);
       const reply = one.run(() => (typeof slot === 'function'
-        ? deps.dispatch(m, { ...base, observation: one, usage: one.usage }).finally(slot)
+        ? deps.dispatch(m, { ...base, observation: one, usage: one.usage, keepRoom: slot.keepRoom }).finally(slot)
         : (one.noteRefusal(slot.reason), Promise.resolve(errorMessage(readId(m), slot.error)))));
       return reply.then(observation.noteReply);
     }));
@@ -112,7 +112,7 @@ export async function serveLegacy(
   // Recognised legacy clients cancel explicitly (notifications/cancelled, watched by the dispatcher).
   return frameCall({
     version: legacyReplyVersion(message, classified.version),
-    run: (outbound) => observation.runCall(() => deps.dispatch(message, { ...base, outbound, usage: observation.usage })).finally(release),
+    run: (outbound) => observation.runCall(() => deps.dispatch(message, { ...base, outbound, usage: observation.usage, keepRoom: release.keepRoom })).finally(release),
     statusOf: (reply) => ('error' in reply ? httpStatusFor('legacy', reply.error.code) : 200),
     headersOf: (reply) => ('error' in reply ? errorHeaders(reply) : issued ? { [H_SESSION_ID]: issued } : undefined),
     log: polling ? { store: base.store, streamId: crypto.randomUUID(), owner: caller.key, maxBytes: deps.bounds.maxStreamLogBytes } : undefined,
@@ -156,6 +156,7 @@ export async function serveModern(request: Request, classified: Ok<'modern'>, de
     tokenBudget: deps.limits?.tokensFor?.(caller),
     // The call's token meter, made here so the request's log line and span read what its agents spent.
     usage: observation.usage,
+    keepRoom: release.keepRoom,
   };
   return frameCall({
     version,

@@ -45,6 +45,13 @@ export interface CallRefusal {
   reply(id: RequestId | null): Response;
 }
 
+/** A call's slot: calling it gives back what the call holds, once. */
+export interface CallSlot {
+  (): void;
+  /** CallContext.keepRoom: the instance's room goes to work that outlives the call, which gives it back by the function returned. */
+  keepRoom(): () => void;
+}
+
 export interface CallSlots {
   /** Each caller's share (MCP_MAX_CONCURRENT_CALLS). */
   readonly max: number;
@@ -56,10 +63,11 @@ export interface CallSlots {
    * A slot of `key` for `message`: its release, to call when the message's call ends (a no-op for a message that
    * does not count), or the refusal when `key` already runs `max` calls or the instance `perInstance`.
    */
-  take(key: string, message: unknown): (() => void) | CallRefusal;
+  take(key: string, message: unknown): CallSlot | CallRefusal;
 }
 
-const NOTHING_HELD = () => undefined;
+const NOTHING = () => undefined;
+const NOTHING_HELD: CallSlot = Object.assign(() => undefined, { keepRoom: () => NOTHING });
 const INSTANCE = '';
 
 /**
@@ -94,10 +102,12 @@ export function createCallSlots(max = DEFAULT_MAX_CONCURRENT_CALLS, options: { t
         full.note();
         return overInstance;
       }
-      return () => {
+      let kept = false;
+      const slot = () => {
         release();
-        room();
+        if (!kept) room();
       };
+      return Object.assign(slot, { keepRoom: () => ((kept = true), room) });
     },
   };
 }

@@ -162,6 +162,12 @@ export interface CallContext {
   /** Set on a call that may answer before its work ends (lib/tasks/on-behalf.ts); the work reports its progress here. */
   report?: RunReport;
   /**
+   * Hands the call's room on the instance (MCP_MAX_CALLS_PER_INSTANCE) to work that goes on after the call answers (a
+   * run past its reply deadline, a task's work): the call's end then no longer gives it back, and the work does so by
+   * calling what this returns. Absent where the call took no room (in process).
+   */
+  keepRoom?(): () => void;
+  /**
    * The tokens this call's agents spend (lib/usage/meter.ts; docs/architecture.md rule 17): one meter for the whole
    * call, nested agents and the tool loop included. The HTTP layer makes it so the request's log line can read it.
    */
@@ -234,6 +240,7 @@ class Context implements RequestContext {
   readonly limitTool?: LimitTool;
   readonly tokenBudget?: TokenBudget;
   readonly report?: RunReport;
+  readonly keepRoom?: () => () => void;
   readonly usage: UsageMeter;
   readonly inputResponses: Record<string, unknown>;
   readonly requestState?: unknown;
@@ -270,6 +277,7 @@ class Context implements RequestContext {
     this.limitTool = call.limitTool;
     this.tokenBudget = call.tokenBudget;
     this.report = call.report;
+    this.keepRoom = call.keepRoom;
     this.usage = call.usage ?? new UsageMeter();
     this.inputResponses = extra.inputResponses ?? NO_ANSWERS;
     this.requestState = extra.requestState;

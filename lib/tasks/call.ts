@@ -165,7 +165,8 @@ export async function callAsTask(call: ToolCall, settings: TaskSettings, ctx: Re
   }
   link?.detach();
   const { ref, record, created } = await openTask(server, ctx, origin, slot!, { settings });
-  driveTask(ref, record, work, cancellation);
+  // The work goes on past the call: it keeps the call's room on the instance until it ends.
+  driveTask(ref, record, work, cancellation, { ended: ctx.keepRoom?.() });
   return created;
 }
 

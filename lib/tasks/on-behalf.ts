@@ -84,7 +84,9 @@ export async function callOnBehalf(
   const { ref, record } = opened;
   let over!: () => void;
   const workOver = new Promise<void>((resolve) => (over = resolve));
-  driveTask(ref, record, work, cancellation, { refresh: (kept) => void (kept.onBehalf = report.soFar()), ended: () => { release(); over(); } });
+  // The run holds the call's upstream socket: it keeps the call's room on the instance until it ends.
+  const room = ctx.keepRoom?.();
+  driveTask(ref, record, work, cancellation, { refresh: (kept) => void (kept.onBehalf = report.soFar()), ended: () => { release(); room?.(); over(); } });
   try {
     const finish = await deadline.started({ handle: ref.taskId, owner: ref.owner, facts: record.onBehalf!.facts }, ctx);
     if (finish) keepAlive(workOver.then(finish).catch((error: unknown) => console.error(`[agent-mcp] task ${ref.taskId}: what its run held was not given back:`, error)));

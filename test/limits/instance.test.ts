@@ -17,8 +17,10 @@ import {
   ASSUMED_OPEN_FILES, defaultMaxCallsPerInstance, HEAP_PER_CALL, readInstanceResources, readMaxCallsPerInstance,
 } from '../../lib/limits/instance.js';
 import { INTERNAL_ERROR } from '../../lib/protocol/errors.js';
+import { TASKS_EXTENSION } from '../../lib/protocol/tasks.js';
 import { readUsage } from '../../lib/usage/read.js';
 import { postFrom } from '../support/from-address.js';
+import { postModern } from '../support/rpc.js';
 import { POST_HEADERS, startTestServer, type TestServer } from '../support/server.js';
 import { startUpstream, type Upstream } from '../support/upstream.js';
 
@@ -195,4 +197,57 @@ describe('MCP_MAX_CALLS_PER_INSTANCE', () => {
     expect(readInstanceResources().openFiles).toBe(soft === 'unlimited' ? Infinity : Number(soft));
     expect(readInstanceResources().heapLimitBytes).toBeGreaterThan(0);
   });
+});
+
+describe('work that outlives its call', () => {
+  let deadlined: TestServer;
+  beforeAll(async () => {
+    deadlined = await startTestServer(createMcpHandler(createDefaultApp({
+      MCP_LOG: 'off',
+      MCP_MAX_CALLS_PER_INSTANCE: '1',
+      AGENT_REPLY_DEADLINE_MS: '600',
+      AGENT_TASK_AFTER_MS: '300',
+      AGENTS: JSON.stringify([{ id: 'echo', format: 'openai', url: `${upstream.url}/v1`, model: 'test-model' }]),
+    })));
+  });
+  afterAll(() => deadlined?.close());
+
+  /** Asks again from `address` until the instance has room (the work holding it ended), for at most ~10 s. */
+  async function whenRoom(address: string, message: string) {
+    let next = await postFrom(address, deadlined.mcpUrl, chat(message), LEGACY);
+    for (let i = 0; next.status === 503 && i < 200; i++) {
+      await new Promise((r) => setTimeout(r, 50));
+      next = await postFrom(address, deadlined.mcpUrl, chat(message), LEGACY);
+    }
+    return next;
+  }
+
+  test('a run past its reply deadline keeps its call\'s room until it ends: the instance is full while it streams, free after', async () => {
+    const warn = vi.spyOn(console, 'warn').mockImplementation(() => undefined);
+    const message = slow();
+    const answered = await postFrom('127.0.0.13', deadlined.mcpUrl, chat(message), LEGACY);
+    // Answered at the deadline with the reply so far; the run goes on in the background, reading its upstream.
+    expect(answered.status).toBe(200);
+    expect(answered.json.result.isError).toBeUndefined();
+    expect(answered.json.result.content[0].text).toContain('call chat_with_agent again');
+    expect((await postFrom('127.0.0.14', deadlined.mcpUrl, chat('meanwhile'), LEGACY)).status).toBe(503);
+
+    const next = await whenRoom('127.0.0.14', 'after the run');
+    expect(next.status).toBe(200);
+    // The run ended by reading its reply to the end, not by being cut off.
+    expect(await upstream.closedFor(message)).toBe(false);
+    warn.mockRestore();
+  }, 30_000);
+
+  test('a call that became a task keeps its room while the task works (2026-07-28, tasks extension)', async () => {
+    const warn = vi.spyOn(console, 'warn').mockImplementation(() => undefined);
+    const message = slow();
+    const response = await postModern(deadlined.mcpUrl, 1, 'tools/call', { name: 'chat_with_agent', arguments: { message } },
+      { capabilities: { extensions: { [TASKS_EXTENSION]: {} } } });
+    expect((await response.json()).result).toMatchObject({ resultType: 'task', status: 'working' });
+    expect((await postFrom('127.0.0.15', deadlined.mcpUrl, chat('meanwhile'), LEGACY)).status).toBe(503);
+    expect((await whenRoom('127.0.0.15', 'after the task')).status).toBe(200);
+    expect(await upstream.closedFor(message)).toBe(false);
+    warn.mockRestore();
+  }, 30_000);
 });
