@@ -22,12 +22,13 @@
  * BENCH_STREAM_RATE, BENCH_STREAM_SECONDS, BENCH_STREAM_ROUNDS).
  */
 
-import { existsSync } from 'node:fs';
+import { existsSync, rmSync } from 'node:fs';
 import { Agent, request } from 'node:http';
 import { join } from 'node:path';
 import { loadavg } from 'node:os';
 import { parseArgs } from 'node:util';
 import { fileURLToPath } from 'node:url';
+import { perCall, tallySnapshot } from './heap-snapshot.mjs';
 import { startServer } from './process.mjs';
 import { median, round } from './stats.mjs';
 import { buildTargets, peerFunctionPath, ROOT, TARGETS } from './targets.mjs';
@@ -182,6 +183,74 @@ export function renderStreaming(r) {
   return lines.join('\n');
 }
 
+/**
+ * Heap per in-flight call as issue 48 states it, deterministically: per server, a warm-up batch of `warm` calls runs
+ * to its end (every module loaded, every cache filled), then heap use after a full GC (and, with `snapshot`, a heap
+ * snapshot) is taken idle and again `at` seconds after all `calls` calls stream; the difference over `calls` is what a
+ * call holds at that point of its stream. Counts and sizes, not times: they do not move with machine load.
+ */
+export async function measureHeap({ calls = 1000, rate = 1, seconds = 30, at = 10, warm = 20, snapshot = false, keys = Object.keys(STREAM_SERVERS) } = {}) {
+  const rows = {};
+  for (const key of keys) {
+    const { upstream, servers, stop } = await startAll([key], { calls, rate, seconds });
+    const server = servers[key];
+    const url = `${server.url}/mcp`;
+    const agent = new Agent({ keepAlive: false, maxSockets: Infinity });
+    try {
+      await Promise.all(Array.from({ length: warm }, (_, i) => call(agent, url, -1 - i)));
+      const tally = async () => {
+        if (!snapshot) return undefined;
+        const { path } = await server.ask('heap-snapshot');
+        try {
+          return tallySnapshot(path);
+        } finally {
+          rmSync(path, { force: true });
+        }
+      };
+      const idle = await server.memory();
+      const idleTally = await tally();
+      const results = [];
+      for (let i = 0; i < calls; i++) {
+        results.push(call(agent, url, i));
+        if (i % 50 === 49) await sleep(RAMP_MS / (calls / 50));
+      }
+      for (let waited = 0; (await upstream.ask('count')).open < calls && waited < 10_000; waited += 100) await sleep(100);
+      const streaming = (await upstream.ask('count')).open;
+      await sleep(at * 1000);
+      const busy = await server.memory();
+      const busyTally = await tally();
+      const done = await Promise.all(results);
+      rows[key] = {
+        label: STREAM_SERVERS[key].label,
+        streaming,
+        heapKbPerCall: round((busy.heapUsed - idle.heapUsed) / 1024 / calls, 1),
+        completed: done.filter((x) => x.ok).length,
+        ...(idleTally ? { snapshot: perCall(idleTally, busyTally, calls) } : {}),
+      };
+      console.log(`bench: heap ${key}: ${rows[key].heapKbPerCall} KB per call, ${streaming}/${calls} streaming at the snapshot, ${rows[key].completed} completed`);
+    } finally {
+      agent.destroy();
+      stop();
+    }
+  }
+  return { calls, rate, seconds, at, warm, rows };
+}
+
+/** The heap table: conditions in its head, and with snapshots each server's largest groups per call. */
+export function renderHeap(r, top = 16) {
+  const lines = [
+    `| ${r.calls} calls in flight, ${r.rate} chunk/s, ${r.at} s into a ${r.seconds} s stream (after ${r.warm} warm-up calls) | heap per call (GC'd heap use) | objects per call (snapshot) | self size per call (snapshot) |`,
+    '|---|---|---|---|',
+    ...Object.values(r.rows).map((x) => `| ${x.label} | ${x.heapKbPerCall} KB | ${x.snapshot ? round(x.snapshot.objects, 0) : ''} | ${x.snapshot ? `${round(x.snapshot.bytes / 1024, 1)} KB` : ''} |`),
+  ];
+  for (const x of Object.values(r.rows)) {
+    if (!x.snapshot) continue;
+    lines.push('', `${x.label}, per call (largest first):`, '', '| group | objects | bytes |', '|---|---|---|');
+    for (const row of x.snapshot.rows.slice(0, top)) lines.push(`| ${row.group} | ${round(row.objects, 1)} | ${round(row.bytes, 0)} |`);
+  }
+  return lines.join('\n');
+}
+
 /** Whether a run held: every call completed and the loop's p99 delay under the bound. */
 const holds = (run, calls) => run.completed === calls && run.delayP99Ms < DELAY_BOUND_MS;
 
@@ -221,18 +290,26 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
     options: {
       calls: { type: 'string', default: '100' }, rate: { type: 'string', default: '50' }, seconds: { type: 'string', default: '20' },
       rounds: { type: 'string', default: '3' }, search: { type: 'boolean', default: false }, build: { type: 'boolean', default: false },
+      // Heap per in-flight call (measureHeap): --at seconds into the stream, --snapshot for the breakdown by kind.
+      heap: { type: 'boolean', default: false }, at: { type: 'string', default: '10' }, snapshot: { type: 'boolean', default: false },
+      top: { type: 'string', default: '16' },
       only: { type: 'string' },
       // Another build of api/mcp (its handler module, e.g. one kept from before a change), measured beside the rest.
       base: { type: 'string' },
     },
   });
   if (values.base) STREAM_SERVERS.base = { label: `agent-mcp, ${values.base}`, args: () => ['bench/serve-built.mjs', values.base] };
-  const built = existsSync(join(ROOT, '.vercel/bench/bundled')) && existsSync(join(ROOT, 'bench/peers/.vercel/bench/bundled'));
-  if (values.build || !built) await buildTargets();
   const keys = values.only ? values.only.split(',') : Object.keys(STREAM_SERVERS);
-  if (values.base && values.only) keys.push('base');
+  if (values.base && values.only && !keys.includes('base')) keys.push('base');
+  // Only agent-mcp's and mcp-handler's rows read the built functions (`--only relay,base` needs no build).
+  const built = existsSync(join(ROOT, '.vercel/bench/bundled')) && existsSync(join(ROOT, 'bench/peers/.vercel/bench/bundled'));
+  if (values.build || (!built && keys.some((key) => key === 'ours' || key === 'mcpHandler'))) await buildTargets();
   const options = { calls: Number(values.calls), rate: Number(values.rate), seconds: Number(values.seconds), rounds: Number(values.rounds), keys };
-  if (values.search) {
+  if (values.heap) {
+    const result = await measureHeap({ ...options, at: Number(values.at), snapshot: values.snapshot });
+    console.log(JSON.stringify(result));
+    console.log(`\nNode ${process.version}.\n\n${renderHeap(result, Number(values.top))}`);
+  } else if (values.search) {
     for (const key of keys) console.log(JSON.stringify(await searchCalls(key, options)));
   } else {
     const result = await measureStreaming(options);
