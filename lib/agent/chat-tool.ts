@@ -199,9 +199,10 @@ async function converse(
     try {
       let questions: Ask | undefined;
       const questionsOf = () => (questions ??= createAsk(ctx, { ...answers, conversation: session.id }, () => budget.signal));
-      const options = { agents: team.agents, tooling: team.tooling, ctx, budget, note: progress.note, calls, ask: questionsOf };
+      // The reporter is an object with methods (progress.ts): what is handed on as a function calls them on it.
+      const options = { agents: team.agents, tooling: team.tooling, ctx, budget, note: (line: string) => progress.note(line), calls, ask: questionsOf };
       const turn = { message, session, history, ...(upstreamState ? { upstreamState } : {}) };
-      reply = await budget.within(ask(agent, turn, [agent.profile.id], options, progress.text));
+      reply = await budget.within(ask(agent, turn, [agent.profile.id], options, (chunk: string) => progress.text(chunk)));
     } finally {
       ctx.observation?.noteUpstream(performance.now() - asked);
     }

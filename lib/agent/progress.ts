@@ -12,7 +12,8 @@
  * status, and its run report keeps no text, whatever is written here.
  */
 
-import type { RequestContext } from '../server/context.js';
+import type { RequestContext, RunReport } from '../server/context.js';
+import { SharedTick } from '../shared-tick.js';
 
 export const FLUSH_MS = 100;
 export const HEARTBEAT_MS = 10_000;
@@ -42,65 +43,113 @@ export function progressOf(ctx: Pick<RequestContext, 'progress' | 'sendsProgress
   const { report } = ctx;
   const progress = ctx.sendsProgress ? createProgressReporter(ctx) : undefined;
   if (!report) return progress ?? SILENT;
-  if (!progress) return { note: (line) => report.note(line), text: (chunk) => report.text(chunk), flush: nothing, stop: nothing };
-  return {
-    ...progress,
-    text: (chunk) => { report.text(chunk); progress.text(chunk); },
-    note: (line) => { report.note(line); progress.note(line); },
-  };
+  return new ReportingTo(report, progress);
+}
+
+/** Text and notes to the call's run report, and to its progress notifications when it sends them. */
+class ReportingTo implements ProgressReporter {
+  constructor(private readonly report: RunReport, private readonly progress: ProgressReporter | undefined) {}
+
+  note(line: string): void {
+    this.report.note(line);
+    this.progress?.note(line);
+  }
+
+  text(chunk: string): void {
+    this.report.text(chunk);
+    this.progress?.text(chunk);
+  }
+
+  flush(): void {
+    this.progress?.flush();
+  }
+
+  stop(): void {
+    this.progress?.stop();
+  }
 }
 
 export function createProgressReporter(ctx: Pick<RequestContext, 'progress'>, now: () => number = Date.now): ProgressReporter {
-  let count = 0;
-  let held: Held[] = [];
-  let lastSent = now();
-  let flushTimer: ReturnType<typeof setTimeout> | undefined;
+  return new Reporter(ctx, now);
+}
 
-  const send = (message: string) => {
-    lastSent = now();
-    ctx.progress(++count, undefined, message);
-  };
-  const flush = () => {
-    clearTimeout(flushTimer);
-    flushTimer = undefined;
-    const out = held;
-    held = [];
-    for (const run of out) send(run.kind === 'text' ? run.text : run.count > 1 ? `${run.latest} (and ${run.count - 1} more)` : run.latest);
-  };
-  /** Sends now when nothing went out for FLUSH_MS (or ever), else at the end of the interval. */
-  const due = () => {
-    if (count === 0 || now() - lastSent >= FLUSH_MS) flush();
-    else flushTimer ??= setTimeout(flush, FLUSH_MS);
-  };
-  const hold = (run: Held) => {
-    const last = held.at(-1);
-    if (last?.kind === 'notes' && run.kind === 'notes') held[held.length - 1] = { kind: 'notes', latest: run.latest, count: last.count + 1 };
-    else held.push(run);
-    due();
-  };
-  const heartbeat = setInterval(() => {
-    if (now() - lastSent >= HEARTBEAT_MS) send('Still working…');
-  }, HEARTBEAT_MS / 2);
+/**
+ * Held runs wait for the flush tick, which looks every FLUSH_MS / 4 and sends once FLUSH_MS has passed since the
+ * last notification: a tail of text goes out 100–125 ms after the notification before it, never sooner.
+ */
+const FLUSHES = new SharedTick<Reporter>(FLUSH_MS / 4, (reporter, at) => reporter.due(at));
+const HEARTBEATS = new SharedTick<Reporter>(HEARTBEAT_MS / 2, (reporter, at) => reporter.beat(at));
 
-  return {
-    /** A status line (not reply text). */
-    note(message: string) {
-      hold({ kind: 'notes', latest: message, count: 1 });
-    },
-    /** Part of the reply. */
-    text(chunk: string) {
-      if (!chunk) return;
-      // Most chunks join the text already held: no object made for them (one per streamed chunk, issue 48).
-      const last = held[held.length - 1];
-      if (last?.kind === 'text') {
-        last.text += chunk;
-        due();
-      } else hold({ kind: 'text', text: chunk });
-    },
-    flush,
-    stop() {
-      clearTimeout(flushTimer);
-      clearInterval(heartbeat);
-    },
-  };
+/**
+ * One call's reporter: an object with its state in fields, joined to the shared ticks rather than holding timers and
+ * closures of its own (issue 48: a thousand calls in flight held a flush timer, a heartbeat interval and seven
+ * closures each).
+ */
+class Reporter implements ProgressReporter {
+  #count = 0;
+  #held: Held[] = [];
+  #lastSent: number;
+  readonly #ctx: Pick<RequestContext, 'progress'>;
+  readonly #now: () => number;
+
+  constructor(ctx: Pick<RequestContext, 'progress'>, now: () => number) {
+    this.#ctx = ctx;
+    this.#now = now;
+    this.#lastSent = now();
+    HEARTBEATS.join(this);
+  }
+
+  /** A status line (not reply text). */
+  note(message: string): void {
+    const last = this.#held[this.#held.length - 1];
+    if (last?.kind === 'notes') {
+      last.latest = message;
+      last.count += 1;
+    } else this.#held.push({ kind: 'notes', latest: message, count: 1 });
+    this.#due();
+  }
+
+  /** Part of the reply. */
+  text(chunk: string): void {
+    if (!chunk) return;
+    // Most chunks join the text already held: no object made for them (one per streamed chunk, issue 48).
+    const last = this.#held[this.#held.length - 1];
+    if (last?.kind === 'text') last.text += chunk;
+    else this.#held.push({ kind: 'text', text: chunk });
+    this.#due();
+  }
+
+  flush(): void {
+    FLUSHES.leave(this);
+    const out = this.#held;
+    if (!out.length) return;
+    this.#held = [];
+    for (const run of out) this.#send(run.kind === 'text' ? run.text : run.count > 1 ? `${run.latest} (and ${run.count - 1} more)` : run.latest);
+  }
+
+  stop(): void {
+    FLUSHES.leave(this);
+    HEARTBEATS.leave(this);
+  }
+
+  /** The flush tick's look: sends what is held once FLUSH_MS has passed since the last notification. */
+  due(at: number): void {
+    if (at - this.#lastSent >= FLUSH_MS) this.flush();
+  }
+
+  /** The heartbeat tick's look. */
+  beat(at: number): void {
+    if (at - this.#lastSent >= HEARTBEAT_MS) this.#send('Still working…');
+  }
+
+  /** Sends now when nothing went out for FLUSH_MS (or ever), else at the flush tick that ends the interval. */
+  #due(): void {
+    if (this.#count === 0 || this.#now() - this.#lastSent >= FLUSH_MS) this.flush();
+    else FLUSHES.join(this);
+  }
+
+  #send(message: string): void {
+    this.#lastSent = this.#now();
+    this.#ctx.progress(++this.#count, undefined, message);
+  }
 }
