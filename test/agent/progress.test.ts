@@ -52,6 +52,19 @@ describe('streaming text as progress', () => {
     ]);
   });
 
+  test('reporters in flight share two timers (the flush tick and the heartbeat tick), however many there are; none is left once they stop', () => {
+    const calls = Array.from({ length: 100 }, () => reporter());
+    for (const { progress } of calls) {
+      progress.text('a');
+      progress.text('b');
+    }
+    expect(vi.getTimerCount()).toBe(2);
+    vi.advanceTimersByTime(FLUSH_MS);
+    for (const { sent } of calls) expect(sent.map((s) => s.message)).toEqual(['a', 'b']);
+    for (const { progress } of calls) progress.stop();
+    expect(vi.getTimerCount()).toBe(0);
+  });
+
   test('a long silence sends a still-working notification; stop ends them', () => {
     const { sent, progress } = reporter();
     vi.advanceTimersByTime(HEARTBEAT_MS + HEARTBEAT_MS / 2);
