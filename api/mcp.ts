@@ -15,6 +15,7 @@ import { createOriginCheck } from '../lib/http/origin.js';
 import { errorReply, methodNotAllowed } from '../lib/http/replies.js';
 import { protocolVersionHeader } from '../lib/http/protocol-version.js';
 import { createResumptions, resumeStream } from '../lib/http/resume.js';
+import { LogMemory } from '../lib/http/sse.js';
 import { serveLegacy, serveModern, type ServeDeps } from '../lib/http/serve.js';
 import { readCallSlots } from '../lib/limits/concurrency.js';
 import { createLazyHealthHandler, DEFAULT_HEALTH_TIMEOUT_MS, isHealthProbe } from '../lib/observe/health-route.js';
@@ -45,6 +46,7 @@ export function createMcpHandler(app: App, bounds: RequestBounds = app.bounds ??
     errorHeaders: app.auth?.errorHeaders,
     // A custom app without slots gets the environment's, as the deployment's app does: on Vercel, each client's address its own share.
     calls: app.calls ?? readCallSlots(process.env),
+    logMemory: new LogMemory(bounds.maxStreamLogMemoryBytes),
   };
   const { checkOrigin, isAllowedOrigin } = createOriginCheck(app.origin);
   const { byIp: limitByIp, byPrincipal: limitByPrincipal } = app.limits ?? {};

@@ -17,6 +17,11 @@ export interface RequestBounds {
   maxBatch: number;
   /** MCP_MAX_STREAM_LOG_BYTES: events kept for a 2025-11-25 client to resume a stream (lib/http/sse.ts). */
   maxStreamLogBytes: number;
+  /**
+   * MCP_MAX_STREAM_LOG_MEMORY_BYTES: events all streams of an instance keep in its memory for resumption until
+   * a client may need them (lib/http/sse.ts LogMemory).
+   */
+  maxStreamLogMemoryBytes: number;
   /** MCP_MAX_RESUMED_STREAMS: streams one caller follows at once on an instance (lib/http/resume.ts). */
   maxResumedStreams: number;
 }
@@ -26,6 +31,7 @@ export const DEFAULT_REQUEST_BOUNDS: Readonly<RequestBounds> = Object.freeze({
   maxJsonDepth: 64,
   maxBatch: 32,
   maxStreamLogBytes: 1024 * 1024,
+  maxStreamLogMemoryBytes: 64 * 1024 * 1024,
   maxResumedStreams: 10,
 });
 
@@ -36,6 +42,7 @@ export function readRequestBounds(env: Env): RequestBounds {
     maxJsonDepth: integerEnv(env, 'MCP_MAX_JSON_DEPTH', DEFAULT_REQUEST_BOUNDS.maxJsonDepth),
     maxBatch: integerEnv(env, 'MCP_MAX_BATCH', DEFAULT_REQUEST_BOUNDS.maxBatch),
     maxStreamLogBytes: integerEnv(env, 'MCP_MAX_STREAM_LOG_BYTES', DEFAULT_REQUEST_BOUNDS.maxStreamLogBytes),
+    maxStreamLogMemoryBytes: integerEnv(env, 'MCP_MAX_STREAM_LOG_MEMORY_BYTES', DEFAULT_REQUEST_BOUNDS.maxStreamLogMemoryBytes),
     maxResumedStreams: integerEnv(env, 'MCP_MAX_RESUMED_STREAMS', DEFAULT_REQUEST_BOUNDS.maxResumedStreams),
   };
 }
@@ -44,5 +51,5 @@ export function readRequestBounds(env: Env): RequestBounds {
 export function describeRequestBounds(bounds: RequestBounds): string {
   return `request bounds: body ${bounds.maxBodyBytes} bytes (MCP_MAX_BODY_BYTES), JSON depth ${bounds.maxJsonDepth} `
     + `(MCP_MAX_JSON_DEPTH), batch ${bounds.maxBatch} messages (MCP_MAX_BATCH), stream log ${bounds.maxStreamLogBytes} bytes `
-    + `(MCP_MAX_STREAM_LOG_BYTES), ${bounds.maxResumedStreams} resumed streams per caller (MCP_MAX_RESUMED_STREAMS)`;
+    + `(MCP_MAX_STREAM_LOG_BYTES), ${bounds.maxStreamLogMemoryBytes} bytes of stream logs in memory (MCP_MAX_STREAM_LOG_MEMORY_BYTES), ${bounds.maxResumedStreams} resumed streams per caller (MCP_MAX_RESUMED_STREAMS)`;
 }

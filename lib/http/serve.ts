@@ -21,6 +21,7 @@ import type { Observation } from '../observe/observation.js';
 import type { Store } from '../store/types.js';
 import type { RequestBounds } from './bounds.js';
 import { frameCall } from './frame.js';
+import type { LogMemory } from './sse.js';
 import { legacyReplyVersion, withProtocolVersion } from './protocol-version.js';
 import { accepted, errorReply, jsonReply } from './replies.js';
 import { sessionCapabilities, startsSession, type Sessions } from './session.js';
@@ -42,6 +43,8 @@ export interface ServeDeps {
   errorHeaders?(request: Request, error: { code: number; data?: unknown }): Record<string, string> | undefined;
   /** Each caller's share of concurrent calls and the instance's (MCP_MAX_CONCURRENT_CALLS, MCP_MAX_CALLS_PER_INSTANCE): a call takes a slot while it runs. */
   calls: CallSlots;
+  /** What all resumable streams of the instance keep in memory (MCP_MAX_STREAM_LOG_MEMORY_BYTES). */
+  logMemory: LogMemory;
 }
 
 function headersFor(deps: ServeDeps, request: Request) {
@@ -115,7 +118,7 @@ export async function serveLegacy(
     run: (outbound) => observation.runCall(() => deps.dispatch(message, { ...base, outbound, usage: observation.usage, keepRoom: release.keepRoom })).finally(release),
     statusOf: (reply) => ('error' in reply ? httpStatusFor('legacy', reply.error.code) : 200),
     headersOf: (reply) => ('error' in reply ? errorHeaders(reply) : issued ? { [H_SESSION_ID]: issued } : undefined),
-    log: polling ? { store: base.store, streamId: crypto.randomUUID(), owner: caller.key, maxBytes: deps.bounds.maxStreamLogBytes } : undefined,
+    log: polling ? { store: base.store, streamId: crypto.randomUUID(), owner: caller.key, maxBytes: deps.bounds.maxStreamLogBytes, memory: deps.logMemory } : undefined,
     isRequest: isRequest(message),
     onClientGone: () => gone?.cancel(CLIENT_GONE),
   });

@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, test, vi } from 'vitest';
 import { DEFAULT_REQUEST_BOUNDS } from '../../lib/http/bounds.js';
 import { frameCall } from '../../lib/http/frame.js';
+import { LogMemory } from '../../lib/http/sse.js';
 import { notificationMessage, resultMessage } from '../../lib/protocol/jsonrpc.js';
 import { MemoryStore } from '../../lib/store/memory.js';
 
@@ -28,7 +29,7 @@ function streamedCall() {
     },
     statusOf: () => 200,
     // A logged stream: only a stream the client can resume may be closed early.
-    log: { store: new MemoryStore(), streamId: 'keep-alive-test-stream', owner: 'caller', maxBytes: DEFAULT_REQUEST_BOUNDS.maxStreamLogBytes },
+    log: { store: new MemoryStore(), streamId: 'keep-alive-test-stream', owner: 'caller', maxBytes: DEFAULT_REQUEST_BOUNDS.maxStreamLogBytes, memory: new LogMemory(DEFAULT_REQUEST_BOUNDS.maxStreamLogMemoryBytes) },
     isRequest: true,
     onClientGone: () => undefined,
   });

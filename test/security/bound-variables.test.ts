@@ -10,8 +10,8 @@ import { createLimitsFromEnv } from '../../lib/limits/index.js';
 afterEach(() => vi.restoreAllMocks());
 
 describe('defaults', () => {
-  test('absent variables mean 4 MiB bodies, JSON 64 deep, batches of 32, 1 MiB stream logs, 10 resumed streams a caller and 8 MiB agent replies', () => {
-    expect(readRequestBounds({})).toEqual({ maxBodyBytes: 4 * 1024 * 1024, maxJsonDepth: 64, maxBatch: 32, maxStreamLogBytes: 1024 * 1024, maxResumedStreams: 10 });
+  test('absent variables mean 4 MiB bodies, JSON 64 deep, batches of 32, 1 MiB stream logs, 64 MiB of them in memory, 10 resumed streams a caller and 8 MiB agent replies', () => {
+    expect(readRequestBounds({})).toEqual({ maxBodyBytes: 4 * 1024 * 1024, maxJsonDepth: 64, maxBatch: 32, maxStreamLogBytes: 1024 * 1024, maxStreamLogMemoryBytes: 64 * 1024 * 1024, maxResumedStreams: 10 });
     expect(DEFAULT_REQUEST_BOUNDS).toEqual(readRequestBounds({}));
     expect(readAgentMaxReplyBytes({})).toBe(8 * 1024 * 1024);
     expect(DEFAULT_MAX_REPLY_BYTES).toBe(8 * 1024 * 1024);
@@ -25,8 +25,8 @@ describe('defaults', () => {
   });
 
   test('set variables are used', () => {
-    expect(readRequestBounds({ MCP_MAX_BODY_BYTES: '1000', MCP_MAX_JSON_DEPTH: '8', MCP_MAX_BATCH: '4', MCP_MAX_STREAM_LOG_BYTES: '2048', MCP_MAX_RESUMED_STREAMS: '2' }))
-      .toEqual({ maxBodyBytes: 1000, maxJsonDepth: 8, maxBatch: 4, maxStreamLogBytes: 2048, maxResumedStreams: 2 });
+    expect(readRequestBounds({ MCP_MAX_BODY_BYTES: '1000', MCP_MAX_JSON_DEPTH: '8', MCP_MAX_BATCH: '4', MCP_MAX_STREAM_LOG_BYTES: '2048', MCP_MAX_STREAM_LOG_MEMORY_BYTES: '4096', MCP_MAX_RESUMED_STREAMS: '2' }))
+      .toEqual({ maxBodyBytes: 1000, maxJsonDepth: 8, maxBatch: 4, maxStreamLogBytes: 2048, maxStreamLogMemoryBytes: 4096, maxResumedStreams: 2 });
     expect(readAgentMaxReplyBytes({ AGENT_MAX_REPLY_BYTES: '2048' })).toBe(2048);
   });
 });
@@ -37,6 +37,7 @@ describe('a bad value names its variable', () => {
     ['MCP_MAX_JSON_DEPTH', '0'],
     ['MCP_MAX_BATCH', '-1'],
     ['MCP_MAX_STREAM_LOG_BYTES', '1MB'],
+    ['MCP_MAX_STREAM_LOG_MEMORY_BYTES', '64MB'],
     ['MCP_MAX_RESUMED_STREAMS', 'lots'],
   ])('%s=%s is a TypeError', (name, value) => {
     expect(() => readRequestBounds({ [name]: value })).toThrow(new TypeError(`${name} must be a positive integer, got "${value}".`));
@@ -63,7 +64,8 @@ describe('a bad value names its variable', () => {
 test('start-up\'s details (MCP_LOG=debug) name the request bounds and the memory store budget', () => {
   const lines = createDefaultApp({ MCP_MAX_BATCH: '8', MEMORY_STORE_MAX_ENTRIES: '500' }).startup!.details;
   expect(lines).toContain('request bounds: body 4194304 bytes (MCP_MAX_BODY_BYTES), JSON depth 64 (MCP_MAX_JSON_DEPTH), batch 8 messages (MCP_MAX_BATCH), '
-    + 'stream log 1048576 bytes (MCP_MAX_STREAM_LOG_BYTES), 10 resumed streams per caller (MCP_MAX_RESUMED_STREAMS)');
+    + 'stream log 1048576 bytes (MCP_MAX_STREAM_LOG_BYTES), 67108864 bytes of stream logs in memory (MCP_MAX_STREAM_LOG_MEMORY_BYTES), '
+    + '10 resumed streams per caller (MCP_MAX_RESUMED_STREAMS)');
   expect(lines).toContain('concurrent calls: at most 16 per caller on each instance (MCP_MAX_CONCURRENT_CALLS)');
   expect(lines.find((l) => l.includes('store: memory'))).toContain('at most 67108864 bytes and 500 entries');
 });
