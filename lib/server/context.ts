@@ -354,7 +354,9 @@ class Context implements RequestContext {
     if (this.era !== 'legacy' || !this.outbound) {
       throw new McpError(INVALID_PARAMS, `${clientMethod} cannot be sent on this transport.`);
     }
-    const channel = { keyring: this.keyring, store: this.store, caller: this.caller.key, write: this.outbound.write };
+    const { outbound } = this;
+    // An outbound may be an object whose `write` is a method (lib/http/frame.ts): called on it, never handed on alone.
+    const channel = { keyring: this.keyring, store: this.store, caller: this.caller.key, write: (message: JsonRpcMessage) => outbound.write(message) };
     const signal = options.signal ? AbortSignal.any([this.signal, options.signal]) : this.signal;
     return requestClient(channel, signal, clientMethod, clientParams, options.timeoutMs);
   }
