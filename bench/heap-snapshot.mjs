@@ -19,13 +19,22 @@ function groupOf(type, name) {
   return `${type} ${name}`;
 }
 
-/** Counts and self sizes of a .heapsnapshot file's nodes by group. */
-export function tallySnapshot(path) {
-  const { snapshot, nodes, strings } = JSON.parse(readFileSync(path, 'utf8'));
+/**
+ * Counts and self sizes of a .heapsnapshot file's nodes by group; with `where`, a closure's group also names where
+ * its function is written (script id:line:column, 0-based, from the snapshot's locations), which tells apart the
+ * anonymous ones.
+ */
+export function tallySnapshot(path, { where = false } = {}) {
+  const { snapshot, nodes, strings, locations = [] } = JSON.parse(readFileSync(path, 'utf8'));
   const fields = snapshot.meta.node_fields;
   const types = snapshot.meta.node_types[0];
   const width = fields.length;
   const at = { type: fields.indexOf('type'), name: fields.indexOf('name'), size: fields.indexOf('self_size') };
+  const located = new Map();
+  if (where) {
+    const lw = snapshot.meta.location_fields?.length ?? 4;
+    for (let i = 0; i < locations.length; i += lw) located.set(locations[i], `${locations[i + 1]}:${locations[i + 2]}:${locations[i + 3]}`);
+  }
   const groups = new Map();
   let count = 0;
   let bytes = 0;
@@ -33,7 +42,8 @@ export function tallySnapshot(path) {
     const type = types[nodes[i + at.type]];
     // Synthetic roots and the code space are not what a call holds.
     if (type === 'synthetic' || type === 'code') continue;
-    const group = groupOf(type, strings[nodes[i + at.name]]);
+    let group = groupOf(type, strings[nodes[i + at.name]]);
+    if (where && type === 'closure' && located.has(i)) group += ` @${located.get(i)}`;
     const size = nodes[i + at.size];
     const entry = groups.get(group) ?? { count: 0, bytes: 0 };
     entry.count += 1;

@@ -61,7 +61,10 @@ function call(agent, url, i) {
         const start = text.lastIndexOf('data: {');
         last = start === -1 ? last + text : text.slice(start);
       });
-      res.on('end', () => resolve({ ok: res.statusCode === 200 && last.includes('"result":{') && !last.includes('"isError":true'), notes }));
+      res.on('end', () => {
+        const ok = res.statusCode === 200 && last.includes('"result":{') && !last.includes('"isError":true');
+        resolve({ ok, notes, ...(ok ? {} : { failure: `${res.statusCode} ${last.slice(-300)}` }) });
+      });
       res.on('error', () => resolve({ ok: false, notes }));
     });
     req.on('error', () => resolve({ ok: false, notes: 0 }));
@@ -189,7 +192,7 @@ export function renderStreaming(r) {
  * snapshot) is taken idle and again `at` seconds after all `calls` calls stream; the difference over `calls` is what a
  * call holds at that point of its stream. Counts and sizes, not times: they do not move with machine load.
  */
-export async function measureHeap({ calls = 1000, rate = 1, seconds = 30, at = 10, warm = 20, snapshot = false, keys = Object.keys(STREAM_SERVERS) } = {}) {
+export async function measureHeap({ calls = 1000, rate = 1, seconds = 30, at = 10, warm = 20, snapshot = false, where = false, keys = Object.keys(STREAM_SERVERS) } = {}) {
   const rows = {};
   for (const key of keys) {
     const { upstream, servers, stop } = await startAll([key], { calls, rate, seconds });
@@ -202,7 +205,7 @@ export async function measureHeap({ calls = 1000, rate = 1, seconds = 30, at = 1
         if (!snapshot) return undefined;
         const { path } = await server.ask('heap-snapshot');
         try {
-          return tallySnapshot(path);
+          return tallySnapshot(path, { where });
         } finally {
           rmSync(path, { force: true });
         }
@@ -228,6 +231,8 @@ export async function measureHeap({ calls = 1000, rate = 1, seconds = 30, at = 1
         ...(idleTally ? { snapshot: perCall(idleTally, busyTally, calls) } : {}),
       };
       console.log(`bench: heap ${key}: ${rows[key].heapKbPerCall} KB per call, ${streaming}/${calls} streaming at the snapshot, ${rows[key].completed} completed`);
+      const failed = done.find((x) => !x.ok);
+      if (failed) console.log(`bench: heap ${key}: a call that failed: ${failed.failure}`);
     } finally {
       agent.destroy();
       stop();
@@ -292,7 +297,7 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
       rounds: { type: 'string', default: '3' }, search: { type: 'boolean', default: false }, build: { type: 'boolean', default: false },
       // Heap per in-flight call (measureHeap): --at seconds into the stream, --snapshot for the breakdown by kind.
       heap: { type: 'boolean', default: false }, at: { type: 'string', default: '10' }, snapshot: { type: 'boolean', default: false },
-      top: { type: 'string', default: '16' },
+      top: { type: 'string', default: '16' }, where: { type: 'boolean', default: false },
       only: { type: 'string' },
       // Another build of api/mcp (its handler module, e.g. one kept from before a change), measured beside the rest.
       base: { type: 'string' },
@@ -302,11 +307,11 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
   const keys = values.only ? values.only.split(',') : Object.keys(STREAM_SERVERS);
   if (values.base && values.only && !keys.includes('base')) keys.push('base');
   // Only agent-mcp's and mcp-handler's rows read the built functions (`--only relay,base` needs no build).
-  const built = existsSync(join(ROOT, '.vercel/bench/bundled')) && existsSync(join(ROOT, 'bench/peers/.vercel/bench/bundled'));
-  if (values.build || (!built && keys.some((key) => key === 'ours' || key === 'mcpHandler'))) await buildTargets();
+  const built = { ours: existsSync(join(ROOT, '.vercel/bench/bundled')), mcpHandler: existsSync(join(ROOT, 'bench/peers/.vercel/bench/bundled')) };
+  if (values.build || keys.some((key) => built[key] === false)) await buildTargets();
   const options = { calls: Number(values.calls), rate: Number(values.rate), seconds: Number(values.seconds), rounds: Number(values.rounds), keys };
   if (values.heap) {
-    const result = await measureHeap({ ...options, at: Number(values.at), snapshot: values.snapshot });
+    const result = await measureHeap({ ...options, at: Number(values.at), snapshot: values.snapshot || values.where, where: values.where });
     console.log(JSON.stringify(result));
     console.log(`\nNode ${process.version}.\n\n${renderHeap(result, Number(values.top))}`);
   } else if (values.search) {

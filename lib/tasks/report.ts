@@ -6,6 +6,7 @@
  * lines (context.ts withReplyHeld), so nothing of it is shown before its end.
  */
 
+import { JoinedText } from '../joined-text.js';
 import type { RunReport } from '../server/context.js';
 import type { RunSoFar } from './record.js';
 
@@ -22,7 +23,8 @@ export function createRunReport(startedAt = Date.now()): RunReport & { soFar(): 
 class Report implements RunReport {
   readonly #startedAt: number;
   #facts: Record<string, string> = {};
-  #text = '';
+  /** The reply's text so far, flattened as it grows (a rope of every chunk otherwise), its last 2 × TEXT_SO_FAR_CHARS at most. */
+  readonly #text = new JoinedText();
   #note: string | undefined;
   #withheld = false;
 
@@ -38,8 +40,9 @@ class Report implements RunReport {
 
   text(chunk: string): void {
     if (this.#withheld) return;
-    const text = this.#text + chunk;
-    this.#text = text.length > TEXT_SO_FAR_CHARS ? text.slice(-TEXT_SO_FAR_CHARS) : text;
+    this.#text.add(chunk);
+    // Cut back to the kept length once it has doubled, not at every chunk past it (a copy of the kept text each time).
+    if (this.#text.length > 2 * TEXT_SO_FAR_CHARS) this.#text.keepLast(TEXT_SO_FAR_CHARS);
   }
 
   note(line: string): void {
@@ -48,14 +51,14 @@ class Report implements RunReport {
 
   withhold(): void {
     this.#withheld = true;
-    this.#text = '';
+    this.#text.clear();
     this.#note = undefined;
   }
 
   soFar(): RunSoFar {
     const note = this.#note;
     return {
-      facts: this.#facts, text: this.#text, startedAt: this.#startedAt,
+      facts: this.#facts, text: this.#text.text.slice(-TEXT_SO_FAR_CHARS), startedAt: this.#startedAt,
       ...(note !== undefined ? { note } : {}), ...(this.#withheld ? { withheld: true as const } : {}),
     };
   }
