@@ -20,6 +20,12 @@
  * finds, per server, the largest N whose event-loop delay p99 stays under 100 ms with every call completed (a slow
  * doubling then bisection, one run per probe). `npm run bench` runs the short row (BENCH_STREAM_CALLS,
  * BENCH_STREAM_RATE, BENCH_STREAM_SECONDS, BENCH_STREAM_ROUNDS).
+ *
+ * `--heap` measures heap per in-flight call as issue 48 states it (measureHeap; defaults there: 1,000 calls, 1 chunk/s,
+ * 30 s streams, taken 10 s in, `--at`): counts, not times, so it compares builds on a loaded machine. `--snapshot` adds
+ * the per-call breakdown by kind of object from two heap snapshots (bench/heap-snapshot.mjs), `--where` names where
+ * each closure is written. Writing a snapshot of a thousand calls stops the server for seconds, so in a snapshot run
+ * calls may pass their reply deadline afterwards: read `completed` from a run without it.
  */
 
 import { existsSync, rmSync } from 'node:fs';
