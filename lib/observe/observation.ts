@@ -15,7 +15,8 @@ import { META_CLIENT_INFO } from '../protocol/meta.js';
 import { servesMethod, type Era } from '../protocol/methods.js';
 import { TASK_STATUS_NOTIFICATION } from '../protocol/tasks.js';
 import { H_TRACEPARENT, H_TRACESTATE, META_TRACEPARENT, META_TRACESTATE, readTraceContext, type TraceContext } from '../protocol/trace-context.js';
-import type { CallObservation, Principal, RefusalReason, ToolFailure } from '../server/context.js';
+import { PAYMENT_REQUIRED } from '../protocol/errors.js';
+import { REFUSAL, type CallObservation, type Principal, type RefusalReason, type ToolFailure } from '../server/context.js';
 import { StoreUnavailableError } from '../store/types.js';
 import { UsageMeter, type UsageTotal } from '../usage/meter.js';
 import { addTotals } from '../usage/report.js';
@@ -111,11 +112,16 @@ export class Operation implements CallObservation {
     if (own) this.carry(this.trace = own);
   }
 
-  /** The call's reply: a JSON-RPC error is its code, a tool result with isError is `tool_error` (MCP semconv). */
+  /**
+   * The call's reply: a JSON-RPC error is its code, a tool result with isError is `tool_error` (MCP semconv); a call
+   * sent back to pay whose reply is neither (x402's `payment_required` result) is PAYMENT_REQUIRED's code, as a paid
+   * read's error is, so it is not read as a success.
+   */
   noteReply = (reply: JsonRpcResponse | undefined): JsonRpcResponse | undefined => {
     this.#answered = { reply };
     if (reply && 'error' in reply) this.errorKind = String(reply.error.code);
     else if (reply && isObject(reply.result) && reply.result.isError === true) this.errorKind = 'tool_error';
+    else if (reply && this.refusal === REFUSAL.payment) this.errorKind = String(PAYMENT_REQUIRED);
     return reply;
   };
 
@@ -212,7 +218,8 @@ export class Operation implements CallObservation {
 
   #answer(status: number): Answer {
     return {
-      method: this.methodName ?? 'other', isRequest: this.isRequest, answered: this.#answered, toolFailure: this.#toolFailure, failed: this.#failed, status,
+      method: this.methodName ?? 'other', isRequest: this.isRequest, answered: this.#answered, toolFailure: this.#toolFailure, refusal: this.refusal,
+      failed: this.#failed, status,
     };
   }
 }

@@ -12,7 +12,7 @@ import {
   URL_ELICITATION_REQUIRED,
 } from '../protocol/errors.js';
 import { isObject, type JsonRpcResponse } from '../protocol/jsonrpc.js';
-import type { ToolFailure } from '../server/context.js';
+import { REFUSAL, type RefusalReason, type ToolFailure } from '../server/context.js';
 
 export type RpcOutcome =
   | 'success' | 'request_error' | 'execution_failure' | 'input_required' | ToolFailure['outcome'];
@@ -48,6 +48,13 @@ const INPUT_VALIDATION_PREFIXES = ['Input validation error:', 'Invalid arguments
 
 const INTERNAL: Ended = { outcome: 'execution_failure', errorType: 'internal_error' };
 
+/**
+ * A call sent back to pay (x402), on any binding: the caller's request lacked a payment it could make, as a read's
+ * PAYMENT_REQUIRED error says. mcp-handler's outcomes are a closed set the dashboard reads, so it is one of them with
+ * an error type of its own, never `success` (the extension's `payment_required` result is no error on the wire).
+ */
+const PAYMENT_REFUSED: Ended = { outcome: 'request_error', errorType: REQUEST_ERRORS.get(PAYMENT_REQUIRED)! };
+
 /** A JSON-RPC error's outcome: a caller's request error by its code, anything else the server's failure. */
 function errorOutcome(code: number): Ended {
   if (code === URL_ELICITATION_REQUIRED) return { outcome: 'input_required' };
@@ -77,6 +84,8 @@ export interface Answer {
   answered?: { reply: JsonRpcResponse | undefined };
   /** Why an isError result of tools/call failed, as the tool said (ToolFailure). */
   toolFailure?: ToolFailure;
+  /** Why the call was refused before it ran, when it was (CallObservation.noteRefusal). */
+  refusal?: RefusalReason;
   /** A failure no step turned into a reply (a 5xx). */
   failed: boolean;
   /** The HTTP status the request was answered with. */
@@ -87,6 +96,7 @@ export interface Answer {
 export function outcomeOf(answer: Answer): Ended {
   if (answer.failed) return INTERNAL;
   if (!answer.answered) return refusalOutcome(answer.status);
+  if (answer.refusal === REFUSAL.payment) return PAYMENT_REFUSED;
   const { reply } = answer.answered;
   // The dispatcher answers nothing to a notification, and to a call the client cancelled.
   if (!reply) return answer.isRequest ? { outcome: 'request_error', errorType: 'cancelled' } : { outcome: 'success' };

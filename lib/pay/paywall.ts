@@ -65,13 +65,16 @@ const messageOf = (error: unknown) => (error instanceof Error ? error.message : 
 async function requiredFor(
   engine: PaymentEngine, op: Pick<PaidOperation<Receipted, unknown>, 'resource' | 'offer'>, ctx: RequestContext, error: string, receipt?: SettleResponse,
 ): Promise<StillRequired | Refused> {
-  // A request sent back to pay is a refusal in the usage counters; a failed settlement (with its receipt) is not.
-  if (!receipt) ctx.observation?.noteRefusal?.(REFUSAL.payment);
+  let paymentRequired: PaymentRequired;
   try {
-    return { kind: 'required', paymentRequired: await engine.paymentRequired(op.resource, error, op.offer), ...(receipt ? { receipt } : {}) };
+    paymentRequired = await engine.paymentRequired(op.resource, error, op.offer);
   } catch (cause) {
     return { kind: 'refused', text: facilitatorUnavailable(engine, messageOf(cause)) };
   }
+  // A request sent back to pay is a refusal (the usage counters', its span's); a failed settlement (with its receipt)
+  // is not, nor a facilitator that could not say what to pay (the server's failure, not the caller's).
+  if (!receipt) ctx.observation?.noteRefusal?.(REFUSAL.payment);
+  return { kind: 'required', paymentRequired, ...(receipt ? { receipt } : {}) };
 }
 
 /** The request's payment; or, when it carries none or one that is not a payment, what it gets instead. */

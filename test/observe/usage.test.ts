@@ -11,6 +11,7 @@ import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor } from '
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { createMcpHandler } from '../../api/mcp.js';
 import { createDefaultApp } from '../../lib/app.js';
+import { captureRequestLines } from '../support/request-lines.js';
 import { post } from '../support/rpc.js';
 import { MODERN_VERSION, type Era } from '../support/sdk.js';
 import { startTestServer, type TestServer } from '../support/server.js';
@@ -35,14 +36,7 @@ afterAll(async () => {
 
 /** Captures the request lines the server writes to stdout, parsed. */
 function capture(): void {
-  lines = [];
-  vi.spyOn(process.stdout, 'write').mockImplementation((chunk: string | Uint8Array) => {
-    try {
-      const parsed = JSON.parse(String(chunk));
-      if (parsed.msg === 'mcp request') lines.push(parsed);
-    } catch { /* not a request line */ }
-    return true;
-  });
+  lines = captureRequestLines();
 }
 afterEach(() => {
   vi.mocked(process.stdout.write).mockRestore?.();
