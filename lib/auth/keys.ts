@@ -4,11 +4,14 @@
  * (RFC 8414 §3, OpenID Connect Discovery 1.0 §4), whose `issuer` must be the one configured (RFC 8414 §3.3).
  * jose's remote JWKS caches the keys and refetches when a token names an unknown `kid`, at most once per
  * cooldown, so forged kids cannot make us hammer the issuer. The key set and the metadata are read within
- * MAX_KEY_DOCUMENT_BYTES, counted as they arrive. jose is imported here, on the first token only.
+ * MAX_KEY_DOCUMENT_BYTES, counted as they arrive, and neither fetch follows a redirect (docs/architecture.md rule 16): a
+ * metadata document that redirects is a misconfiguration naming the variable to set. jose is imported here, on the
+ * first token only.
  * Failures are values; an unreachable issuer is remembered briefly for the same reason.
  */
 
 import { readCappedText } from '../http/body.js';
+import { isFailure, providerJson, REDIRECTED } from './authorization-server/providers/http.js';
 import type { AuthConfig } from './config.js';
 
 type Jose = typeof import('jose');
@@ -87,22 +90,22 @@ export async function discoverJwksUri(issuer: string, signal?: AbortSignal, sett
   let misconfigured: IssuerMisconfigured | undefined;
   let error = 'unavailable';
   for (const candidate of metadataUrls(issuer)) {
-    const response = await fetch(candidate, { headers: { accept: 'application/json' }, signal: signal ?? AbortSignal.timeout(FETCH_TIMEOUT_MS) })
-      .catch(() => undefined);
-    if (!response?.ok) {
-      error = response ? `HTTP ${response.status}` : signal?.aborted ? 'timeout' : 'unavailable';
-      void response?.body?.cancel().catch(() => undefined);
+    // Redirects are not followed (providerJson): the keys come from where the issuer was configured, or nowhere.
+    const reply = await providerJson(candidate, { headers: { accept: 'application/json' }, signal: signal ?? AbortSignal.timeout(FETCH_TIMEOUT_MS) });
+    if (isFailure(reply) && reply.error === REDIRECTED) {
+      misconfigured ??= {
+        misconfigured: `the authorization server's metadata at ${candidate} answers with a redirect, which agent-mcp does not follow for keys; `
+          + `set ${settings.issuer} to the issuer whose metadata is served at its own address, or ${settings.jwks} to its key set.`,
+        error: REDIRECTED,
+      };
       continue;
     }
-    const text = await readCappedText(response, MAX_KEY_DOCUMENT_BYTES).catch(() => undefined);
-    if (text === undefined) {
-      error = `more than ${MAX_KEY_DOCUMENT_BYTES} bytes`;
+    if (isFailure(reply) && reply.error !== 'not JSON') {
+      error = reply.error ?? 'unavailable';
       continue;
     }
-    let metadata: { issuer?: unknown; jwks_uri?: unknown } = {};
-    try {
-      metadata = JSON.parse(text) ?? {};
-    } catch { /* not JSON: it names no issuer */ }
+    // A document that is not JSON names no issuer: the mismatch below says so.
+    const metadata: { issuer?: unknown; jwks_uri?: unknown } = !isFailure(reply) && typeof reply.body === 'object' && reply.body !== null ? reply.body : {};
     if (metadata.issuer !== issuer) {
       misconfigured ??= {
         misconfigured: `${settings.issuer} is "${issuer}", but the authorization server's metadata at ${candidate} names its issuer `

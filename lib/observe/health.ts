@@ -83,10 +83,11 @@ async function probeIssuer({ urls, discover }: NonNullable<HealthMode['issuer']>
   let error = 'unavailable';
   for (const url of urls) {
     try {
-      const response = await fetch(url, { headers: { accept: 'application/json' }, signal, redirect: 'follow' });
+      // Not followed, as the key set's own fetch does not follow one (jose): a key set that moved is not there.
+      const response = await fetch(url, { headers: { accept: 'application/json' }, signal, redirect: 'manual' });
       void response.body?.cancel().catch(() => undefined);
       if (response.ok) return { ok: true, ms: since(start) };
-      error = `HTTP ${response.status}`;
+      error = response.status >= 300 && response.status < 400 ? 'redirect' : `HTTP ${response.status}`;
     } catch {
       error = signal.aborted ? 'timeout' : 'unavailable';
       if (signal.aborted) break;

@@ -4,11 +4,12 @@
  * The clock is frozen and moved, never waited on.
  */
 
-import { afterEach, describe, expect, test, vi } from 'vitest';
+import { afterEach, describe, expect, onTestFinished, test, vi } from 'vitest';
 import { readAuthConfig } from '../../lib/auth/config.js';
 import { metadataUrls } from '../../lib/auth/keys.js';
 import { createVerifier } from '../../lib/auth/verify.js';
 import { startIssuer, type IssuerOptions, type TestIssuer } from '../support/issuer.js';
+import { startRedirector } from '../support/redirector.js';
 
 const AUDIENCE = 'https://agent.example.com/mcp';
 const issuers: TestIssuer[] = [];
@@ -70,6 +71,26 @@ describe('metadata discovery', () => {
     const result = await verify(await issuer.mint({ iss: issuer.issuer, aud: AUDIENCE, sub: 'alice', iat: now, exp: now + 60 }), [AUDIENCE], `${issuer.issuer}/`);
     expect(result).toMatchObject({ ok: false, misconfigured: expect.stringContaining(`names its issuer "${issuer.issuer}"; set AUTH_ISSUER to exactly that`) });
     expect(issuer.served.jwks).toBe(0);
+  });
+
+  test('metadata that answers with a redirect is not followed: a misconfiguration naming what to set, and no key is fetched', async () => {
+    // The issuer's address redirects to a document that names it as its issuer: followed, its keys would be trusted.
+    let moved = '';
+    const redirector = await startRedirector(() => moved);
+    const target = await startIssuer({ claimedIssuer: redirector.url });
+    issuers.push(target);
+    onTestFinished(() => redirector.close());
+    moved = `${target.issuer}/.well-known/oauth-authorization-server`;
+    const verify = createVerifier(readAuthConfig({ AUTH_ISSUER: redirector.url })!);
+    const now = Math.floor(Date.now() / 1000);
+    const token = await target.mint({ iss: redirector.url, aud: AUDIENCE, sub: 'alice', iat: now, exp: now + 60 });
+    expect(await verify(token, [AUDIENCE], redirector.url)).toEqual({
+      ok: false,
+      misconfigured: `the authorization server's metadata at ${redirector.url}/.well-known/oauth-authorization-server answers with a redirect, `
+        + 'which agent-mcp does not follow for keys; set AUTH_ISSUER to the issuer whose metadata is served at its own address, or AUTH_JWKS_URL to its key set.',
+    });
+    expect(redirector.redirected.length).toBeGreaterThan(0);
+    expect(target.served).toMatchObject({ metadata: 0, jwks: 0 });
   });
 
   test('an issuer that does not answer is unavailable, not misconfigured: the token may be fine', async () => {

@@ -10,6 +10,7 @@ import { createDefaultApp } from '../../lib/app.js';
 import { SERVER_INFO } from '../../lib/identity.js';
 import { startDownstream, type Downstream } from '../support/downstream.js';
 import { startIssuer, type TestIssuer } from '../support/issuer.js';
+import { startRedirector, type Redirector } from '../support/redirector.js';
 import { startTestServer, type TestServer } from '../support/server.js';
 import { startSharedRedis, type SharedRedis } from '../support/shared-redis.js';
 import { newSigningKey } from '../support/signing-key.js';
@@ -139,6 +140,24 @@ describe('an AUTH_ISSUER its metadata does not name', () => {
     const { status, text } = await probe(`${server.url}/health`);
     expect(status).toBe(503);
     expect(JSON.parse(text)).toMatchObject({ status: 'down', auth: { issuer: `${issuer.issuer}/`, ok: false, error: 'issuer mismatch' } });
+  });
+});
+
+describe('an issuer whose metadata or key set answers with a redirect', () => {
+  let redirector: Redirector;
+  beforeAll(async () => {
+    redirector = await startRedirector((path) => (path === '/jwks' ? issuer.jwksUrl : `${issuer.issuer}/.well-known/oauth-authorization-server`));
+  });
+  afterAll(() => redirector?.close());
+
+  test.each([
+    ['the metadata (AUTH_ISSUER)', () => ({ AUTH_ISSUER: redirector.url })],
+    ['the key set (AUTH_JWKS_URL)', () => ({ AUTH_ISSUER: issuer.issuer, AUTH_JWKS_URL: `${redirector.url}/jwks` })],
+  ])('%s: the probe is 503, down, and says redirect: keys are not fetched from where a redirect points', async (_what, env) => {
+    const server = await serve({ ...env(), AUTH_AUDIENCE: 'https://health.example/mcp' });
+    const { status, text } = await probe(`${server.url}/health`);
+    expect(status).toBe(503);
+    expect(JSON.parse(text)).toMatchObject({ status: 'down', auth: { ok: false, error: 'redirect' } });
   });
 });
 
