@@ -27,7 +27,16 @@ export function readUsageCounting(env: Env): boolean {
   return value === 'on';
 }
 
-export type UsageCounter = (observation: Observation, status: number, request: Request) => void;
+/** Counts one request once it is done; `settled` says when what it counted so far has gone to the store. */
+export interface UsageCounter {
+  (observation: Observation, status: number, request: Request): void;
+  /**
+   * Resolves once every request counted so far is written (or its write failed and was reported): its call done and
+   * its tally sent, or, for refusals held on a shared store, held (held.ts) or written by the flush. For whoever must
+   * read the counts after the calls (tests; a process about to stop), rather than guessing how long the writes take.
+   */
+  settled(): Promise<void>;
+}
 
 export interface UsageCounterOptions {
   store: Store;
@@ -40,27 +49,50 @@ export function createUsageCounter({ store, keyring, trustForwarded }: UsageCoun
   const lost = createCountedWarning((detail, count) =>
     `usage counters: the store did not take ${count === 1 ? 'one write' : `${count} writes`} of counts since the last report (latest: ${detail}).`);
   const held = new HeldRefusals();
+  /** Requests counted whose call is not done yet or whose tally is not written yet, and flushes under way. */
+  const pending = new Set<Promise<void>>();
+  const track = (work: Promise<void>) => {
+    pending.add(work);
+    void work.finally(() => pending.delete(work));
+  };
   let flushing: ReturnType<typeof setTimeout> | undefined;
   const write = (tallies: Tally[]): Promise<void> =>
     store.tally(tallies).catch((error: unknown) => lost.note(error instanceof Error ? error.message : String(error)));
   const flush = () => {
     flushing = undefined;
-    if (!held.empty) void write(held.take());
+    if (!held.empty) track(write(held.take()));
   };
-  return (observation, status, request) => observation.whenDone(() => {
+  /** The request's write, once it is done; none when it counted nothing or only held refusals. */
+  const tally = (observation: Observation, status: number, request: Request): Promise<void> | undefined => {
     const outcomes = observation.operations().map((one) => callOutcomeOf(one, status)).filter((o): o is CallOutcome => o !== undefined);
-    if (outcomes.length === 0) return;
+    if (outcomes.length === 0) return undefined;
     const now = Date.now();
     // On a shared store a request that only held refusals waits for the next counted call (held.ts).
     if (store.shared && outcomes.every((o) => o.kind === 'refusal')) {
       held.add(outcomes.map((o) => (o as { reason: string }).reason), now);
       flushing ??= setTimeout(flush, FLUSH_MS);
       (flushing as { unref?: () => void }).unref?.();
-      return;
+      return undefined;
     }
     const { principal, session } = observation.who;
     const address = principal || session ? undefined : clientIp(request, trustForwarded);
     const tallies = [...(held.empty ? [] : held.take()), ...talliesOf(outcomes, callerLabelOf(keyring, principal, session, address), now)];
-    keepAlive(write(tallies));
+    const written = write(tallies);
+    keepAlive(written);
+    return written;
+  };
+  const count = (observation: Observation, status: number, request: Request) =>
+    track(new Promise<void>((resolve) => observation.whenDone(() => {
+      let written: Promise<void> | undefined;
+      try {
+        written = tally(observation, status, request);
+      } finally {
+        resolve(written);
+      }
+    })));
+  return Object.assign(count, {
+    async settled() {
+      while (pending.size > 0) await Promise.all(pending);
+    },
   });
 }

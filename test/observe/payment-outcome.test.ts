@@ -92,11 +92,10 @@ async function callLine(): Promise<Record<string, unknown>> {
   return lines.find((l) => l.method === 'tools/call')!;
 }
 
-/** The hour's counters once `check` holds of them (they are written beside the reply, after it). */
-async function usageOnceIt(app: App, check: (view: UsageView) => boolean): Promise<UsageView> {
-  let view = await readUsage(app.store, 'hour');
-  await vi.waitFor(async () => expect(check(view = await readUsage(app.store, 'hour'))).toBe(true), { timeout: 10_000, interval: 20 });
-  return view;
+/** The hour's counters once every request made so far is written (they are written beside the reply, after it). */
+async function counted(app: App): Promise<UsageView> {
+  await app.usage!.settled();
+  return readUsage(app.store, 'hour');
 }
 
 describe('a call sent back to pay', () => {
@@ -109,7 +108,7 @@ describe('a call sent back to pay', () => {
     const span = await callSpan();
     expect(span.attributes).toMatchObject({ 'vercel.rpc.outcome': 'request_error', 'error.type': errorType });
     expect((await callLine()).error).toBe(errorType);
-    const view = await usageOnceIt(paid.app, (v) => v.totals.refusals > before.totals.refusals);
+    const view = await counted(paid.app);
     expect(view.refusals[REFUSAL.payment]).toBe((before.refusals[REFUSAL.payment] ?? 0) + 1);
     expect(view.totals.calls).toBe(before.totals.calls);
   });
@@ -123,7 +122,7 @@ describe('a call sent back to pay', () => {
     expect(answer.result.content[0].text).toBe('Sunny in Oslo.');
     expect((await callSpan()).attributes['vercel.rpc.outcome']).toBe('success');
     expect((await callLine()).error).toBeUndefined();
-    const view = await usageOnceIt(paid.app, (v) => v.totals.calls > before.totals.calls);
+    const view = await counted(paid.app);
     expect(view.totals.calls).toBe(before.totals.calls + 1);
     expect(view.refusals[REFUSAL.payment]).toBe((before.refusals[REFUSAL.payment] ?? 0) + 1);
   });
@@ -132,7 +131,7 @@ describe('a call sent back to pay', () => {
     const result = (await legacy(down.server.mcpUrl)).result;
     expect(result.content[0].text).toMatch(/^Payment could not be processed: the x402 facilitator/);
     expect((await callSpan()).attributes['vercel.rpc.outcome']).toBe('execution_failure');
-    const view = await usageOnceIt(down.app, (v) => v.totals.calls + v.totals.refusals > 0);
+    const view = await counted(down.app);
     expect(view.refusals).toEqual({});
     expect(view.totals).toMatchObject({ calls: 1, errors: 1, refusals: 0 });
   });

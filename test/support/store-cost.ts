@@ -6,6 +6,7 @@
 
 import { createMcpHandler } from '../../api/mcp.js';
 import { createDefaultApp } from '../../lib/app.js';
+import type { UsageCounter } from '../../lib/usage/counter.js';
 import { openSession, post, postModern, readSse } from './rpc.js';
 import { startTestServer, type TestServer } from './server.js';
 import type { SharedRedis } from './shared-redis.js';
@@ -60,16 +61,26 @@ async function quiet(redis: SharedRedis, settleMs: number, atMostMs = 5_000): Pr
   }
 }
 
+/** The usage counters of the servers started here, which write a call's tally after its reply. */
+const counters = new Set<UsageCounter>();
+
+/** Every started server's usage tallies written: those of calls whose reply the client has read included. */
+const countersSettled = () => Promise.all([...counters].map((counter) => counter.settled()));
+
 /**
  * The store traffic of `run`, including what it leaves running in the background until the store is quiet, and
  * none of what came before it (the previous call's background work is waited out first).
  */
 export async function measure<T>(redis: SharedRedis, run: () => Promise<T>, settleMs = 100): Promise<{ cost: Cost; value: T }> {
-  // The previous call's usage tally goes out once its stream has ended, which on a loaded machine can be well after
-  // its client read the reply: wait longer for it before counting, so it is never counted as this call's.
+  // A call's usage tally goes out once its stream has ended, which on a loaded machine can be well after its client
+  // read the reply: the counters say when it is written, so the previous call's is never counted as this call's,
+  // nor this call's left out. The quiet before is longer than the watch tick the tests use (STORE_WATCH_MS=200), so
+  // no earlier call is still waiting on the store either.
+  await countersSettled();
   await quiet(redis, Math.max(settleMs, 300));
   const from = redis.bridge.requests.length;
   const value = await run();
+  await countersSettled();
   await quiet(redis, settleMs);
   return { cost: costOf(redis.bridge.requests.slice(from)), value };
 }
@@ -88,7 +99,14 @@ export async function startCostServer(redis: SharedRedis, upstreamUrl: string, e
     ...env,
   });
   const server: TestServer = await startTestServer(createMcpHandler(app));
-  return { url: server.mcpUrl, close: () => server.close() };
+  if (app.usage) counters.add(app.usage);
+  return {
+    url: server.mcpUrl,
+    close: () => {
+      if (app.usage) counters.delete(app.usage);
+      return server.close();
+    },
+  };
 }
 
 const chatCall = (id: string | number, args: Record<string, unknown>, progress = false) => ({

@@ -10,6 +10,7 @@ import { createMcpHandler } from '../../api/mcp.js';
 import { createDefaultApp, type App } from '../../lib/app.js';
 import { bucketKey, bucketStart, RESOLUTIONS, TOP_CALLERS_PER_CLASS } from '../../lib/usage/buckets.js';
 import { readUsage } from '../../lib/usage/read.js';
+import type { UsageView } from '../../lib/usage/view.js';
 import { USAGE_META } from '../../lib/usage/report.js';
 import { bearer, keyLine, mintTestKey } from '../support/api-keys.js';
 import { postFrom } from '../support/from-address.js';
@@ -33,14 +34,10 @@ let id = 0;
 const chat = (message: string) => ({ jsonrpc: '2.0', id: ++id, method: 'tools/call', params: { name: 'chat_with_agent', arguments: { message } } });
 const legacy = (session: Record<string, string>, message: string) => post(server.mcpUrl, chat(message), session).then((r) => r.json());
 
-/** The counters are written once the request is done, beside its reply: wait for `check` to hold. */
-async function settled<T>(read: () => Promise<T>, check: (value: T) => boolean): Promise<T> {
-  for (let i = 0; i < 500; i++) {
-    const value = await read();
-    if (check(value)) return value;
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-  return read();
+/** The hour's counters once every request made so far is written: they are written once it is done, beside its reply. */
+async function counted(from: App): Promise<UsageView> {
+  await from.usage!.settled();
+  return readUsage(from.store, 'hour');
 }
 
 describe('usage counters on the memory store', () => {
@@ -59,7 +56,7 @@ describe('usage counters on the memory store', () => {
     expect(known).toEqual({ input: 400, output: 40 });
     const unknown = usage.filter((u) => u.unknownRequests > 0).length;
     expect(unknown).toBe(2);
-    const view = await settled(() => readUsage(app.store, 'hour'), (v) => v.totals.calls === 4);
+    const view = await counted(app);
     expect(view.totals).toEqual({ calls: 4, errors: 1, refusals: 0, inputTokens: known.input, outputTokens: known.output, unknownUsageCalls: unknown, earnedUsd: '0' });
     expect(Object.values(view.errors)).toEqual([1]);
     expect(view.series.map((s) => s.agent)).toEqual(['metered']);
@@ -77,7 +74,7 @@ describe('usage counters on the memory store', () => {
     const statuses: number[] = [];
     for (let i = 0; i < IP_LIMIT + 2; i++) statuses.push((await postFrom('127.0.0.200', server.mcpUrl, chat('1x1+1'), NO_SESSION)).status);
     expect(statuses.filter((s) => s === 429)).toHaveLength(2);
-    const view = await settled(() => readUsage(app.store, 'hour'), (v) => v.totals.refusals === before.totals.refusals + 2);
+    const view = await counted(app);
     expect(view.refusals).toEqual({ 'rate-limit': 2 });
     expect(view.totals.calls).toBe(before.totals.calls + IP_LIMIT);
     const address = view.topCallers.find((c) => c.kind === 'address');
@@ -90,11 +87,11 @@ describe('usage counters on the memory store', () => {
     // A session caller lighter than every caller of the flood: only its class's own ranking keeps it.
     const light = await openSession(server.mcpUrl);
     expect((await legacy(light, '1x1+0')).result.isError).toBeUndefined();
-    const before = await settled(() => readUsage(app.store, 'hour'), (v) => v.topCallers.some((c) => c.kind === 'session' && c.calls === 1));
+    const before = await counted(app);
     const lightLabel = before.topCallers.find((c) => c.kind === 'session' && c.calls === 1)!.label;
     const heavyAddress = before.topCallers.find((c) => c.kind === 'address')!;
     for (let i = 0; i < FLOOD; i++) expect((await postFrom(`127.0.1.${i + 1}`, server.mcpUrl, chat('1x1+1'), NO_SESSION)).status).toBe(200);
-    const view = await settled(() => readUsage(app.store, 'hour'), (v) => v.totals.calls === before.totals.calls + FLOOD);
+    const view = await counted(app);
     // The totals drop nothing.
     expect(view.totals.calls).toBe(before.totals.calls + FLOOD);
     expect(view.totals.inputTokens).toBe(before.totals.inputTokens + FLOOD);
@@ -134,7 +131,7 @@ describe('usage counters of callers who sign in, and of budgets', () => {
     expect((await send('1x1+1')).status).toBe(401);
     const unscoped = await send('1x1+1', bearer(bob));
     expect(unscoped.status).toBe(403);
-    const view = await settled(() => readUsage(keyed.store, 'hour'), (v) => v.totals.refusals === 3 && v.totals.calls === 1);
+    const view = await counted(keyed);
     expect(view.refusals).toEqual({ 'token-budget': 1, 'sign-in': 1, scope: 1 });
     expect(view.totals).toMatchObject({ calls: 1, errors: 0, refusals: 3, inputTokens: 100, outputTokens: 10 });
     expect(view.topCallers).toEqual([{ label: 'api-key:alice', kind: 'api-key', calls: 1, inputTokens: 100, outputTokens: 10 }]);

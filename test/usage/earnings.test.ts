@@ -51,11 +51,9 @@ describe('usage counters of paid calls', () => {
     expect(unpaid.isError).toBe(true);
     const paid = await call({ 'x402/payment': await createPayer().pay(unpaid.structuredContent) });
     expect(paid._meta?.['x402/payment-response']).toMatchObject({ success: true });
-    let view = await readUsage(app.store, 'hour');
-    for (let i = 0; i < 500 && view.totals.calls < 1; i++) {
-      await new Promise((resolve) => setTimeout(resolve, 20));
-      view = await readUsage(app.store, 'hour');
-    }
+    // The counters are written beside each reply, after it.
+    await app.usage!.settled();
+    const view = await readUsage(app.store, 'hour');
     expect(view.refusals).toEqual({ payment: 1 });
     expect(view.totals).toMatchObject({ calls: 1, errors: 0, refusals: 1, earnedUsd: '0.0125' });
     expect(view.earnings).toEqual([{ agent: view.series[0]!.agent, usd: '0.0125', paidCalls: 1 }]);
