@@ -78,7 +78,8 @@ describe('a shared store, an issuer and a mount', () => {
       ...redis.bridge.env, UPSTASH_REDIS_REST_URL: proxy.url,
       AUTH_ISSUER: issuer.issuer, AUTH_AUDIENCE: 'https://health.example/mcp', AGENT_API_KEY: 'sk-agent-key-not-for-health',
       MCP_MOUNTS: JSON.stringify([{ name: 'notes', url: downstream.url }]),
-      MCP_HEALTH_TIMEOUT_MS: '1500',
+      // Far longer than any probe takes on a loaded machine: here a probe that answers must be reported as answering.
+      MCP_HEALTH_TIMEOUT_MS: '30000',
     };
     server = await serve(env);
   });
@@ -112,9 +113,10 @@ describe('a shared store, an issuer and a mount', () => {
   });
 
   test('a store slower than MCP_HEALTH_TIMEOUT_MS is reported as a timeout, not waited for', async () => {
+    const impatient = await serve({ ...env, MCP_HEALTH_TIMEOUT_MS: '1500' });
     redis.bridge.setDelay(10_000);
     try {
-      const { status, text } = await probe(`${server.url}/health`);
+      const { status, text } = await probe(`${impatient.url}/health`);
       expect(status).toBe(503);
       expect(JSON.parse(text).store).toMatchObject({ ok: false, error: 'timeout' });
     } finally {
