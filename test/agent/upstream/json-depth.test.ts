@@ -65,7 +65,13 @@ describe.each(['chat', 'claude', 'responder'])('agent %s (MCP_MAX_JSON_DEPTH at 
   });
 });
 
-test('the operator reads one line for the first refusal; the others are counted into the minute\'s next line', () => {
-  const lines = warn.mock.calls.flat().filter((line) => String(line).includes('MCP_MAX_JSON_DEPTH'));
-  expect(lines).toEqual(['[agent-mcp] refused 1 upstream JSON value nesting deeper than MCP_MAX_JSON_DEPTH (latest: agent chat)']);
+test('the operator reads a line for the first refusal at once; the lines count each refusal once at most', () => {
+  const lines = warn.mock.calls.flat().map(String).filter((line) => line.includes('MCP_MAX_JSON_DEPTH'));
+  expect(lines[0]).toBe('[agent-mcp] refused 1 upstream JSON value nesting deeper than MCP_MAX_JSON_DEPTH (latest: agent chat)');
+  // The rest go into the line a minute after the first (test/limits/counted-warning.test.ts holds that timing with
+  // fake timers); whether this file ran for more than a minute, and so whether that line is out yet, is the machine's
+  // load, not the code's: what is out counts each refusal once, none twice.
+  const counted = lines.map((line) => /^\[agent-mcp\] refused (\d+) upstream JSON values? nesting deeper than MCP_MAX_JSON_DEPTH \(latest: agent (chat|claude|responder)\)$/.exec(line));
+  expect(counted.every((match) => match !== null)).toBe(true);
+  expect(counted.reduce((n, match) => n + Number(match![1]), 0)).toBeLessThanOrEqual(3);
 });
