@@ -167,6 +167,8 @@ export async function callAsTask(call: ToolCall, settings: TaskSettings, ctx: Re
   const { ref, record, created } = await openTask(server, ctx, origin, slot!, { settings });
   // The work goes on past the call: it keeps the call's room on the instance until it ends.
   driveTask(ref, record, work, cancellation, { ended: ctx.keepRoom?.() });
+  // The call is counted for the usage page when its run ends, with what the run spent (lib/usage/counter.ts).
+  ctx.usage.continuesAsTask(work);
   return created;
 }
 

@@ -15,7 +15,7 @@ import type { Store, Tally } from '../store/types.js';
 import { createCountedWarning } from '../warn.js';
 import { FLUSH_MS, HeldRefusals } from './held.js';
 import { callerLabelOf } from './label.js';
-import { callOutcomeOf } from './outcome.js';
+import { callOutcomeOf, taskOutcomeOf, taskRunOf } from './outcome.js';
 import { talliesOf, type CallOutcome } from './record.js';
 
 type Env = Record<string, string | undefined>;
@@ -63,8 +63,7 @@ export function createUsageCounter({ store, keyring, trustForwarded }: UsageCoun
     if (!held.empty) track(write(held.take()));
   };
   /** The request's write, once it is done; none when it counted nothing or only held refusals. */
-  const tally = (observation: Observation, status: number, request: Request): Promise<void> | undefined => {
-    const outcomes = observation.operations().map((one) => callOutcomeOf(one, status)).filter((o): o is CallOutcome => o !== undefined);
+  const tally = (observation: Observation, outcomes: CallOutcome[], request: Request): Promise<void> | undefined => {
     if (outcomes.length === 0) return undefined;
     const now = Date.now();
     // On a shared store a request that only held refusals waits for the next counted call (held.ts).
@@ -81,11 +80,18 @@ export function createUsageCounter({ store, keyring, trustForwarded }: UsageCoun
     keepAlive(written);
     return written;
   };
+  /** What the request counts: its messages' outcomes now, or, for a call answered with a task, its run's once it ends. */
+  const counted = (observation: Observation, status: number, request: Request): Promise<void> | undefined => {
+    const run = taskRunOf(observation);
+    if (run) return run.then((end) => tally(observation, [taskOutcomeOf(observation, end)], request));
+    const outcomes = observation.operations().map((one) => callOutcomeOf(one, status)).filter((o): o is CallOutcome => o !== undefined);
+    return tally(observation, outcomes, request);
+  };
   const count = (observation: Observation, status: number, request: Request) =>
     track(new Promise<void>((resolve) => observation.whenDone(() => {
       let written: Promise<void> | undefined;
       try {
-        written = tally(observation, status, request);
+        written = counted(observation, status, request);
       } finally {
         resolve(written);
       }

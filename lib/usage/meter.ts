@@ -56,9 +56,26 @@ export interface UsageReport {
   record(usage: ModelRequestUsage | undefined): void;
 }
 
+/** How a call's run that went on as a task ended: its answer, or that it threw. */
+export type TaskRunEnd = { value: unknown } | { failed: true };
+
 export class UsageMeter implements UsageReport {
   #total: UsageTotal = EMPTY;
   readonly #listeners = new Set<Listener>();
+  #taskRun?: Promise<TaskRunEnd>;
+
+  /** The end of the call's run, when the call was answered with a task: its tokens are spent until then. */
+  get taskRun(): Promise<TaskRunEnd> | undefined {
+    return this.#taskRun;
+  }
+
+  /**
+   * Says the call's run goes on as a task (lib/tasks) and ends with `run`: the usage counters count the call then,
+   * with every token its run reported into this meter, rather than when the call answered (lib/usage/counter.ts).
+   */
+  continuesAsTask(run: Promise<unknown>): void {
+    this.#taskRun = run.then((value) => ({ value }), () => ({ failed: true as const }));
+  }
 
   /** The sum of every report so far. */
   get total(): UsageTotal {
