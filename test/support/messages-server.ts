@@ -138,8 +138,10 @@ export function startMessagesServer(): Promise<ScriptedServer> {
       if (calls.length) {
         for (const [i, call] of calls.entries()) {
           const json = typeof call.arguments === 'string' ? call.arguments : JSON.stringify(call.arguments ?? {});
+          // Short arguments in 5-character deltas, long ones in at most about 100: each delta waits a timer's
+          // gap, and 30 KB of arguments in 5-character deltas took 9 s idle (more than a test's 20 s under load).
           await block({ type: 'tool_use', id: `toolu_${step}_${i}`, name: call.name, input: {} },
-            pieces(json, 5).map((partial_json) => ({ type: 'input_json_delta', partial_json })));
+            pieces(json, Math.max(5, Math.ceil(json.length / 100))).map((partial_json) => ({ type: 'input_json_delta', partial_json })));
         }
         stop = 'tool_use';
       } else {
