@@ -12,6 +12,7 @@ import { createToolbox, type ToolCallRecord, type ToolboxOptions } from './toolb
 import { InputNeeded } from './ask-client.js';
 import { AgentError, type Agent, type AgentTools, type AgentTurn, type Ask, type ChatMessage, type ToolOutcome, type UpstreamState } from './types.js';
 import { createCountedWarning } from '../warn.js';
+import { isPushed } from './push.js';
 import type { ModelRequestUsage, UsageReport } from '../usage/meter.js';
 
 export interface Tooling {
@@ -112,9 +113,14 @@ export async function ask(agent: Agent, turn: Turn, chain: readonly string[], op
   const own = agent.profile.kind === 'in-process' ? new OwnReports(ctx.usage) : undefined;
   let reply = '';
   try {
-    for await (const chunk of agent.reply(new AgentTurnOf(turn, options, toolbox, own ?? ctx.usage))) {
-      reply += chunk;
-      onText?.(chunk);
+    const stream = agent.reply(new AgentTurnOf(turn, options, toolbox, own ?? ctx.usage));
+    // A pushed reply (push.ts) hands each chunk to this sink from the upstream's data handler: no promise per chunk.
+    if (isPushed(stream)) await stream.pushTo(onText ? (chunk) => { reply += chunk; onText(chunk); } : (chunk) => void (reply += chunk));
+    else {
+      for await (const chunk of stream) {
+        reply += chunk;
+        onText?.(chunk);
+      }
     }
   } finally {
     // A turn that said nothing of its usage spent an unknown amount, never none (rule 17).

@@ -204,6 +204,23 @@ export function metered<T>(
   return new Metered(calls, agentId, run, usage) as unknown as AsyncGenerator<string, T>;
 }
 
+/**
+ * `metered` for a request whose text is pushed (push.ts): the place is taken before `run` starts and given back when it
+ * settles, however it settles, and its usage recorded once; a place that could not be taken records nothing.
+ */
+export async function meteredRequest<T>(
+  calls: ModelCalls | undefined, agentId: string, run: (report: ReportUsage) => Promise<T>, usage?: UsageReport,
+): Promise<T> {
+  const release = await calls?.start(agentId);
+  let said: ModelRequestUsage | undefined;
+  try {
+    return await run((read) => void (said = read));
+  } finally {
+    release?.();
+    usage?.record(said);
+  }
+}
+
 type Step<T> = Promise<IteratorResult<string, T>>;
 
 /**

@@ -16,6 +16,7 @@
 import { createCountedWarning } from '../warn.js';
 import { AgentError, callCancelled, type AgentTools, type ToolOutcome } from './types.js';
 import { upstreamJson, type JsonSource } from './upstream/json.js';
+import type { OnText } from './push.js';
 
 /** A tool as the model is offered it, before a format writes it in its wire. */
 export interface FunctionSpec {
@@ -39,9 +40,9 @@ export interface ToolStep {
   results: string[];
 }
 
-/** One model request: streams its text, then says which calls it asked for (none: this is the answer). */
-export type Complete = (steps: readonly ToolStep[], functions: FunctionSpec[] | undefined) =>
-  AsyncGenerator<string, { text: string; calls: FunctionCall[] }>;
+/** One model request: pushes its text to `onText`, then says which calls it asked for (none: this is the answer). */
+export type Complete = (steps: readonly ToolStep[], functions: FunctionSpec[] | undefined, onText: OnText) =>
+  Promise<{ text: string; calls: FunctionCall[] }>;
 
 export interface ToolLoopOptions {
   agentId: string;
@@ -67,7 +68,8 @@ export function tooManyCalls(agentId: string, max: number): AgentError {
   return new AgentError(`Agent ${agentId} asked for more than ${max} tool calls in one reply (AGENT_MAX_TOOL_CALLS_PER_REPLY is ${max}); the turn was stopped.`);
 }
 
-export async function* runToolLoop(options: ToolLoopOptions): AsyncGenerator<string, void> {
+/** The loop, each request's text pushed to `onText` as it is read (push.ts); settles when the model has answered. */
+export async function runToolLoop(options: ToolLoopOptions, onText: OnText): Promise<void> {
   const { agentId, tools, complete, maxSteps, maxCallsPerStep, signal } = options;
   const source: JsonSource = { agentId, maxJsonDepth: options.maxJsonDepth };
   const offered = await tools.list();
@@ -77,7 +79,7 @@ export async function* runToolLoop(options: ToolLoopOptions): AsyncGenerator<str
     : offered.map((tool): FunctionSpec => ({ name: names.toFunction.get(tool.name)!, description: tool.description, parameters: tool.inputSchema }));
   const steps: ToolStep[] = [];
   for (let step = 0; ; step++) {
-    const { text, calls } = yield* complete(steps, functions);
+    const { text, calls } = await complete(steps, functions, onText);
     if (calls.length === 0) return;
     if (step >= maxSteps) {
       stepLimit.note(agentId);

@@ -11,6 +11,7 @@
  */
 
 import type { ReportUsage } from '../budget.js';
+import type { OnText } from '../push.js';
 import type { FunctionCall, FunctionSpec, ToolStep } from '../tool-loop.js';
 import type { ModelRequestUsage } from '../../usage/meter.js';
 import type { AgentProfile, AgentTurn } from '../types.js';
@@ -70,10 +71,11 @@ function usageOf(usage: AnthropicUsage | undefined): ModelRequestUsage | undefin
 
 export const createReply: LazyFormat['createReply'] = (kit, profile, settings) => {
   const target: UpstreamTarget = { ...settings.target, url: messagesUrl(settings.target.url) };
-  return async function* reply(turn: AgentTurn) {
+  // Pushed (push.ts): each text delta goes from the socket's data handler to the turn's sink with no promise of its own.
+  return (turn: AgentTurn) => kit.pushedReply((onText) => {
     const opening: Message[] = turn.history.map((m) => ({ role: m.role === 'assistant' ? 'assistant' : 'user', content: m.content }));
     opening.push({ role: 'user', content: turn.message });
-    const complete = (steps: readonly ToolStep[], functions?: FunctionSpec[]) => kit.metered(turn.modelCalls, profile.id, (report) => request(kit, profile, target, settings, turn, report, {
+    const complete = (steps: readonly ToolStep[], functions: FunctionSpec[] | undefined, onText: OnText) => kit.meteredRequest(turn.modelCalls, profile.id, (report) => request(kit, profile, target, settings, turn, report, onText, {
       model: settings.model,
       max_tokens: settings.maxTokens,
       ...(settings.systemPrompt ? { system: settings.systemPrompt } : {}),
@@ -81,22 +83,19 @@ export const createReply: LazyFormat['createReply'] = (kit, profile, settings) =
       stream: true,
       ...(functions ? { tools: functions.map((f) => ({ name: f.name, description: f.description, input_schema: f.parameters })) } : {}),
     }), turn.usage);
-    if (!turn.tools) {
-      yield* complete([]);
-      return;
-    }
-    yield* kit.runToolLoop({
+    if (!turn.tools) return complete([], undefined, onText);
+    return kit.runToolLoop({
       agentId: profile.id, tools: turn.tools, complete, maxSteps: settings.maxToolSteps, maxCallsPerStep: settings.maxToolCalls,
-        maxJsonDepth: settings.target.maxJsonDepth, signal: turn.signal,
-    });
-  };
+      maxJsonDepth: settings.target.maxJsonDepth, signal: turn.signal,
+    }, onText);
+  });
 };
 
-/** One request: streams the reply's text, then returns it with the `tool_use` calls the model asked for. */
-async function* request(
+/** One request: pushes the reply's text to `onText`, then returns it with the `tool_use` calls the model asked for. */
+async function request(
   kit: Kit, profile: AgentProfile, target: UpstreamTarget, settings: FormatSettings, turn: AgentTurn, report: ReportUsage,
-  body: Record<string, unknown>,
-): AsyncGenerator<string, { text: string; calls: FunctionCall[] }> {
+  onText: OnText, body: Record<string, unknown>,
+): Promise<{ text: string; calls: FunctionCall[] }> {
   const upstream = await kit.postUpstream(target, body, turn.signal, turn.traceHeaders);
   const max = settings.maxToolCallsPerReply;
   // Content blocks by index: a tool_use block's input arrives as JSON fragments (input_json_delta).
@@ -120,13 +119,13 @@ async function* request(
         calls.get(index)!.arguments = JSON.stringify(block.input ?? {});
       } else if (block.type === 'server_tool_use') turn.note?.(`${profile.id}: running its own tool ${String(block.name)}…`);
     }
-    if (text) yield text;
+    if (text) onText(text);
     return { text, calls: [...calls.values()] };
   }
   let stopped = false;
   // message_start's usage, then message_delta's: a delta's counts are running totals that replace the earlier ones.
   let usage: AnthropicUsage | undefined;
-  for await (const data of upstream.events()) {
+  await upstream.readEvents((data) => {
     const event = parseObject(kit, target, data);
     switch (event.type) {
       case 'content_block_start': {
@@ -136,7 +135,7 @@ async function* request(
         else if (block.type === 'server_tool_use') turn.note?.(`${profile.id}: running its own tool ${String(block.name)}…`);
         else if (block.type === 'text' && typeof block.text === 'string' && block.text) {
           text += block.text;
-          yield block.text;
+          onText(block.text);
         }
         break;
       }
@@ -144,7 +143,7 @@ async function* request(
         const delta = (event.delta ?? {}) as Record<string, unknown>;
         if (delta.type === 'text_delta' && typeof delta.text === 'string' && delta.text) {
           text += delta.text;
-          yield delta.text;
+          onText(delta.text);
         } else if (delta.type === 'input_json_delta' && typeof delta.partial_json === 'string') {
           const call = calls.get(Number(event.index));
           if (call) call.arguments += delta.partial_json;
@@ -162,16 +161,14 @@ async function* request(
         break;
       }
       case 'message_stop':
-        stopped = true;
-        break;
+        return (stopped = true);
       case 'error':
         throw kit.streamError(target, data);
       default:
         // content_block_stop, ping, and events added later.
         break;
     }
-    if (stopped) break;
-  }
+  });
   if (!stopped) throw new kit.AgentError(`Agent ${profile.id}: the upstream stream ended before message_stop.`);
   // In the order the model wrote them (block index).
   return { text, calls: [...calls.entries()].sort(([a], [b]) => a - b).map(([, call]) => call) };

@@ -8,13 +8,14 @@
 
 import { EVENT_STREAM } from '../../protocol/headers.js';
 import { createCountedWarning } from '../../warn.js';
-import { metered } from '../budget.js';
+import { metered, meteredRequest } from '../budget.js';
+import { pushedReply } from '../push.js';
 import { runToolLoop, tooManyCalls } from '../tool-loop.js';
 import { AgentError, callCancelled } from '../types.js';
 import { streamError } from './error-text.js';
 import { getUpstream, postUpstream } from './request.js';
 import { upstreamJson } from './json.js';
 
-export const KIT = { EVENT_STREAM, AgentError, callCancelled, createCountedWarning, metered, runToolLoop, tooManyCalls, streamError, getUpstream, postUpstream, upstreamJson };
+export const KIT = { EVENT_STREAM, AgentError, callCancelled, createCountedWarning, metered, meteredRequest, pushedReply, runToolLoop, tooManyCalls, streamError, getUpstream, postUpstream, upstreamJson };
 
 export type Kit = typeof KIT;

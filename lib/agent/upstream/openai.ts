@@ -7,7 +7,8 @@
  * calls a reply. Every byte of the reply counts towards the reply cap where it is read (request.ts).
  */
 
-import { metered, type ReportUsage } from '../budget.js';
+import { meteredRequest, type ReportUsage } from '../budget.js';
+import { pushedReply, type OnText } from '../push.js';
 import { runToolLoop, tooManyCalls, type FunctionCall, type FunctionSpec, type ToolStep } from '../tool-loop.js';
 import { AgentError, type Agent, type AgentProfile, type AgentTurn } from '../types.js';
 import { streamError } from './error-text.js';
@@ -77,7 +78,7 @@ export function createOpenAiAgent(profile: AgentProfile, options: FormatSettings
   return {
     profile,
     keepsHistory: true,
-    // A plain function, not a generator around the one it returns: each chunk passes one layer fewer (issue 48).
+    // Pushed: each chunk goes from the socket's data handler to the turn's sink with no promise of its own (issue 48).
     reply(turn: AgentTurn): AsyncIterable<string> {
       const opening: ChatCompletionMessage[] = [
         ...(options.systemPrompt ? [{ role: 'system' as const, content: options.systemPrompt }] : []),
@@ -85,31 +86,34 @@ export function createOpenAiAgent(profile: AgentProfile, options: FormatSettings
         { role: 'user', content: turn.message },
       ];
       // Each request spends one of the request's model calls (budget.ts).
-      const complete = (steps: readonly ToolStep[], functions?: FunctionSpec[]) => metered(turn.modelCalls, profile.id, (report) => {
-        // include_usage: the stream's last chunk (empty `choices`) then says what the request spent.
-        const body = { model: options.model, messages: messagesOf(opening, steps), stream: true, stream_options: { include_usage: true } };
-        return completion(profile.id, target, options, turn, report, functions
-          ? { ...body, tools: functions.map((f) => ({ type: 'function', function: { name: f.name, description: f.description, parameters: f.parameters } })) }
-          : body);
-      }, turn.usage);
-      if (!turn.tools) return complete([]);
-      return runToolLoop({
+      const complete = (steps: readonly ToolStep[], functions: FunctionSpec[] | undefined, onText: OnText) =>
+        meteredRequest(turn.modelCalls, profile.id, (report) => {
+          // include_usage: the stream's last chunk (empty `choices`) then says what the request spent.
+          const body = { model: options.model, messages: messagesOf(opening, steps), stream: true, stream_options: { include_usage: true } };
+          return completion(profile.id, target, options, turn, report, functions
+            ? { ...body, tools: functions.map((f) => ({ type: 'function', function: { name: f.name, description: f.description, parameters: f.parameters } })) }
+            : body, onText);
+        }, turn.usage);
+      const { tools } = turn;
+      if (!tools) return pushedReply((onText) => complete([], undefined, onText));
+      return pushedReply((onText) => runToolLoop({
         agentId: profile.id,
-        tools: turn.tools,
+        tools,
         complete,
         maxSteps: options.maxToolSteps,
         maxCallsPerStep: options.maxToolCalls,
         maxJsonDepth: options.target.maxJsonDepth,
         signal: turn.signal,
-      });
+      }, onText));
     },
   };
 }
 
-/** One request: streams the reply's text, then returns it with the tool calls the model asked for. */
-async function* completion(
+/** One request: pushes the reply's text to `onText` as it is read, then returns it with the tool calls the model asked for. */
+async function completion(
   agentId: string, target: UpstreamTarget, options: FormatSettings, turn: AgentTurn, report: ReportUsage, body: Record<string, unknown>,
-): AsyncGenerator<string, { text: string; calls: FunctionCall[] }> {
+  onText: OnText,
+): Promise<{ text: string; calls: FunctionCall[] }> {
   const upstream = await postUpstream(target, body, turn.signal, turn.traceHeaders);
   const calls = new ToolCalls(options.maxToolCallsPerReply);
   const add = (deltas: unknown) => {
@@ -126,16 +130,13 @@ async function* completion(
     add(message?.tool_calls);
     if (typeof message?.content !== 'string' && calls.isEmpty()) throw new AgentError(`Agent ${agentId}: the upstream reply has no message content.`);
     const text = typeof message?.content === 'string' ? message.content : '';
-    if (text) yield text;
+    if (text) onText(text);
     return { text, calls: calls.done() };
   }
   let sawDone = false;
   let text = '';
-  for await (const data of upstream.events()) {
-    if (data === '[DONE]') {
-      sawDone = true;
-      break;
-    }
+  await upstream.readEvents((data) => {
+    if (data === '[DONE]') return (sawDone = true);
     const chunk = parse(target, data);
     if (chunk.usage) report(usageOf(chunk.usage));
     const delta = chunk.choices?.[0]?.delta;
@@ -143,9 +144,9 @@ async function* completion(
     const content = delta?.content;
     if (typeof content === 'string' && content) {
       text += content;
-      yield content;
+      onText(content);
     }
-  }
+  });
   if (!sawDone) throw new AgentError(`Agent ${agentId}: the upstream stream ended before [DONE].`);
   return { text, calls: calls.done() };
 }

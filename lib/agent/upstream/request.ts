@@ -13,6 +13,7 @@ import { createCountedWarning } from '../../warn.js';
 import { AgentError, callCancelled } from '../types.js';
 import { ERROR_BODY_BYTES, httpError, type ErrorDetail } from './error-text.js';
 import { originOf, ReplyHeaders, send } from './transport.js';
+import { PushRead, type OnEvent } from './push-read.js';
 
 export interface UpstreamTarget {
   agentId: string;
@@ -84,6 +85,12 @@ export interface UpstreamResponse {
   chunks(): AsyncIterable<string>;
   /** The body's SSE `data` payloads, in order, read and counted as chunks() reads them. */
   events(): AsyncIterable<string>;
+  /**
+   * The same payloads pushed to `onEvent` as they arrive, synchronously, with no promise per event (push-read.ts):
+   * settles once, at the reply's end, once `onEvent` returns true (it has what it needs; the rest is drained), or
+   * with the read's failure, which is what `onEvent` threw, as it is, or the call's own failure as events() tells it.
+   */
+  readEvents(onEvent: OnEvent): Promise<void>;
   /**
    * Ends the read now, the connection with it, and returns `error` to throw: the reply broke another bound, or is
    * not of the kind the format reads.
@@ -190,7 +197,9 @@ class UpstreamCall implements UpstreamResponse {
   response!: ReplyHead;
   readonly #target: UpstreamTarget;
   readonly #signal: AbortSignal;
-  readonly #timer: ReturnType<typeof setTimeout>;
+  #timer: ReturnType<typeof setTimeout>;
+  /** When the upstream last sent something: the silence timer, when it fires, waits out the rest (no refresh per chunk). */
+  #heardAt: number;
   #request: ClientRequest | undefined;
   #message: IncomingMessage | undefined;
   /** Chunks arrived and not yet read; the reply is paused while the reader is this far behind. */
@@ -203,6 +212,8 @@ class UpstreamCall implements UpstreamResponse {
   #wake: (() => void) | undefined;
   /** Bytes left to read before a reply nobody reads any more is cut off (drain); undefined while it is read. */
   #drainBudget: number | undefined;
+  /** The push read (readEvents), when the reply is read that way: chunks go to it as they arrive, not to the queue. */
+  #push: PushRead | undefined;
   #drainTimer: ReturnType<typeof setTimeout> | undefined;
   #aborted = false;
   #timedOut = false;
@@ -220,6 +231,7 @@ class UpstreamCall implements UpstreamResponse {
   constructor(target: UpstreamTarget, signal: AbortSignal) {
     this.#target = target;
     this.#signal = signal;
+    this.#heardAt = Date.now();
     this.#timer = setTimeout(timeOut, target.timeoutMs, this);
     if (signal.aborted) this.#aborted = true;
     else signal.addEventListener('abort', this.#onAbort, ONCE);
@@ -251,8 +263,13 @@ class UpstreamCall implements UpstreamResponse {
     message.on('close', () => this.#settle(PREMATURE));
   }
 
-  /** AGENT_TIMEOUT_MS of silence. */
+  /** AGENT_TIMEOUT_MS since the timer was set: a silence that long ends the call, a shorter one re-arms it for the rest. */
   timeOut(): void {
+    const quiet = Date.now() - this.#heardAt;
+    if (quiet < this.#target.timeoutMs) {
+      this.#timer = setTimeout(timeOut, this.#target.timeoutMs - quiet, this);
+      return;
+    }
     this.#timedOut = true;
     this.#abort();
   }
@@ -277,6 +294,7 @@ class UpstreamCall implements UpstreamResponse {
       this.tooLarge();
     } else {
       this.heard();
+      if (this.#push) return this.#push.chunk(chunk);
       this.#queue.push(chunk);
       if (this.#queue.length >= QUEUED_CHUNKS) this.#message!.pause();
     }
@@ -288,6 +306,10 @@ class UpstreamCall implements UpstreamResponse {
     if (reason === undefined) this.#ended = true;
     else if (!this.#ended) this.#failed ??= reason;
     if (this.#drainBudget !== undefined) clearTimeout(this.#drainTimer);
+    if (this.#push) {
+      if (this.#failed !== undefined) this.#push.fail(this.#failed);
+      else if (this.#ended) this.#push.end();
+    }
     this.#wakeReader();
   }
 
@@ -332,7 +354,7 @@ class UpstreamCall implements UpstreamResponse {
 
   /** More bytes came: the silence starts again. */
   heard(): void {
-    this.#timer.refresh();
+    this.#heardAt = Date.now();
   }
 
   release(): void {
@@ -364,6 +386,16 @@ class UpstreamCall implements UpstreamResponse {
 
   events(): AsyncIterable<string> {
     return readText(this, true);
+  }
+
+  readEvents(onEvent: OnEvent): Promise<void> {
+    const push = (this.#push = new PushRead(this, onEvent));
+    // What arrived before the read began, then what ended it, if anything did.
+    for (const chunk of this.#queue.splice(0)) push.chunk(chunk);
+    if (this.#failed !== undefined) push.fail(this.#failed);
+    else if (this.#ended) push.end();
+    else if (this.#message!.isPaused()) this.#message!.resume();
+    return push.done;
   }
 }
 

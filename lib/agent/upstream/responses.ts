@@ -11,6 +11,7 @@
  */
 
 import type { ReportUsage } from '../budget.js';
+import type { OnText } from '../push.js';
 import type { FunctionCall, FunctionSpec, ToolStep } from '../tool-loop.js';
 import type { ModelRequestUsage } from '../../usage/meter.js';
 import type { AgentProfile, AgentTurn } from '../types.js';
@@ -35,15 +36,16 @@ const handleOf = (value: unknown): Handle | undefined =>
 
 export const createReply: LazyFormat['createReply'] = (kit, profile, settings) => {
   const target: UpstreamTarget = { ...settings.target, url: responsesUrl(settings.target.url) };
-  return async function* reply(turn: AgentTurn) {
+  // Pushed (push.ts): each text delta goes from the socket's data handler to the turn's sink with no promise of its own.
+  return (turn: AgentTurn) => kit.pushedReply(async (onText) => {
     // The response the next request continues: the conversation's last one, then each of this turn's.
     let previous = handleOf(turn.upstreamState?.value)?.responseId;
-    const complete = (steps: readonly ToolStep[], functions?: FunctionSpec[]) => kit.metered(turn.modelCalls, profile.id, async function* (report) {
+    const complete = (steps: readonly ToolStep[], functions: FunctionSpec[] | undefined, onText: OnText) => kit.meteredRequest(turn.modelCalls, profile.id, async (report) => {
       const last = steps.at(-1);
       const input = last
         ? last.calls.map((call, i) => ({ type: 'function_call_output', call_id: call.id, output: last.results[i]! }))
         : [{ role: 'user', content: turn.message }];
-      const answer = yield* request(kit, profile, target, settings, turn, report, {
+      const answer = await request(kit, profile, target, settings, turn, report, onText, {
         model: settings.model,
         input,
         ...(settings.systemPrompt ? { instructions: settings.systemPrompt } : {}),
@@ -55,15 +57,15 @@ export const createReply: LazyFormat['createReply'] = (kit, profile, settings) =
       previous = answer.responseId ?? previous;
       return answer;
     }, turn.usage);
-    if (!turn.tools) yield* complete([]);
+    if (!turn.tools) await complete([], undefined, onText);
     else {
-      yield* kit.runToolLoop({
+      await kit.runToolLoop({
         agentId: profile.id, tools: turn.tools, complete, maxSteps: settings.maxToolSteps, maxCallsPerStep: settings.maxToolCalls,
         maxJsonDepth: settings.target.maxJsonDepth, signal: turn.signal,
-      });
+      }, onText);
     }
     if (previous) turn.upstreamState?.save({ responseId: previous } satisfies Handle);
-  };
+  });
 };
 
 /** A response's `usage` as the meter takes it (it checks the numbers); input tokens include the cached ones. */
@@ -80,11 +82,11 @@ function ownToolName(item: Record<string, unknown>): string | undefined {
   return typeof item.name === 'string' ? `${type.slice(0, -'_call'.length)} ${item.name}` : type.slice(0, -'_call'.length);
 }
 
-/** One request: streams the reply's text, then returns it with the calls asked for and the response's id. */
-async function* request(
+/** One request: pushes the reply's text to `onText`, then returns it with the calls asked for and the response's id. */
+async function request(
   kit: Kit, profile: AgentProfile, target: UpstreamTarget, settings: FormatSettings, turn: AgentTurn, report: ReportUsage,
-  body: Record<string, unknown>,
-): AsyncGenerator<string, { text: string; calls: FunctionCall[]; responseId?: string }> {
+  onText: OnText, body: Record<string, unknown>,
+): Promise<{ text: string; calls: FunctionCall[]; responseId?: string }> {
   const upstream = await kit.postUpstream(target, body, turn.signal, turn.traceHeaders);
   const max = settings.maxToolCallsPerReply;
   // Function calls by output index; arguments arrive as deltas and complete with the item.
@@ -124,10 +126,11 @@ async function* request(
       }
     }
     if (!text && calls.size === 0) throw new kit.AgentError(`Agent ${profile.id}: the upstream reply has no output text.`);
-    if (text) yield text;
+    if (text) onText(text);
     return result();
   }
-  for await (const data of upstream.events()) {
+  let completed = false;
+  await upstream.readEvents((data) => {
     const event = parseObject(kit, target, data);
     switch (event.type) {
       case 'response.created':
@@ -136,7 +139,7 @@ async function* request(
       case 'response.output_text.delta':
         if (typeof event.delta === 'string' && event.delta) {
           text += event.delta;
-          yield event.delta;
+          onText(event.delta);
         }
         break;
       case 'response.output_item.added':
@@ -154,7 +157,7 @@ async function* request(
       case 'response.incomplete':
         idOf(event);
         report(usageOf((event.response as { usage?: unknown } | undefined)?.usage));
-        return result();
+        return (completed = true);
       case 'response.failed':
         // A failed response may still say what it spent.
         report(usageOf((event.response as { usage?: unknown } | undefined)?.usage));
@@ -165,6 +168,7 @@ async function* request(
         // Reasoning (response.reasoning_*), content parts, the upstream's own tools' progress, and events added later.
         break;
     }
-  }
+  });
+  if (completed) return result();
   throw new kit.AgentError(`Agent ${profile.id}: the upstream stream ended before response.completed.`);
 }
