@@ -51,7 +51,7 @@ export const STREAM_SERVERS = {
 };
 
 /** One call: resolves { ok, notes } once its stream ends. */
-function call(agent, url, i) {
+export function call(agent, url, i) {
   const body = JSON.stringify({
     jsonrpc: '2.0', id: i, method: 'tools/call',
     params: { name: 'chat_with_agent', arguments: { message: `stream ${i} ${Math.random()}` }, _meta: { progressToken: i } },
