@@ -7,6 +7,7 @@
  * read tells it (request.ts `fail`). Every bound of the call holds: its bytes are counted before they reach here.
  */
 
+import { StringDecoder } from 'node:string_decoder';
 import { createParser, type EventSourceParser } from 'eventsource-parser';
 
 /** What a push read needs of its call (request.ts UpstreamCall). */
@@ -20,13 +21,19 @@ export interface PushedCall {
 /** A format's handler of one event's `data`; true once it has what it needs of the reply. */
 export type OnEvent = (data: string) => boolean | void;
 
-const STREAM = { stream: true } as const;
+const BOM = 0xfeff;
 
 export class PushRead {
   readonly done: Promise<void>;
   readonly #call: PushedCall;
   readonly #onEvent: OnEvent;
-  readonly #decoder = new TextDecoder();
+  /**
+   * node:string_decoder rather than TextDecoder: the same UTF-8 (a character split between chunks is joined, a bad
+   * byte is U+FFFD), in half the CPU and two thirds of the bytes per chunk (measured on Node 24, issue 48); the
+   * stream's leading BOM, which TextDecoder drops, is dropped by hand.
+   */
+  readonly #decoder = new StringDecoder('utf8');
+  #first = true;
   readonly #parser: EventSourceParser;
   #resolve!: () => void;
   #reject!: (error: unknown) => void;
@@ -48,13 +55,19 @@ export class PushRead {
   }
 
   chunk(chunk: Buffer): void {
-    if (!this.#over) this.#feed(this.#decoder.decode(chunk, STREAM));
+    if (this.#over) return;
+    let text = this.#decoder.write(chunk);
+    if (this.#first && text) {
+      this.#first = false;
+      if (text.charCodeAt(0) === BOM) text = text.slice(1);
+    }
+    this.#feed(text);
   }
 
   /** The reply ended: its last bytes are read, and the read resolves. */
   end(): void {
     if (this.#over) return;
-    this.#feed(this.#decoder.decode());
+    this.#feed(this.#decoder.end());
     if (this.#over) return;
     this.#over = true;
     this.#call.release();

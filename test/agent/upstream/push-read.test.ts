@@ -19,6 +19,8 @@ interface Script {
   /** After the events: end ('end'), write [DONE] then more for `tail` ms before ending ('done'), or go silent. */
   then: 'end' | 'done' | 'silence';
   tail?: number;
+  /** Instead of events: these bytes (base64), written `every` ms apart, then the end. */
+  parts?: string[];
 }
 
 const ports: number[] = [];
@@ -37,7 +39,11 @@ const server = createServer((req, res) => {
   });
 });
 
-function play(res: ServerResponse, { events, every, then, tail = 0 }: Script): void {
+function play(res: ServerResponse, { events, every, then, tail = 0, parts }: Script): void {
+  if (parts) {
+    parts.forEach((part, i) => setTimeout(() => res.write(Buffer.from(part, 'base64')), i * every));
+    return void setTimeout(() => res.end(), parts.length * every);
+  }
   let sent = 0;
   const timer = setInterval(() => {
     if (res.destroyed) return clearInterval(timer);
@@ -141,4 +147,14 @@ test("a handler that abandons the call for a bound of its own (too many tool cal
   }).catch((error: unknown) => error);
   expect(outcome).toBe(mine);
   await expect.poll(() => closed).toContain(id);
+});
+
+test("UTF-8 is read as TextDecoder reads it: a character split between chunks is whole, the stream's BOM dropped, a bad byte U+FFFD", async () => {
+  const bytes = Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from('data: {"n":"é→😀"}\n\ndata: '), Buffer.from([0xff]), Buffer.from('\n\n')]);
+  // Cut inside the BOM, inside é, and inside the emoji.
+  const cuts = [1, 3 + 13, 3 + 18, bytes.length];
+  const parts = cuts.map((end, i) => bytes.subarray(i ? cuts[i - 1] : 0, end).toString('base64'));
+  const { seen, outcome } = await read({ events: 0, every: 20, then: 'end', parts });
+  expect(outcome).toBe('ended');
+  expect(seen).toEqual(['{"n":"é→😀"}', '\ufffd']);
 });
