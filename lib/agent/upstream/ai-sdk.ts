@@ -45,30 +45,28 @@ function usageOf(metadata: unknown): ModelRequestUsage | undefined {
 
 export const createReply: LazyFormat['createReply'] = (kit, profile, settings) => {
   const { target } = settings;
-  return async function* reply(turn: AgentTurn) {
+  // Pushed (push.ts): each text delta goes from the socket's data handler to the turn's sink with no promise of its own.
+  return (turn: AgentTurn) => kit.pushedReply((onText) => {
     const messages: UiMessage[] = turn.history.map((m, i) => ({ id: `m${i + 1}`, role: m.role === 'assistant' ? 'assistant' : 'user', parts: [{ type: 'text', text: m.content }] }));
     messages.push({ id: `m${messages.length + 1}`, role: 'user', parts: [{ type: 'text', text: turn.message }] });
-    yield* kit.metered(turn.modelCalls, profile.id, async function* (report) {
+    return kit.meteredRequest(turn.modelCalls, profile.id, async (report) => {
       const upstream = await kit.postUpstream(target, { ...settings.body, id: turn.sessionId, messages, trigger: 'submit-message' }, turn.signal, turn.traceHeaders);
       const type = upstream.response.headers.get('content-type') ?? '';
       if (!type.includes(kit.EVENT_STREAM)) {
         // A reply this adapter will not read is abandoned, which closes its request at once.
         if (!type.startsWith('text/plain')) throw upstream.abandon(new kit.AgentError(`Agent ${profile.id}: the upstream answered neither a UI message stream nor text.`));
-        for await (const chunk of upstream.chunks()) if (chunk) yield chunk;
+        for await (const chunk of upstream.chunks()) if (chunk) onText(chunk);
         return;
       }
       if (!upstream.response.headers.has(UI_STREAM_HEADER)) throw upstream.abandon(new kit.AgentError(`Agent ${profile.id}: the upstream's stream is not an AI SDK UI message stream.`));
       const toolNames = new Map<string, string>();
       let ended = false;
-      for await (const data of upstream.events()) {
-        if (data === DONE) {
-          ended = true;
-          break;
-        }
+      await upstream.readEvents((data) => {
+        if (data === DONE) return (ended = true);
         const part = parseObject(kit, target, data);
         switch (part.type) {
           case 'text-delta':
-            if (typeof part.delta === 'string' && part.delta) yield part.delta;
+            if (typeof part.delta === 'string' && part.delta) onText(part.delta);
             break;
           case 'tool-input-available': {
             const name = String(part.toolName);
@@ -96,8 +94,8 @@ export const createReply: LazyFormat['createReply'] = (kit, profile, settings) =
             // data and metadata parts, and parts added later.
             break;
         }
-      }
+      });
       if (!ended) throw new kit.AgentError(`Agent ${profile.id}: the upstream stream ended before it finished.`);
     }, turn.usage);
-  };
+  });
 };
