@@ -306,9 +306,11 @@ class UpstreamCall implements UpstreamResponse {
     if (reason === undefined) this.#ended = true;
     else if (!this.#ended) this.#failed ??= reason;
     if (this.#drainBudget !== undefined) clearTimeout(this.#drainTimer);
+    // Only the reply's own end ends the push read: an abort after it (a handler's abandon while it reads what had
+    // queued) leaves the read to the handler's error.
     if (this.#push) {
-      if (this.#failed !== undefined) this.#push.fail(this.#failed);
-      else if (this.#ended) this.#push.end();
+      if (reason === undefined) this.#push.end();
+      else if (this.#failed !== undefined) this.#push.fail(this.#failed);
     }
     this.#wakeReader();
   }

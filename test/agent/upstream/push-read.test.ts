@@ -158,3 +158,20 @@ test("UTF-8 is read as TextDecoder reads it: a character split between chunks is
   expect(outcome).toBe('ended');
   expect(seen).toEqual(['{"n":"é→😀"}', '\ufffd']);
 });
+
+test('a reply read only after it ended: its events are pushed, and a handler abandoning the call among them fails the read with its error', async () => {
+  const events = [0, 1, 2, 3].map((n) => `data: ${JSON.stringify({ n })}\n\n`);
+  const parts = [Buffer.from(events.join('')).toString('base64')];
+  const id = crypto.randomUUID();
+  const upstream = await postUpstream(target(), { id, script: { events: 0, every: 0, then: 'end', parts } }, new AbortController().signal);
+  // The whole reply, and its end, arrive before the read begins.
+  await new Promise((resolve) => setTimeout(resolve, 200));
+  const mine = new AgentError('Agent pushed asked for too much.');
+  const seen: string[] = [];
+  const outcome = await upstream.readEvents((data) => {
+    seen.push(data);
+    if (seen.length === 2) throw upstream.abandon(mine);
+  }).catch((error: unknown) => error);
+  expect(outcome).toBe(mine);
+  expect(seen).toHaveLength(2);
+});
