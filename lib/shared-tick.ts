@@ -2,7 +2,7 @@
  * One timer for every call in flight that needs a coarse periodic look (an SSE stream's keep-alive, a progress
  * reporter's flush and heartbeat): each joins a tick and leaves it when done, instead of arming a timer of its own.
  * A timer per call is a Timeout object and a timer-list entry per call, re-armed at every flush (issue 48,
- * docs/performance.md "Streamed calls in flight"); a thousand calls in flight share one here. The tick runs only
+ * docs/performance.md "Streamed calls in flight, issue 48"); a thousand calls in flight share one here. The tick runs only
  * while something has joined it, so an idle process has no timer and exits as before.
  *
  * What joins is the call's own object (a stream, a reporter), visited by one function the tick was made with: a call
