@@ -12,6 +12,7 @@ import { createToolbox, type ToolCallRecord, type ToolboxOptions } from './toolb
 import { InputNeeded } from './ask-client.js';
 import { AgentError, type Agent, type AgentTools, type AgentTurn, type Ask, type ChatMessage, type ToolOutcome, type UpstreamState } from './types.js';
 import { createCountedWarning } from '../warn.js';
+import { JoinedText } from '../joined-text.js';
 import { isPushed } from './push.js';
 import type { ModelRequestUsage, UsageReport } from '../usage/meter.js';
 
@@ -111,14 +112,15 @@ export async function ask(agent: Agent, turn: Turn, chain: readonly string[], op
   }) : undefined;
   // An upstream format reports each request it makes (budget.ts metered); an in-process agent reports its own, if any.
   const own = agent.profile.kind === 'in-process' ? new OwnReports(ctx.usage) : undefined;
-  let reply = '';
+  // Joined flat as it grows: `+=` alone keeps a rope node per chunk for the whole turn (lib/joined-text.ts).
+  const reply = new JoinedText();
   try {
     const stream = agent.reply(new AgentTurnOf(turn, options, toolbox, own ?? ctx.usage));
     // A pushed reply (push.ts) hands each chunk to this sink from the upstream's data handler: no promise per chunk.
-    if (isPushed(stream)) await stream.pushTo(onText ? (chunk) => { reply += chunk; onText(chunk); } : (chunk) => void (reply += chunk));
+    if (isPushed(stream)) await stream.pushTo(onText ? (chunk) => { reply.add(chunk); onText(chunk); } : (chunk) => reply.add(chunk));
     else {
       for await (const chunk of stream) {
-        reply += chunk;
+        reply.add(chunk);
         onText?.(chunk);
       }
     }
@@ -127,7 +129,7 @@ export async function ask(agent: Agent, turn: Turn, chain: readonly string[], op
     if (own && !own.reported) ctx.usage.record(undefined);
     await toolbox?.close();
   }
-  return reply;
+  return reply.text;
 }
 
 /** An in-process agent's reports, passed on to the call's meter; whether it made any. */

@@ -16,6 +16,7 @@ import type { FormatSettings } from './settings.js';
 import { upstreamJson } from './json.js';
 import { postUpstream, type UpstreamTarget } from './request.js';
 import { EVENT_STREAM } from '../../protocol/headers.js';
+import { JoinedText } from '../../joined-text.js';
 import type { ModelRequestUsage } from '../../usage/meter.js';
 
 /** The default of AGENT_MAX_TOOL_CALLS_PER_REPLY: well past what a model asks for, far below what hurts. */
@@ -134,7 +135,7 @@ async function completion(
     return { text, calls: calls.done() };
   }
   let sawDone = false;
-  let text = '';
+  const text = new JoinedText();
   await upstream.readEvents((data) => {
     if (data === '[DONE]') return (sawDone = true);
     const chunk = parse(target, data);
@@ -143,12 +144,12 @@ async function completion(
     add(delta?.tool_calls);
     const content = delta?.content;
     if (typeof content === 'string' && content) {
-      text += content;
+      text.add(content);
       onText(content);
     }
   });
   if (!sawDone) throw new AgentError(`Agent ${agentId}: the upstream stream ended before [DONE].`);
-  return { text, calls: calls.done() };
+  return { text: text.text, calls: calls.done() };
 }
 
 /** Tool calls put together from their deltas, by index (parallel calls interleave), at most `max` of them. */
