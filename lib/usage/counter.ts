@@ -14,7 +14,7 @@ import type { Keyring } from '../server/keyring.js';
 import type { Store, Tally } from '../store/types.js';
 import { createCountedWarning } from '../warn.js';
 import { FLUSH_MS, HeldRefusals } from './held.js';
-import { callerLabelOf } from './label.js';
+import { createCallerLabels } from './label.js';
 import { callOutcomeOf, taskOutcomeOf, taskRunOf } from './outcome.js';
 import { talliesOf, type CallOutcome } from './record.js';
 
@@ -49,6 +49,7 @@ export function createUsageCounter({ store, keyring, trustForwarded }: UsageCoun
   const lost = createCountedWarning((detail, count) =>
     `usage counters: the store did not take ${count === 1 ? 'one write' : `${count} writes`} of counts since the last report (latest: ${detail}).`);
   const held = new HeldRefusals();
+  const labelOf = createCallerLabels(keyring);
   /** Requests counted whose call is not done yet or whose tally is not written yet, and flushes under way. */
   const pending = new Set<Promise<void>>();
   const track = (work: Promise<void>) => {
@@ -75,7 +76,7 @@ export function createUsageCounter({ store, keyring, trustForwarded }: UsageCoun
     }
     const { principal, session } = observation.who;
     const address = principal || session ? undefined : clientIp(request, trustForwarded);
-    const tallies = [...(held.empty ? [] : held.take()), ...talliesOf(outcomes, callerLabelOf(keyring, principal, session, address), now)];
+    const tallies = [...(held.empty ? [] : held.take()), ...talliesOf(outcomes, labelOf(principal, session, address), now)];
     const written = write(tallies);
     keepAlive(written);
     return written;

@@ -14,20 +14,40 @@ import type { CallerLabel } from './record.js';
 /** A subject longer than this is cut: enough to tell callers apart on a page, too little to make a field large. */
 const MAX_SUBJECT = 128;
 const MAC_LABEL = 'usage-caller';
+/**
+ * Labels of sessions and of addresses kept, each: a caller calls again and again, and its label's MAC was a tenth of a
+ * warm call's CPU (docs/performance.md "Issue 48: the warm call"). Past the bound the oldest goes first; a label
+ * made again is the same label, so a flood of new addresses costs the others a MAC each, never a wrong count.
+ */
+export const MAX_KEPT_LABELS = 512;
 
 /** The kind a principal named in process (no sign-in mode) is shown as. */
 export const IN_PROCESS_KIND = 'principal';
 
-function digest(keyring: Keyring, kind: string, value: string): string {
-  return Buffer.from(keyring.macNow(MAC_LABEL, kind, value), 'base64url').toString('hex').slice(0, 8);
-}
+type Labelled = 'session' | 'ip';
 
-/** The caller's label; undefined for a caller with no principal, session or address (in process). */
-export function callerLabelOf(
-  keyring: Keyring, principal: Pick<Principal, 'kind' | 'subject'> | undefined, session: string | undefined, address: string | undefined,
-): CallerLabel | undefined {
-  if (principal) return { set: CALLER_SETS.principal, label: `${principal.kind ?? IN_PROCESS_KIND}:${principal.subject.slice(0, MAX_SUBJECT)}` };
-  if (session !== undefined) return { set: CALLER_SETS.session, label: `session:${digest(keyring, 'session', session)}` };
-  if (address !== undefined) return { set: CALLER_SETS.address, label: `ip:${digest(keyring, 'ip', address)}` };
-  return undefined;
+/** A caller's label; undefined for a caller with no principal, session or address (in process). */
+export type CallerLabels = (
+  principal: Pick<Principal, 'kind' | 'subject'> | undefined, session: string | undefined, address: string | undefined,
+) => CallerLabel | undefined;
+
+/** Labels callers under `keyring`'s key, each session's and address's MAC made once while it is kept. */
+export function createCallerLabels(keyring: Keyring): CallerLabels {
+  const kept: Record<Labelled, Map<string, CallerLabel>> = { session: new Map(), ip: new Map() };
+  const labelOf = (kind: Labelled, set: CallerLabel['set'], value: string): CallerLabel => {
+    const labels = kept[kind];
+    let label = labels.get(value);
+    if (label) return label;
+    const mac = Buffer.from(keyring.macNow(MAC_LABEL, kind, value), 'base64url').toString('hex').slice(0, 8);
+    label = Object.freeze({ set, label: `${kind}:${mac}` });
+    if (labels.size >= MAX_KEPT_LABELS) labels.delete(labels.keys().next().value!);
+    labels.set(value, label);
+    return label;
+  };
+  return (principal, session, address) => {
+    if (principal) return { set: CALLER_SETS.principal, label: `${principal.kind ?? IN_PROCESS_KIND}:${principal.subject.slice(0, MAX_SUBJECT)}` };
+    if (session !== undefined) return labelOf('session', CALLER_SETS.session, session);
+    if (address !== undefined) return labelOf('ip', CALLER_SETS.address, address);
+    return undefined;
+  };
 }
