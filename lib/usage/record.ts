@@ -63,8 +63,20 @@ export function talliesOf(outcomes: CallOutcome[], caller: CallerLabel | undefin
       add: { [CALLER_FIELDS.calls]: calls, [CALLER_FIELDS.input]: tokens.input, [CALLER_FIELDS.output]: tokens.output },
     }]
     : [];
-  return RESOLUTIONS.map((resolution) => {
+  return RESOLUTIONS.map((resolution, i) => {
     const start = bucketStart(resolution, now);
-    return { key: bucketKey(resolution, start), ttlMs: ttlOf(resolution, start, now), add, ranked };
+    return { key: currentKey(i, resolution, start), ttlMs: ttlOf(resolution, start, now), add, ranked };
   });
+}
+
+/**
+ * Each resolution's latest bucket key, a cache: made once a bucket's period, not once a request, so the store's
+ * lookup hashes a string it has seen (docs/performance.md "Issue 48: the warm call").
+ */
+const latest = RESOLUTIONS.map(() => ({ start: Number.NaN, key: '' }));
+
+function currentKey(i: number, resolution: (typeof RESOLUTIONS)[number], start: number): string {
+  const kept = latest[i]!;
+  if (kept.start !== start) Object.assign(kept, { start, key: bucketKey(resolution, start) });
+  return kept.key;
 }
