@@ -78,6 +78,12 @@ export function turnWrite(session: Conversation, history: ChatMessage[], user: s
  * shared fairly").
  */
 export const REPLY_ROOM_BYTES = 16 * 1024;
+/**
+ * node:crypto's randomUUID, not the global WebCrypto one: the global `crypto` loads Node's WebCrypto module on first
+ * use, which cost every cold start's first chat call ~0.6 ms (docs/performance.md, issue 48). Asked for once.
+ */
+let randomUUID: (() => string) | undefined;
+
 /** What a message costs in a history beyond its text: `{"role":"user","content":…}`. */
 const MESSAGE_OVERHEAD_BYTES = 32;
 
@@ -89,9 +95,7 @@ const MESSAGE_OVERHEAD_BYTES = 32;
 export function turnRoom(session: Conversation, message: string, keepsHistory: boolean, ttlMs: number): Reservation {
   const kept = storedBytes(message) + MESSAGE_OVERHEAD_BYTES;
   return {
-    // node:crypto's randomUUID, not the global WebCrypto one: the global `crypto` loads Node's WebCrypto module on
-    // first use, which cost every cold start's first chat call ~0.6 ms (docs/performance.md, issue 48).
-    key: storeKeys.room(process.getBuiltinModule('node:crypto').randomUUID()),
+    key: storeKeys.room((randomUUID ??= process.getBuiltinModule('node:crypto').randomUUID)()),
     bytes: kept + REPLY_ROOM_BYTES,
     ttlMs,
     ...(keepsHistory ? { grows: { key: historyKey(session), bytes: kept } } : {}),

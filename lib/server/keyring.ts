@@ -31,13 +31,22 @@ export interface Keyring {
 
 const TOKEN = /^([A-Za-z0-9_-]{22})\.([A-Za-z0-9_-]{22})$/;
 
+/**
+ * The MAC of `input` under the key, made with the first MAC: node:crypto asked for once, not per MAC (asking
+ * process.getBuiltinModule was 0.7% of a warm chat call's CPU; docs/performance.md "Issue 48: the warm call").
+ */
+function macOf(secret: string | undefined): (input: string) => string {
+  const crypto = nodeCrypto();
+  const key: KeyObject = crypto.createSecretKey(secret === undefined ? crypto.randomBytes(32) : Buffer.from(secret, 'utf8'));
+  const { createHmac } = crypto;
+  return (input) => createHmac('sha256', key).update(input, 'utf8').digest('base64url').slice(0, MAC_CHARS);
+}
+
 export function createKeyring(secret: string | undefined): Keyring {
-  let key: KeyObject | undefined;
+  let mac: ((input: string) => string) | undefined;
   let nonces: Buffer | undefined;
   let used = NONCE_BLOCK_BYTES;
   const macNow = (label: string, ...parts: string[]): string => {
-    const crypto = nodeCrypto();
-    key ??= crypto.createSecretKey(secret === undefined ? crypto.randomBytes(32) : Buffer.from(secret, 'utf8'));
     // The bytes hashed are the label, then each part as `<byte length>:<JSON>`, in one update. JSON.stringify escapes
     // lone surrogates, so no client string makes two inputs share bytes.
     let input = label;
@@ -45,7 +54,7 @@ export function createKeyring(secret: string | undefined): Keyring {
       const json = JSON.stringify(part);
       input += `${Buffer.byteLength(json, 'utf8')}:${json}`;
     }
-    return crypto.createHmac('sha256', key).update(input, 'utf8').digest('base64url').slice(0, MAC_CHARS);
+    return (mac ??= macOf(secret))(input);
   };
   const nonce = (): string => {
     if (used === NONCE_BLOCK_BYTES) {
