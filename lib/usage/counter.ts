@@ -50,6 +50,9 @@ export function createUsageCounter({ store, keyring, trustForwarded }: UsageCoun
     `usage counters: the store did not take ${count === 1 ? 'one write' : `${count} writes`} of counts since the last report (latest: ${detail}).`);
   const held = new HeldRefusals();
   const labelOf = createCallerLabels(keyring);
+  // Where an instance may be frozen once its response ends (keep-alive.ts), read once: process.env per request was 1%
+  // of a warm call's CPU (docs/performance.md "Issue 48: the warm call").
+  const onVercel = Boolean(process.env.VERCEL);
   /** Requests counted whose call is not done yet or whose tally is not written yet, and flushes under way. */
   const pending = new Set<Promise<void>>();
   const track = (work: Promise<void>) => {
@@ -76,9 +79,9 @@ export function createUsageCounter({ store, keyring, trustForwarded }: UsageCoun
     }
     const { principal, session } = observation.who;
     const address = principal || session ? undefined : clientIp(request, trustForwarded);
-    const tallies = [...(held.empty ? [] : held.take()), ...talliesOf(outcomes, labelOf(principal, session, address), now)];
-    const written = write(tallies);
-    keepAlive(written);
+    const counts = talliesOf(outcomes, labelOf(principal, session, address), now);
+    const written = write(held.empty ? counts : [...held.take(), ...counts]);
+    if (onVercel) keepAlive(written);
     return written;
   };
   /** What the request counts: its messages' outcomes now, or, for a call answered with a task, its run's once it ends. */
