@@ -35,7 +35,7 @@ export const WORKLOADS = { 'tools/list': list, 'tools/call': call };
  * One autocannon run; `options` holds duration (s) or amount (requests). With `server`, also the server's CPU time
  * per request (µs): a figure the load generator, which shares the CPUs, moves less than requests per second.
  */
-async function load(url, workload, options, server) {
+export async function load(url, workload, options, server) {
   let i = 0;
   const body = WORKLOADS[workload];
   const cpuBefore = server?.cpuMs();
@@ -53,7 +53,7 @@ async function load(url, workload, options, server) {
 }
 
 /** The bytes the server at `url` answers for each workload: agent-mcp's are what the floors repeat. */
-async function answersOf(url) {
+export async function answersOf(url) {
   const bodies = {};
   for (const [workload, body] of Object.entries(WORKLOADS)) {
     const response = await fetch(`${url}/mcp`, { method: 'POST', headers: HEADERS, body: body(0) });
