@@ -11,14 +11,15 @@ import type { RankedAdd, Tally } from './types.js';
 interface Bucket {
   expires: number;
   fields: Map<string, number>;
-  sets: Map<string, Map<string, Member>>;
+  sets: Map<string, Map<string, number>>;
 }
 
-/** A member of a ranking: its score, and the names of its fields in the hash, made once (`<set>:<suffix>:<member>`). */
-interface Member {
-  score: number;
-  names: Map<string, string>;
-}
+/**
+ * Members whose field names (`<set>:<suffix>:<member>`) are kept per ranking, so that a caller calling again costs
+ * no string made and hashed anew (docs/performance.md "Issue 48: the warm call"). Past it the ranking's names are
+ * let go and made again: a flood of new callers costs names, never a wrong field, and the cache stays ~50 KB.
+ */
+const NAMED_MEMBERS = 64;
 
 /**
  * Buckets examined for expiry each time one is made, so that expired ones go at least as fast as new ones come:
@@ -29,6 +30,8 @@ const SWEEP_PER_MAKE = 4;
 
 export class Tallies {
   readonly #buckets = new Map<string, Bucket>();
+  /** Per ranking, per member, per suffix: the field's name (NAMED_MEMBERS). */
+  readonly #names = new Map<string, Map<string, Map<string, string>>>();
   #sweeping: Iterator<[string, Bucket]> | undefined;
 
   /** Live buckets (tests read it). */
@@ -41,12 +44,24 @@ export class Tallies {
       const bucket = this.#live(key, now) ?? this.#make(key, now + ttlMs, now);
       // for-in, not Object.entries: no array per field on every call.
       for (const field in add) bump(bucket.fields, field, add[field]!);
-      if (ranked) for (const one of ranked) rank(bucket, one);
+      if (ranked) for (const one of ranked) rank(bucket, one, this.#namesOf(one.set, one.member));
     }
   }
 
   read(keys: string[], now = Date.now()): Array<Record<string, number>> {
     return keys.map((key) => Object.fromEntries(this.#live(key, now)?.fields ?? []));
+  }
+
+  /** The field names of `member` of ranking `set`, by suffix, made as they are first asked for. */
+  #namesOf(set: string, member: string): Map<string, string> {
+    let members = this.#names.get(set);
+    if (!members) this.#names.set(set, (members = new Map()));
+    let names = members.get(member);
+    if (!names) {
+      if (members.size >= NAMED_MEMBERS) members.clear();
+      members.set(member, (names = new Map()));
+    }
+    return names;
   }
 
   #live(key: string, now: number): Bucket | undefined {
@@ -79,31 +94,29 @@ function bump(fields: Map<string, number>, field: string, n: number): void {
   fields.set(field, (fields.get(field) ?? 0) + n);
 }
 
-/** The field `<set>:<suffix>:<member>` of `one`, its name made with the member's first write to the bucket. */
-function nameOf(one: Member, set: string, suffix: string, member: string): string {
-  let name = one.names.get(suffix);
-  if (name === undefined) one.names.set(suffix, (name = `${set}:${suffix}:${member}`));
+/** The field `<set>:<suffix>:<member>`, its name kept in `names` (the member's, by suffix). */
+function nameOf(names: Map<string, string>, set: string, suffix: string, member: string): string {
+  let name = names.get(suffix);
+  if (name === undefined) names.set(suffix, (name = `${set}:${suffix}:${member}`));
   return name;
 }
 
-/** The TALLY script's ranking (tally-scripts.ts), step for step. */
-function rank(bucket: Bucket, { set, member, weight, bound, add }: RankedAdd): void {
+/** The TALLY script's ranking (tally-scripts.ts), step for step; `names` are the member's field names. */
+function rank(bucket: Bucket, { set, member, weight, bound, add }: RankedAdd, names: Map<string, string>): void {
   let members = bucket.sets.get(set);
   if (!members) bucket.sets.set(set, (members = new Map()));
-  let one = members.get(member);
-  if (!one) members.set(member, (one = { score: 0, names: new Map() }));
-  one.score += weight;
-  for (const suffix in add) bump(bucket.fields, nameOf(one, set, suffix, member), add[suffix]!);
+  const score = (members.get(member) ?? 0) + weight;
+  members.set(member, score);
+  for (const suffix in add) bump(bucket.fields, nameOf(names, set, suffix, member), add[suffix]!);
   if (members.size <= bound) return;
   let lightest: string | undefined;
   let least = Infinity;
-  for (const [other, { score }] of members) {
+  for (const [other, s] of members) {
     if (other === member) continue;
-    if (score < least || (score === least && other < lightest!)) [lightest, least] = [other, score];
+    if (s < least || (s === least && other < lightest!)) [lightest, least] = [other, s];
   }
-  const gone = one.score <= least ? member : lightest!;
-  const goneMember = members.get(gone)!;
+  const gone = score <= least ? member : lightest!;
   members.delete(gone);
-  for (const suffix in add) bucket.fields.delete(nameOf(goneMember, set, suffix, gone));
+  for (const suffix in add) bucket.fields.delete(`${set}:${suffix}:${gone}`);
   bump(bucket.fields, `${set}:dropped`, 1);
 }
