@@ -20,7 +20,7 @@ import { REFUSAL, type RefusalReason } from '../server/context.js';
 import { createCountedWarning } from '../warn.js';
 import { clientIp, trustsForwardedAddress } from './check.js';
 import {
-  defaultMaxCallsPerInstance, instanceFull, instanceFullReply, MAX_CALLS_PER_INSTANCE_VARIABLE, readInstanceResources, readMaxCallsPerInstance,
+  defaultMaxCallsPerInstance, instanceFull, instanceFullReply, MAX_CALLS_PER_INSTANCE_VARIABLE, readConfiguredCallsPerInstance, readHeapLimit, readOpenFiles,
 } from './instance.js';
 import { createSlots } from './slots.js';
 
@@ -68,7 +68,6 @@ export interface CallSlots {
 
 const NOTHING = () => undefined;
 const NOTHING_HELD: CallSlot = Object.assign(() => undefined, { keepRoom: () => NOTHING });
-const INSTANCE = '';
 
 /**
  * `trustForwarded`: on Vercel the edge sets the client's address in headers (lib/limits/check.ts clientIp).
@@ -76,27 +75,55 @@ const INSTANCE = '';
  */
 export function createCallSlots(max = DEFAULT_MAX_CONCURRENT_CALLS, options: { trustForwarded?: boolean; perInstance?: number } = {}): CallSlots {
   const trustForwarded = options.trustForwarded ?? false;
-  const perInstance = options.perInstance ?? defaultMaxCallsPerInstance(readInstanceResources());
+  // The default: the open files bound it from the start; the heap's share is read once the first call has its slot,
+  // after its reply, so that no cold start loads node:v8 for it (instance.ts readHeapLimit).
+  const openFiles = options.perInstance === undefined ? readOpenFiles() : undefined;
+  let perInstance = options.perInstance ?? defaultMaxCallsPerInstance({ openFiles, heapLimitBytes: Infinity });
+  let sized = options.perInstance !== undefined;
   const running = createSlots(max);
-  const inFlight = createSlots(perInstance);
+  /** Calls holding room on the instance: one count, since every caller's calls share it. */
+  let inFlight = 0;
+  let overInstance = instanceRefusal(perInstance);
   const overShare: CallRefusal = { reason: REFUSAL.concurrency, error: tooManyCalls(max), reply: (id) => tooManyCallsReply(max, id) };
-  const overInstance: CallRefusal = { reason: REFUSAL.instanceFull, error: instanceFull(perInstance), reply: (id) => instanceFullReply(perInstance, id) };
   const refused = createCountedWarning((_, count) => `refused ${count} call(s) over ${VARIABLE}=${max} running per caller`);
   const full = createCountedWarning((_, count) =>
     `refused ${count} call(s) over ${MAX_CALLS_PER_INSTANCE_VARIABLE}=${perInstance} running on this instance, all callers together`);
+  // Lowered only: calls already running keep their room, and new ones wait until the count is under the new bound.
+  const size = () => {
+    const bound = defaultMaxCallsPerInstance({ openFiles, heapLimitBytes: readHeapLimit() });
+    if (bound >= perInstance) return;
+    perInstance = bound;
+    overInstance = instanceRefusal(bound);
+  };
+  const takeRoom = (): (() => void) | undefined => {
+    if (inFlight >= perInstance) return undefined;
+    inFlight++;
+    let holding = true;
+    return () => {
+      if (!holding) return;
+      holding = false;
+      inFlight--;
+    };
+  };
   return {
     max,
-    perInstance,
+    get perInstance() {
+      return perInstance;
+    },
     addressOf: (request) => clientIp(request, trustForwarded),
     take(key, message) {
       if (!isRequest(message) || !COUNTED.has(message.method)) return NOTHING_HELD;
+      if (!sized) {
+        sized = true;
+        setImmediate(size);
+      }
       // The caller's share first: a caller over it is told so whatever the instance holds, and never takes room.
       const release = running.take(key);
       if (!release) {
         refused.note();
         return overShare;
       }
-      const room = inFlight.take(INSTANCE);
+      const room = takeRoom();
       if (!room) {
         release();
         full.note();
@@ -112,9 +139,13 @@ export function createCallSlots(max = DEFAULT_MAX_CONCURRENT_CALLS, options: { t
   };
 }
 
+function instanceRefusal(max: number): CallRefusal {
+  return { reason: REFUSAL.instanceFull, error: instanceFull(max), reply: (id) => instanceFullReply(max, id) };
+}
+
 /** The call slots the environment configures: the deployment's app's, and a custom app's that brings none (api/mcp.ts). */
 export function readCallSlots(env: Env): CallSlots {
-  return createCallSlots(readMaxConcurrentCalls(env), { trustForwarded: trustsForwardedAddress(env), perInstance: readMaxCallsPerInstance(env) });
+  return createCallSlots(readMaxConcurrentCalls(env), { trustForwarded: trustsForwardedAddress(env), perInstance: readConfiguredCallsPerInstance(env) });
 }
 
 /** The error of a call refused past the cap, in a batch's reply or as the whole reply. */

@@ -5,7 +5,8 @@
  * fails with EMFILE or the heap runs out, for every caller at once; with it, the call past the bound is refused
  * before it runs with 503 and Retry-After, what an overloaded server says, and the operator gets a counted warning.
  *
- * The default is sized from what the process has, read once when the app is built: a streamed call holds two
+ * The default is sized from what the process has (its open files when the app is built, its heap after the first
+ * call: lib/limits/concurrency.ts): a streamed call holds two
  * sockets (the client's and the upstream's), ~40–70 KB of heap and ~200 KB of RSS (docs/performance.md "Streamed
  * calls in flight"). So the smaller of: the open-file limit less a reserve, over two; and the heap limit over
  * HEAP_PER_CALL. On Vercel (about 1,024 descriptors) the files decide, ~480; on a machine with many descriptors, the heap.
@@ -45,11 +46,18 @@ export interface InstanceResources {
 
 /** The process's open-file limit from Linux's /proc/self/limits, and V8's heap limit. */
 export function readInstanceResources(): InstanceResources {
-  const { heap_size_limit } = process.getBuiltinModule('node:v8').getHeapStatistics();
-  return { openFiles: readOpenFiles(), heapLimitBytes: heap_size_limit };
+  return { openFiles: readOpenFiles(), heapLimitBytes: readHeapLimit() };
 }
 
-function readOpenFiles(): number | undefined {
+/**
+ * V8's heap limit. `node:v8` costs a cold start 0.3–0.8 ms to load (lib/store/heap.ts), so the default bound reads
+ * it only after the first call has its slot (lib/limits/concurrency.ts): until then the open files alone bound it.
+ */
+export function readHeapLimit(): number {
+  return process.getBuiltinModule('node:v8').getHeapStatistics().heap_size_limit;
+}
+
+export function readOpenFiles(): number | undefined {
   let limits: string;
   try {
     limits = process.getBuiltinModule('node:fs').readFileSync('/proc/self/limits', 'utf8');
@@ -66,6 +74,12 @@ export function defaultMaxCallsPerInstance({ openFiles = ASSUMED_OPEN_FILES, hea
   const byFiles = Math.floor((openFiles - RESERVED_FILES) / FILES_PER_CALL);
   const byHeap = Math.floor(heapLimitBytes / HEAP_PER_CALL);
   return Math.max(1, Math.min(byFiles, byHeap));
+}
+
+/** MCP_MAX_CALLS_PER_INSTANCE when set (a TypeError names a bad value), else undefined: the default of what this process has. */
+export function readConfiguredCallsPerInstance(env: Env): number | undefined {
+  const raw = env[MAX_CALLS_PER_INSTANCE_VARIABLE];
+  return raw === undefined || raw.trim() === '' ? undefined : integerEnv(env, MAX_CALLS_PER_INSTANCE_VARIABLE, 0);
 }
 
 /** MCP_MAX_CALLS_PER_INSTANCE, else the default of what this process has: a TypeError names a bad value. */
