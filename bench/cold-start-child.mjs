@@ -45,3 +45,6 @@ const answered = call ? result?.isError !== true && result?.content?.[0]?.text?.
 if (!answered) throw new Error(`unexpected reply: ${text}`);
 // CPU time (user + system) of import + first request: on a shared machine it moves less than wall time.
 console.log(JSON.stringify({ runtimeMs: t1 - t0, importMs: t2 - t1, firstMs: t3 - t2, cpuMs: (cpu.user + cpu.system) / 1000 }));
+// BENCH_CHILD_EXIT=reply: end here, so that an instruction count holds the import and the first reply and not what
+// the function does after it (bench/cold-start-instructions.mjs); by default the process ends by itself.
+if (process.env.BENCH_CHILD_EXIT === 'reply') process.exit(0);
