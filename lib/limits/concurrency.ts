@@ -75,10 +75,9 @@ const NOTHING_HELD: CallSlot = Object.assign(() => undefined, { keepRoom: () => 
  */
 export function createCallSlots(max = DEFAULT_MAX_CONCURRENT_CALLS, options: { trustForwarded?: boolean; perInstance?: number } = {}): CallSlots {
   const trustForwarded = options.trustForwarded ?? false;
-  // The default: the open files bound it from the start; the heap's share is read once the first call has its slot,
-  // after its reply, so that no cold start loads node:v8 for it (instance.ts readHeapLimit).
-  const openFiles = options.perInstance === undefined ? readOpenFiles() : undefined;
-  let perInstance = options.perInstance ?? defaultMaxCallsPerInstance({ openFiles, heapLimitBytes: Infinity });
+  // The default is sized from what the process has once the first call has its slot, after that call's reply, so
+  // that no cold start reads /proc or loads node:v8 for it (instance.ts); until then, from the files assumed.
+  let perInstance = options.perInstance ?? defaultMaxCallsPerInstance({ heapLimitBytes: Infinity });
   let sized = options.perInstance !== undefined;
   const running = createSlots(max);
   /** Calls holding room on the instance: one count, since every caller's calls share it. */
@@ -88,12 +87,9 @@ export function createCallSlots(max = DEFAULT_MAX_CONCURRENT_CALLS, options: { t
   const refused = createCountedWarning((_, count) => `refused ${count} call(s) over ${VARIABLE}=${max} running per caller`);
   const full = createCountedWarning((_, count) =>
     `refused ${count} call(s) over ${MAX_CALLS_PER_INSTANCE_VARIABLE}=${perInstance} running on this instance, all callers together`);
-  // Lowered only: calls already running keep their room, and new ones wait until the count is under the new bound.
   const size = () => {
-    const bound = defaultMaxCallsPerInstance({ openFiles, heapLimitBytes: readHeapLimit() });
-    if (bound >= perInstance) return;
-    perInstance = bound;
-    overInstance = instanceRefusal(bound);
+    perInstance = defaultMaxCallsPerInstance({ openFiles: readOpenFiles(), heapLimitBytes: readHeapLimit() });
+    overInstance = instanceRefusal(perInstance);
   };
   const takeRoom = (): (() => void) | undefined => {
     if (inFlight >= perInstance) return undefined;

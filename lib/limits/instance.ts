@@ -5,8 +5,8 @@
  * fails with EMFILE or the heap runs out, for every caller at once; with it, the call past the bound is refused
  * before it runs with 503 and Retry-After, what an overloaded server says, and the operator gets a counted warning.
  *
- * The default is sized from what the process has (its open files when the app is built, its heap after the first
- * call: lib/limits/concurrency.ts): a streamed call holds two
+ * The default is sized from what the process has, read after the first call's reply (lib/limits/concurrency.ts;
+ * ASSUMED_OPEN_FILES until then): a streamed call holds two
  * sockets (the client's and the upstream's), ~40–70 KB of heap and ~200 KB of RSS (docs/performance.md "Streamed
  * calls in flight"). So the smaller of: the open-file limit less a reserve, over two; and the heap limit over
  * HEAP_PER_CALL. On Vercel (about 1,024 descriptors) the files decide, ~480; on a machine with many descriptors, the heap.
@@ -49,10 +49,7 @@ export function readInstanceResources(): InstanceResources {
   return { openFiles: readOpenFiles(), heapLimitBytes: readHeapLimit() };
 }
 
-/**
- * V8's heap limit. `node:v8` costs a cold start 0.3–0.8 ms to load (lib/store/heap.ts), so the default bound reads
- * it only after the first call has its slot (lib/limits/concurrency.ts): until then the open files alone bound it.
- */
+/** V8's heap limit. `node:v8` costs a cold start 0.3–0.8 ms to load (lib/store/heap.ts): read after the first reply. */
 export function readHeapLimit(): number {
   return process.getBuiltinModule('node:v8').getHeapStatistics().heap_size_limit;
 }

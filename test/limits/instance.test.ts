@@ -18,6 +18,7 @@ import {
 } from '../../lib/limits/instance.js';
 import { INTERNAL_ERROR } from '../../lib/protocol/errors.js';
 import { TASKS_EXTENSION } from '../../lib/protocol/tasks.js';
+import { createCallSlots } from '../../lib/limits/concurrency.js';
 import { readUsage } from '../../lib/usage/read.js';
 import { postFrom } from '../support/from-address.js';
 import { postModern } from '../support/rpc.js';
@@ -196,6 +197,17 @@ describe('MCP_MAX_CALLS_PER_INSTANCE', () => {
     const soft = execFileSync('sh', ['-c', 'ulimit -n'], { encoding: 'utf8' }).trim();
     expect(readInstanceResources().openFiles).toBe(soft === 'unlimited' ? Infinity : Number(soft));
     expect(readInstanceResources().heapLimitBytes).toBeGreaterThan(0);
+  });
+
+  test('a default bound is sized from what the process has once a first call took its room, not at start', async () => {
+    const slots = createCallSlots();
+    // Nothing is read at start (no /proc, no node:v8 on a cold start's path): the files assumed bound it.
+    expect(slots.perInstance).toBe((ASSUMED_OPEN_FILES - 64) / 2);
+    const slot = slots.take('caller', { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'x' } });
+    expect(typeof slot).toBe('function');
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(slots.perInstance).toBe(defaultMaxCallsPerInstance(readInstanceResources()));
+    (slot as () => void)();
   });
 });
 
