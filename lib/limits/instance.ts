@@ -81,9 +81,7 @@ export function readConfiguredCallsPerInstance(env: Env): number | undefined {
 
 /** MCP_MAX_CALLS_PER_INSTANCE, else the default of what this process has: a TypeError names a bad value. */
 export function readMaxCallsPerInstance(env: Env, resources: () => InstanceResources = readInstanceResources): number {
-  const raw = env[MAX_CALLS_PER_INSTANCE_VARIABLE];
-  if (raw === undefined || raw.trim() === '') return defaultMaxCallsPerInstance(resources());
-  return integerEnv(env, MAX_CALLS_PER_INSTANCE_VARIABLE, 0);
+  return readConfiguredCallsPerInstance(env) ?? defaultMaxCallsPerInstance(resources());
 }
 
 /** The error of a call refused because the instance runs its most, in a batch's reply or as the whole reply. */
